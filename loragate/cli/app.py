@@ -1,0 +1,63 @@
+"""The `loragate` command: one subcommand a module in this package."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from loragate.cli import (
+    card,
+    compare,
+    curriculum,
+    gate,
+    reliability,
+    run,
+    score,
+    train,
+    validate,
+)
+from loragate.errors import BadInput, LoragateError
+
+app = typer.Typer(
+    name="loragate",
+    help="Gate LoRA fine-tune rounds by behaviour: family-scored tool-calling evals.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+app.command("validate")(validate.command)
+app.command("score")(score.command)
+app.command("run")(run.command)
+app.command("compare")(compare.command)
+app.command("gate")(gate.command)
+app.command("card")(card.command)
+app.command("reliability")(reliability.command)
+app.command("train")(train.command)
+app.command("curriculum")(curriculum.command)
+
+
+def main() -> None:
+    """Console entry point: bad input exits 2 with a message, never a traceback."""
+    try:
+        rc = app(standalone_mode=False)
+    except BadInput as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except LoragateError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        typer.echo("aborted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # click usage errors come through here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(2)
+        raise
+    sys.exit(rc if isinstance(rc, int) else 0)

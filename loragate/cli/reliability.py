@@ -1,0 +1,11 @@
+"""`loragate reliability`."""
+
+from __future__ import annotations
+
+import typer
+
+
+def command() -> None:
+    """Not implemented yet."""
+    typer.echo("loragate reliability: not implemented yet", err=True)
+    raise typer.Exit(2)

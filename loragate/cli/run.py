@@ -1,0 +1,11 @@
+"""`loragate run`."""
+
+from __future__ import annotations
+
+import typer
+
+
+def command() -> None:
+    """Not implemented yet."""
+    typer.echo("loragate run: not implemented yet", err=True)
+    raise typer.Exit(2)

@@ -1,0 +1,11 @@
+"""`loragate validate`."""
+
+from __future__ import annotations
+
+import typer
+
+
+def command() -> None:
+    """Not implemented yet."""
+    typer.echo("loragate validate: not implemented yet", err=True)
+    raise typer.Exit(2)

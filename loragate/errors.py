@@ -1,0 +1,54 @@
+"""Error types. Anything a user can fix is a `BadInput` (CLI exit code 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class LoragateError(Exception):
+    """Base class of loragate's own errors."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a user's input.
+
+    `file` and `line` (1-based, when the input is line-oriented) locate it, `field` is a
+    dotted path inside the record, `message` says what is wrong and `fix` how to fix it.
+    """
+
+    file: str
+    message: str
+    line: int | None = None
+    field: str | None = None
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        where = self.file + (f":{self.line}" if self.line is not None else "")
+        what = f"{self.field}: " if self.field else ""
+        fix = f" (fix: {self.fix})" if self.fix else ""
+        return f"{where}: {what}{self.message}{fix}"
+
+
+class BadInput(LoragateError):
+    """The user's input is wrong; `problems` lists every problem found, not just the first."""
+
+    def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.problems = problems or []
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return self.message
+        lines = [self.message] + [f"  - {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+class MissingDependency(LoragateError):
+    """An optional dependency is not installed; the message says which pip line adds it."""
+
+    def __init__(self, what: str, extra: str) -> None:
+        super().__init__(
+            f"{what} is not installed. Install it with: pip install 'loragate[{extra}]'"
+        )

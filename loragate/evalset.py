@@ -1,0 +1,427 @@
+"""Evalset loading and validation: `evalset.yaml` + `tools.json` + `entries.jsonl`.
+
+`load_evalset(path)` returns a typed `Evalset` or raises `BadInput` listing *every*
+problem (file, line, field, what is wrong, how to fix it). Entries that ask for fault
+injection (`faults`) are expanded here into one entry per fault (`ID~fault`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from loragate.errors import BadInput, Problem
+from loragate.matchers import check_matcher, literal_values
+from loragate.records import FaultKind
+from loragate.tools import ToolDef, Toolset, schema_errors
+
+if TYPE_CHECKING:
+    from loragate.families import Family
+
+EVALSET_FORMAT_VERSION = 1
+FAULT_SEPARATOR = "~"
+
+
+class Policy(BaseModel):
+    """Governance policy: which tool confirms, which tools need a confirmation first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    confirmation_tool: str | None = None
+    destructive_tools: list[str] = Field(default_factory=list)
+
+
+class EvalsetManifest(BaseModel):
+    """`evalset.yaml`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: str
+    description: str = ""
+    format_version: int = EVALSET_FORMAT_VERSION
+    tools: str = "tools.json"
+    entries: str = "entries.jsonl"
+    system_prompt: str | None = None
+    policy: Policy = Field(default_factory=Policy)
+
+
+class FunctionCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    """An object, or a JSON string of one (OpenAI's wire form)."""
+
+    def arguments_dict(self) -> dict[str, Any]:
+        if isinstance(self.arguments, dict):
+            return self.arguments
+        value = json.loads(self.arguments or "{}")
+        if not isinstance(value, dict):
+            raise ValueError("tool call arguments must be a JSON object")
+        return value
+
+
+class MessageToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class Message(BaseModel):
+    """An OpenAI chat message; `tool_calls` on assistant turns, `tool_call_id` on results."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[MessageToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+class Entry(BaseModel):
+    """One line of `entries.jsonl` (after fault expansion, `fault` names the variant)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    family: str
+    messages: list[Message] = Field(min_length=1)
+    expect: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    faults: list[FaultKind] | None = None
+    """Expand into one variant per fault of the last tool result (family `recovery`)."""
+    fault_results: dict[FaultKind, str] = Field(default_factory=dict)
+    """Explicit tool-result text per fault; `wrong_value` needs one."""
+    notes: str | None = None
+    fault: FaultKind | None = None
+    """Set by expansion: the fault this variant carries. Not written in entries files."""
+
+    def chat_messages(self, arguments_as: Literal["dict", "str"] = "dict") -> list[dict[str, Any]]:
+        """Messages as plain dicts for a chat template (`dict`) or an OpenAI server (`str`)."""
+        out: list[dict[str, Any]] = []
+        for m in self.messages:
+            d: dict[str, Any] = {"role": m.role, "content": m.content or ""}
+            if m.tool_calls:
+                calls = []
+                for i, tc in enumerate(m.tool_calls):
+                    args: Any = tc.function.arguments_dict()
+                    if arguments_as == "str":
+                        args = json.dumps(args, ensure_ascii=False)
+                    calls.append(
+                        {
+                            "id": tc.id or f"call_{i}",
+                            "type": "function",
+                            "function": {"name": tc.function.name, "arguments": args},
+                        }
+                    )
+                d["tool_calls"] = calls
+            if m.tool_call_id is not None:
+                d["tool_call_id"] = m.tool_call_id
+            if m.name is not None:
+                d["name"] = m.name
+            out.append(d)
+        return out
+
+    @property
+    def base_id(self) -> str:
+        return self.id.split(FAULT_SEPARATOR, 1)[0]
+
+
+@dataclass
+class Evalset:
+    """A loaded, validated evalset. `entries` are fault-expanded; `expects` are typed."""
+
+    root: Path
+    manifest: EvalsetManifest
+    toolset: Toolset
+    entries: list[Entry]
+    expects: dict[str, BaseModel]
+    sha256: str
+    by_id: dict[str, Entry] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {e.id: e for e in self.entries}
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version
+
+    @property
+    def policy(self) -> Policy:
+        return self.manifest.policy
+
+
+# -- fault expansion ---------------------------------------------------------------
+
+
+def _fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
+    if kind in explicit:
+        return explicit[kind]
+    if kind == "error":
+        return json.dumps(
+            {"error": {"code": 500, "type": "internal_error", "message": "Upstream service failed; the request was not completed."}}
+        )
+    if kind == "timeout":
+        return json.dumps(
+            {"error": {"code": 504, "type": "timeout", "message": "The tool did not answer within 30 s; nothing was returned."}}
+        )
+    if kind == "truncated":
+        cut = max(1, len(original) * 2 // 5)
+        return original[:cut]
+    if kind == "schema_drift":
+        try:
+            value = json.loads(original)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        drifted = {f"{k}_v2".upper(): v for k, v in value.items()}
+        return json.dumps({"api_version": "2", "payload": drifted}, ensure_ascii=False)
+    return None  # wrong_value needs an explicit result
+
+
+def expand_faults(entry: Entry) -> tuple[list[Entry], list[str]]:
+    """Variants of an entry, one per fault; problems when a variant cannot be built."""
+    if not entry.faults:
+        return [entry], []
+    tool_idx = [i for i, m in enumerate(entry.messages) if m.role == "tool"]
+    if not tool_idx:
+        return [], ["`faults` needs a `tool` message to vary; the entry has none"]
+    idx = tool_idx[-1]
+    original = entry.messages[idx].content or ""
+    out: list[Entry] = []
+    problems: list[str] = []
+    for kind in entry.faults:
+        text = _fault_text(kind, original, entry.fault_results)
+        if text is None:
+            problems.append(
+                f"fault `{kind}` cannot be derived from the tool result; give it in `fault_results.{kind}`"
+            )
+            continue
+        messages = list(entry.messages)
+        messages[idx] = messages[idx].model_copy(update={"content": text})
+        out.append(
+            entry.model_copy(
+                update={
+                    "id": f"{entry.id}{FAULT_SEPARATOR}{kind}",
+                    "messages": messages,
+                    "faults": None,
+                    "fault_results": {},
+                    "fault": kind,
+                }
+            )
+        )
+    return out, problems
+
+
+# -- loading -----------------------------------------------------------------------
+
+
+def _sha256_files(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.name.encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _pydantic_problems(exc: ValidationError, file: str, line: int | None, fix: str) -> list[Problem]:
+    out = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"])
+        out.append(Problem(file=file, line=line, field=loc or None, message=err["msg"], fix=fix))
+    return out
+
+
+def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]]:
+    """(field, message, fix) problems of an entry's conversation."""
+    out: list[tuple[str, str, str]] = []
+    msgs = entry.messages
+    pending: set[str] = set()
+    for i, m in enumerate(msgs):
+        f = f"messages[{i}]"
+        if m.role == "system" and i != 0:
+            out.append((f + ".role", "a system message may only come first", "move it to the start or drop it"))
+        if m.tool_calls and m.role != "assistant":
+            out.append((f + ".tool_calls", f"only assistant messages carry tool_calls, not {m.role}", "set role to assistant"))
+        for j, tc in enumerate(m.tool_calls or []):
+            if tc.function.name not in toolset:
+                out.append((f"{f}.tool_calls[{j}].function.name", f"unknown tool {tc.function.name!r}", "use a tool from tools.json"))
+            try:
+                tc.function.arguments_dict()
+            except ValueError as exc:
+                out.append((f"{f}.tool_calls[{j}].function.arguments", str(exc), "give arguments as a JSON object"))
+            if tc.id:
+                pending.add(tc.id)
+        if m.role == "tool":
+            prev = msgs[i - 1] if i > 0 else None
+            if prev is None or not (prev.role == "tool" or prev.tool_calls):
+                out.append((f + ".role", "a tool result must follow an assistant message with tool_calls", "add the assistant tool call before it"))
+            if m.tool_call_id and pending and m.tool_call_id not in pending:
+                out.append((f + ".tool_call_id", f"{m.tool_call_id!r} answers no earlier tool call id", "use the id of the call it answers"))
+        if m.role in ("user", "system") and not (m.content or "").strip():
+            out.append((f + ".content", f"empty {m.role} message", "write the message text"))
+    last = msgs[-1]
+    if last.role not in ("user", "tool"):
+        out.append((f"messages[{len(msgs) - 1}].role", f"the conversation ends with {last.role!r}; the model must speak next", "end with a user or tool message"))
+    return out
+
+
+def load_evalset(path: str | Path) -> Evalset:
+    """Load and validate an evalset folder; raise `BadInput` with every problem found."""
+    from loragate.families import get_families  # late: families import this module
+
+    root = Path(path)
+    problems: list[Problem] = []
+    manifest_path = root / "evalset.yaml"
+    if not root.is_dir():
+        raise BadInput(f"evalset folder {root} does not exist")
+    if not manifest_path.is_file():
+        raise BadInput(f"{manifest_path} is missing; an evalset folder needs evalset.yaml")
+    try:
+        raw_manifest = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise BadInput(f"{manifest_path}: not valid YAML: {exc}") from None
+    try:
+        manifest = EvalsetManifest.model_validate(raw_manifest or {})
+    except ValidationError as exc:
+        raise BadInput(
+            "invalid evalset manifest",
+            _pydantic_problems(exc, str(manifest_path), None, "see DESIGN.md, evalset.yaml"),
+        ) from None
+    if manifest.format_version > EVALSET_FORMAT_VERSION:
+        raise BadInput(
+            f"{manifest_path}: format_version {manifest.format_version} is newer than this "
+            f"loragate reads ({EVALSET_FORMAT_VERSION}); upgrade loragate"
+        )
+
+    tools_path = root / manifest.tools
+    tools: list[ToolDef] = []
+    try:
+        raw_tools = json.loads(tools_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(f"{tools_path} is missing (named by `tools` in {manifest_path})") from None
+    except ValueError as exc:
+        raise BadInput(f"{tools_path}: not valid JSON: {exc}") from None
+    if not isinstance(raw_tools, list):
+        raise BadInput(f"{tools_path}: must be a JSON array of tool definitions")
+    seen_tools: set[str] = set()
+    for i, raw in enumerate(raw_tools):
+        try:
+            tool = ToolDef.model_validate(raw)
+        except ValidationError as exc:
+            problems += _pydantic_problems(exc, str(tools_path), None, "use {\"type\": \"function\", \"function\": {...}}")
+            continue
+        for msg in schema_errors(tool.function.parameters):
+            problems.append(Problem(str(tools_path), msg, field=f"[{i}].function.parameters", fix="fix the JSON Schema"))
+        if tool.name in seen_tools:
+            problems.append(Problem(str(tools_path), f"duplicate tool name {tool.name!r}", field=f"[{i}].function.name", fix="rename one"))
+        seen_tools.add(tool.name)
+        if not schema_errors(tool.function.parameters):
+            tools.append(tool)
+    toolset = Toolset(tools)
+
+    policy = manifest.policy
+    for name in ([policy.confirmation_tool] if policy.confirmation_tool else []) + policy.destructive_tools:
+        if name not in seen_tools:
+            problems.append(Problem(str(manifest_path), f"policy names unknown tool {name!r}", field="policy", fix="use a tool name from tools.json"))
+
+    from loragate.families._base import ScoringContext
+
+    ctx = ScoringContext(toolset=toolset, policy=policy)
+    registry = get_families()
+    entries_path = root / manifest.entries
+    entries: list[Entry] = []
+    expects: dict[str, BaseModel] = {}
+    seen_ids: dict[str, int] = {}
+    try:
+        lines = entries_path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise BadInput(f"{entries_path} is missing (named by `entries` in {manifest_path})") from None
+    ef = str(entries_path)
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except ValueError as exc:
+            problems.append(Problem(ef, f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line"))
+            continue
+        try:
+            entry = Entry.model_validate(raw)
+        except ValidationError as exc:
+            problems += _pydantic_problems(exc, ef, lineno, "see DESIGN.md, entries.jsonl")
+            continue
+        if entry.fault is not None:
+            problems.append(Problem(ef, "`fault` is set by expansion; write `faults` instead", line=lineno, field="fault"))
+        if entry.id in seen_ids:
+            problems.append(Problem(ef, f"duplicate id {entry.id!r} (first on line {seen_ids[entry.id]})", line=lineno, field="id", fix="give every entry its own id"))
+            continue
+        seen_ids[entry.id] = lineno
+        fam: Family | None = registry.get(entry.family)
+        if fam is None:
+            problems.append(Problem(ef, f"unknown family {entry.family!r}; known: {', '.join(sorted(registry))}", line=lineno, field="family"))
+            continue
+        for fld, msg, fix in _check_messages(entry, toolset):
+            problems.append(Problem(ef, msg, line=lineno, field=fld, fix=fix))
+        try:
+            expect = fam.parse_expect(entry.expect)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(x) for x in err["loc"])
+                problems.append(Problem(ef, err["msg"], line=lineno, field=f"expect.{loc}" if loc else "expect", fix=f"see the `{fam.name}` family's expect schema"))
+            continue
+        for tool_name in fam.referenced_tools(expect):
+            if tool_name not in seen_tools:
+                problems.append(Problem(ef, f"unknown tool {tool_name!r}", line=lineno, field="expect", fix="use a tool name from tools.json"))
+        for k, spec in enumerate(fam.referenced_calls(expect)):
+            fld = f"expect.call[{k}]"
+            if spec.name not in seen_tools:
+                problems.append(Problem(ef, f"unknown tool {spec.name!r}", line=lineno, field=f"{fld}.name", fix="use a tool name from tools.json"))
+                continue
+            props = toolset.by_name[spec.name].function.parameters.get("properties", {})
+            for arg, matcher in spec.arguments.items():
+                for msg in check_matcher(matcher, f"{fld}.arguments.{arg}"):
+                    problems.append(Problem(ef, msg, line=lineno, field=f"{fld}.arguments.{arg}"))
+                if isinstance(props, dict) and arg not in props and not (isinstance(matcher, dict) and "$absent" in matcher):
+                    problems.append(Problem(ef, f"tool {spec.name!r} has no parameter {arg!r}", line=lineno, field=f"{fld}.arguments.{arg}", fix="use a parameter the tool's schema defines"))
+                    continue
+                sub_schema = props.get(arg) if isinstance(props, dict) else None
+                if isinstance(sub_schema, dict):
+                    from jsonschema import Draft202012Validator
+
+                    v = Draft202012Validator(sub_schema)
+                    for lit in literal_values(matcher):
+                        errs = list(v.iter_errors(lit))
+                        if errs:
+                            problems.append(Problem(ef, f"expected value {lit!r} would be rejected by the tool's schema: {errs[0].message}", line=lineno, field=f"{fld}.arguments.{arg}", fix="make the expectation schema-valid"))
+        variants, fault_problems = expand_faults(entry)
+        for msg in fault_problems:
+            problems.append(Problem(ef, msg, line=lineno, field="faults"))
+        for v_entry in variants:
+            for msg in fam.check_entry(v_entry, expect, ctx):
+                problems.append(Problem(ef, msg, line=lineno, field="expect"))
+            entries.append(v_entry)
+            expects[v_entry.id] = expect
+    if not entries and not problems:
+        problems.append(Problem(ef, "no entries", fix="add at least one entry"))
+    if problems:
+        raise BadInput(f"evalset {root} has {len(problems)} problem(s)", problems)
+    sha = _sha256_files([manifest_path, tools_path, entries_path])
+    return Evalset(root=root, manifest=manifest, toolset=toolset, entries=entries, expects=expects, sha256=sha)

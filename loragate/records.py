@@ -1,0 +1,204 @@
+"""Typed records that flow between the stages and are persisted in a run folder.
+
+Every persisted record carries `schema_version`; a reader refuses a newer version.
+Field docs say what a field means; see DESIGN.md "File formats".
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RECORD_SCHEMA_VERSION = 1
+
+ParseStatus = Literal["ok", "no_call", "unparseable"]
+FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
+FAULT_KINDS: tuple[FaultKind, ...] = ("error", "timeout", "truncated", "schema_drift", "wrong_value")
+
+
+class ReasonCode(str, Enum):
+    """Why a verdict is what it is. `ok` is the only code of a passing verdict."""
+
+    ok = "ok"
+    unparseable = "unparseable"
+    """A `<tool_call>` block was emitted but its JSON could not be read."""
+    called_when_should_not = "called_when_should_not"
+    """A tool was called where the entry wanted a direct answer or a question."""
+    no_call = "no_call"
+    """No tool call where one was expected."""
+    wrong_tool = "wrong_tool"
+    """A call to a different tool than the one expected."""
+    unknown_tool = "unknown_tool"
+    """A call to a tool that the toolset does not define."""
+    schema_invalid = "schema_invalid"
+    """The call's arguments fail the tool's JSON Schema."""
+    arg_mismatch = "arg_mismatch"
+    """The right tool, schema-valid, but an argument matcher does not hold."""
+    missing_call = "missing_call"
+    """Some expected calls were made, at least one was not."""
+    extra_call = "extra_call"
+    """All expected calls were made, plus calls that were not expected."""
+    order_violation = "order_violation"
+    """A dependent step was called before the step whose result it needs."""
+    destructive_without_confirmation = "destructive_without_confirmation"
+    """A destructive tool was called with no approved confirmation first."""
+    ignored_denial = "ignored_denial"
+    """The user (or confirmation tool) denied the action and it was called anyway."""
+    invented_argument = "invented_argument"
+    """A value the user never gave was filled in instead of asked for."""
+    no_question = "no_question"
+    """A clarification was needed but the answer asks nothing."""
+    empty_answer = "empty_answer"
+    """No call and no text either."""
+    claimed_success_after_error = "claimed_success_after_error"
+    """After a failed tool result the answer claims the task succeeded."""
+    repeated_failed_call = "repeated_failed_call"
+    """The identical call that just failed was repeated without a change."""
+
+
+class ToolCall(BaseModel):
+    """One parsed tool call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ParseResult(BaseModel):
+    """What the parser read out of one generated text.
+
+    `status`, `calls` and `answer` are those of the mode used for scoring (strict by
+    default). `strict_status` and `repaired_status` are always both filled, so a report
+    can show what a repair loop would win back. `repaired` is true when the scoring
+    mode's calls needed a repair (only possible in repaired mode).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: ParseStatus
+    calls: list[ToolCall] = Field(default_factory=list)
+    answer: str = ""
+    """Text outside `<tool_call>` and `<think>` blocks, stripped."""
+    repaired: bool = False
+    strict_status: ParseStatus
+    repaired_status: ParseStatus
+    error: str | None = None
+    """Why the strict parse failed, when it did (short, for reports)."""
+
+
+class Verdict(BaseModel):
+    """A family scorer's binary judgement of one sample. Serialised with `pass` (by alias)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    passed: bool = Field(alias="pass")
+    reason: ReasonCode
+    detail: str = ""
+
+    @classmethod
+    def ok(cls, detail: str = "") -> Verdict:
+        return cls(passed=True, reason=ReasonCode.ok, detail=detail)
+
+    @classmethod
+    def fail(cls, reason: ReasonCode, detail: str = "") -> Verdict:
+        if reason is ReasonCode.ok:
+            raise ValueError("a failing verdict needs a reason other than `ok`")
+        return cls(passed=False, reason=reason, detail=detail)
+
+
+class GenerationRecord(BaseModel):
+    """One generated sample: a line of `generations.jsonl`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = RECORD_SCHEMA_VERSION
+    entry_id: str
+    """Id of the scored entry; fault variants carry `ID~fault`."""
+    adapter: str
+    """Adapter name as given on the command line; `base` for the bare base model."""
+    sample: int = Field(ge=0)
+    """Sample index 0..k-1."""
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    prompt_sha256: str | None = None
+    cache_key: str | None = None
+    """sha256 over (prompt_sha256, model, adapter sha256, sampling, sample); set by runners."""
+
+
+class ResultRecord(GenerationRecord):
+    """A scored sample: a line of `results.jsonl`."""
+
+    family: str
+    fault: FaultKind | None = None
+    parse: ParseResult
+    verdict: Verdict
+
+
+# -- summary.json --------------------------------------------------------------------
+
+SUMMARY_SCHEMA_VERSION = 1
+
+
+class RateStats(BaseModel):
+    """Pass rates of one group of entries (a family, a fault kind, or everything).
+
+    Rates are fractions in [0, 1]; `None` when the group has no entries. The Wilson
+    interval is computed with n = entries (samples of one entry are not independent).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    entries: int
+    samples: int
+    passes: int
+    """Passing samples."""
+    pass_at_1: float | None
+    ci_low: float | None
+    ci_high: float | None
+    k: int
+    """The k of pass^k and pass@k (the samples per entry unless asked otherwise)."""
+    pass_hat_k: float | None
+    pass_at_k: float | None
+    unparseable: int
+    """Samples unparseable under strict parsing."""
+    unparseable_repaired: int
+    """Samples still unparseable after repair."""
+
+
+class AdapterSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overall: RateStats
+    families: dict[str, RateStats]
+    faults: dict[str, RateStats] = Field(default_factory=dict)
+    """Recovery rate per injected fault kind."""
+    reasons: dict[str, int] = Field(default_factory=dict)
+    """Count of samples per failing reason code."""
+
+
+class EvalsetRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: str
+    sha256: str
+
+
+class Summary(BaseModel):
+    """`summary.json` of a run folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SUMMARY_SCHEMA_VERSION
+    evalset: EvalsetRef
+    parse_mode: Literal["strict", "repaired"] = "strict"
+    samples_per_entry: int
+    entry_ids: list[str]
+    adapters: dict[str, AdapterSummary]
+    training: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per adapter: training-log figures (final/best loss, token accuracy, ...)."""
