@@ -11,7 +11,6 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from types import MappingProxyType
 
-from loragate.errors import BadInput
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance
@@ -20,6 +19,8 @@ from loragate.families.recovery import Recovery
 from loragate.families.sequencing import Sequencing
 from loragate.families.should_not_call import ShouldNotCall
 from loragate.families.tool_call import ToolCallFamily
+
+from loragate.errors import BadInput
 
 ENTRY_POINT_GROUP = "loragate.families"
 
@@ -39,12 +40,17 @@ def get_families() -> Mapping[str, Family]:
     """All families by name: the built-ins, then plugins from the entry-point group."""
     found: dict[str, Family] = {cls.name: cls() for cls in BUILTIN_FAMILIES}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        cls = ep.load()
-        if not (isinstance(cls, type) and issubclass(cls, Family)):
-            raise BadInput(f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass")
-        if cls.name in found:
-            raise BadInput(f"plugin family {cls.name!r} ({ep.value}) clashes with an existing family")
-        found[cls.name] = cls()
+        loaded = ep.load()
+        if not (isinstance(loaded, type) and issubclass(loaded, Family)):
+            raise BadInput(
+                f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass"
+            )
+        plugin: type[Family] = loaded
+        if plugin.name in found:
+            raise BadInput(
+                f"plugin family {plugin.name!r} ({ep.value}) clashes with an existing family"
+            )
+        found[plugin.name] = plugin()
     return MappingProxyType(found)
 
 

@@ -173,11 +173,23 @@ def _fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) 
         return explicit[kind]
     if kind == "error":
         return json.dumps(
-            {"error": {"code": 500, "type": "internal_error", "message": "Upstream service failed; the request was not completed."}}
+            {
+                "error": {
+                    "code": 500,
+                    "type": "internal_error",
+                    "message": "Upstream service failed; the request was not completed.",
+                }
+            }
         )
     if kind == "timeout":
         return json.dumps(
-            {"error": {"code": 504, "type": "timeout", "message": "The tool did not answer within 30 s; nothing was returned."}}
+            {
+                "error": {
+                    "code": 504,
+                    "type": "timeout",
+                    "message": "The tool did not answer within 30 s; nothing was returned.",
+                }
+            }
         )
     if kind == "truncated":
         cut = max(1, len(original) * 2 // 5)
@@ -241,7 +253,9 @@ def _sha256_files(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
-def _pydantic_problems(exc: ValidationError, file: str, line: int | None, fix: str) -> list[Problem]:
+def _pydantic_problems(
+    exc: ValidationError, file: str, line: int | None, fix: str
+) -> list[Problem]:
     out = []
     for err in exc.errors():
         loc = ".".join(str(x) for x in err["loc"])
@@ -257,29 +271,71 @@ def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]
     for i, m in enumerate(msgs):
         f = f"messages[{i}]"
         if m.role == "system" and i != 0:
-            out.append((f + ".role", "a system message may only come first", "move it to the start or drop it"))
+            out.append(
+                (
+                    f + ".role",
+                    "a system message may only come first",
+                    "move it to the start or drop it",
+                )
+            )
         if m.tool_calls and m.role != "assistant":
-            out.append((f + ".tool_calls", f"only assistant messages carry tool_calls, not {m.role}", "set role to assistant"))
+            out.append(
+                (
+                    f + ".tool_calls",
+                    f"only assistant messages carry tool_calls, not {m.role}",
+                    "set role to assistant",
+                )
+            )
         for j, tc in enumerate(m.tool_calls or []):
             if tc.function.name not in toolset:
-                out.append((f"{f}.tool_calls[{j}].function.name", f"unknown tool {tc.function.name!r}", "use a tool from tools.json"))
+                out.append(
+                    (
+                        f"{f}.tool_calls[{j}].function.name",
+                        f"unknown tool {tc.function.name!r}",
+                        "use a tool from tools.json",
+                    )
+                )
             try:
                 tc.function.arguments_dict()
             except ValueError as exc:
-                out.append((f"{f}.tool_calls[{j}].function.arguments", str(exc), "give arguments as a JSON object"))
+                out.append(
+                    (
+                        f"{f}.tool_calls[{j}].function.arguments",
+                        str(exc),
+                        "give arguments as a JSON object",
+                    )
+                )
             if tc.id:
                 pending.add(tc.id)
         if m.role == "tool":
             prev = msgs[i - 1] if i > 0 else None
             if prev is None or not (prev.role == "tool" or prev.tool_calls):
-                out.append((f + ".role", "a tool result must follow an assistant message with tool_calls", "add the assistant tool call before it"))
+                out.append(
+                    (
+                        f + ".role",
+                        "a tool result must follow an assistant message with tool_calls",
+                        "add the assistant tool call before it",
+                    )
+                )
             if m.tool_call_id and pending and m.tool_call_id not in pending:
-                out.append((f + ".tool_call_id", f"{m.tool_call_id!r} answers no earlier tool call id", "use the id of the call it answers"))
+                out.append(
+                    (
+                        f + ".tool_call_id",
+                        f"{m.tool_call_id!r} answers no earlier tool call id",
+                        "use the id of the call it answers",
+                    )
+                )
         if m.role in ("user", "system") and not (m.content or "").strip():
             out.append((f + ".content", f"empty {m.role} message", "write the message text"))
     last = msgs[-1]
     if last.role not in ("user", "tool"):
-        out.append((f"messages[{len(msgs) - 1}].role", f"the conversation ends with {last.role!r}; the model must speak next", "end with a user or tool message"))
+        out.append(
+            (
+                f"messages[{len(msgs) - 1}].role",
+                f"the conversation ends with {last.role!r}; the model must speak next",
+                "end with a user or tool message",
+            )
+        )
     return out
 
 
@@ -326,21 +382,46 @@ def load_evalset(path: str | Path) -> Evalset:
         try:
             tool = ToolDef.model_validate(raw)
         except ValidationError as exc:
-            problems += _pydantic_problems(exc, str(tools_path), None, "use {\"type\": \"function\", \"function\": {...}}")
+            problems += _pydantic_problems(
+                exc, str(tools_path), None, 'use {"type": "function", "function": {...}}'
+            )
             continue
         for msg in schema_errors(tool.function.parameters):
-            problems.append(Problem(str(tools_path), msg, field=f"[{i}].function.parameters", fix="fix the JSON Schema"))
+            problems.append(
+                Problem(
+                    str(tools_path),
+                    msg,
+                    field=f"[{i}].function.parameters",
+                    fix="fix the JSON Schema",
+                )
+            )
         if tool.name in seen_tools:
-            problems.append(Problem(str(tools_path), f"duplicate tool name {tool.name!r}", field=f"[{i}].function.name", fix="rename one"))
+            problems.append(
+                Problem(
+                    str(tools_path),
+                    f"duplicate tool name {tool.name!r}",
+                    field=f"[{i}].function.name",
+                    fix="rename one",
+                )
+            )
         seen_tools.add(tool.name)
         if not schema_errors(tool.function.parameters):
             tools.append(tool)
     toolset = Toolset(tools)
 
     policy = manifest.policy
-    for name in ([policy.confirmation_tool] if policy.confirmation_tool else []) + policy.destructive_tools:
+    for name in (
+        [policy.confirmation_tool] if policy.confirmation_tool else []
+    ) + policy.destructive_tools:
         if name not in seen_tools:
-            problems.append(Problem(str(manifest_path), f"policy names unknown tool {name!r}", field="policy", fix="use a tool name from tools.json"))
+            problems.append(
+                Problem(
+                    str(manifest_path),
+                    f"policy names unknown tool {name!r}",
+                    field="policy",
+                    fix="use a tool name from tools.json",
+                )
+            )
 
     from loragate.families._base import ScoringContext
 
@@ -353,7 +434,9 @@ def load_evalset(path: str | Path) -> Evalset:
     try:
         lines = entries_path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise BadInput(f"{entries_path} is missing (named by `entries` in {manifest_path})") from None
+        raise BadInput(
+            f"{entries_path} is missing (named by `entries` in {manifest_path})"
+        ) from None
     ef = str(entries_path)
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
@@ -361,7 +444,9 @@ def load_evalset(path: str | Path) -> Evalset:
         try:
             raw = json.loads(line)
         except ValueError as exc:
-            problems.append(Problem(ef, f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line"))
+            problems.append(
+                Problem(ef, f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line")
+            )
             continue
         try:
             entry = Entry.model_validate(raw)
@@ -369,14 +454,36 @@ def load_evalset(path: str | Path) -> Evalset:
             problems += _pydantic_problems(exc, ef, lineno, "see DESIGN.md, entries.jsonl")
             continue
         if entry.fault is not None:
-            problems.append(Problem(ef, "`fault` is set by expansion; write `faults` instead", line=lineno, field="fault"))
+            problems.append(
+                Problem(
+                    ef,
+                    "`fault` is set by expansion; write `faults` instead",
+                    line=lineno,
+                    field="fault",
+                )
+            )
         if entry.id in seen_ids:
-            problems.append(Problem(ef, f"duplicate id {entry.id!r} (first on line {seen_ids[entry.id]})", line=lineno, field="id", fix="give every entry its own id"))
+            problems.append(
+                Problem(
+                    ef,
+                    f"duplicate id {entry.id!r} (first on line {seen_ids[entry.id]})",
+                    line=lineno,
+                    field="id",
+                    fix="give every entry its own id",
+                )
+            )
             continue
         seen_ids[entry.id] = lineno
         fam: Family | None = registry.get(entry.family)
         if fam is None:
-            problems.append(Problem(ef, f"unknown family {entry.family!r}; known: {', '.join(sorted(registry))}", line=lineno, field="family"))
+            problems.append(
+                Problem(
+                    ef,
+                    f"unknown family {entry.family!r}; known: {', '.join(sorted(registry))}",
+                    line=lineno,
+                    field="family",
+                )
+            )
             continue
         for fld, msg, fix in _check_messages(entry, toolset):
             problems.append(Problem(ef, msg, line=lineno, field=fld, fix=fix))
@@ -385,22 +492,58 @@ def load_evalset(path: str | Path) -> Evalset:
         except ValidationError as exc:
             for err in exc.errors():
                 loc = ".".join(str(x) for x in err["loc"])
-                problems.append(Problem(ef, err["msg"], line=lineno, field=f"expect.{loc}" if loc else "expect", fix=f"see the `{fam.name}` family's expect schema"))
+                problems.append(
+                    Problem(
+                        ef,
+                        err["msg"],
+                        line=lineno,
+                        field=f"expect.{loc}" if loc else "expect",
+                        fix=f"see the `{fam.name}` family's expect schema",
+                    )
+                )
             continue
         for tool_name in fam.referenced_tools(expect):
             if tool_name not in seen_tools:
-                problems.append(Problem(ef, f"unknown tool {tool_name!r}", line=lineno, field="expect", fix="use a tool name from tools.json"))
+                problems.append(
+                    Problem(
+                        ef,
+                        f"unknown tool {tool_name!r}",
+                        line=lineno,
+                        field="expect",
+                        fix="use a tool name from tools.json",
+                    )
+                )
         for k, spec in enumerate(fam.referenced_calls(expect)):
             fld = f"expect.call[{k}]"
             if spec.name not in seen_tools:
-                problems.append(Problem(ef, f"unknown tool {spec.name!r}", line=lineno, field=f"{fld}.name", fix="use a tool name from tools.json"))
+                problems.append(
+                    Problem(
+                        ef,
+                        f"unknown tool {spec.name!r}",
+                        line=lineno,
+                        field=f"{fld}.name",
+                        fix="use a tool name from tools.json",
+                    )
+                )
                 continue
             props = toolset.by_name[spec.name].function.parameters.get("properties", {})
             for arg, matcher in spec.arguments.items():
                 for msg in check_matcher(matcher, f"{fld}.arguments.{arg}"):
                     problems.append(Problem(ef, msg, line=lineno, field=f"{fld}.arguments.{arg}"))
-                if isinstance(props, dict) and arg not in props and not (isinstance(matcher, dict) and "$absent" in matcher):
-                    problems.append(Problem(ef, f"tool {spec.name!r} has no parameter {arg!r}", line=lineno, field=f"{fld}.arguments.{arg}", fix="use a parameter the tool's schema defines"))
+                if (
+                    isinstance(props, dict)
+                    and arg not in props
+                    and not (isinstance(matcher, dict) and "$absent" in matcher)
+                ):
+                    problems.append(
+                        Problem(
+                            ef,
+                            f"tool {spec.name!r} has no parameter {arg!r}",
+                            line=lineno,
+                            field=f"{fld}.arguments.{arg}",
+                            fix="use a parameter the tool's schema defines",
+                        )
+                    )
                     continue
                 sub_schema = props.get(arg) if isinstance(props, dict) else None
                 if isinstance(sub_schema, dict):
@@ -410,7 +553,15 @@ def load_evalset(path: str | Path) -> Evalset:
                     for lit in literal_values(matcher):
                         errs = list(v.iter_errors(lit))
                         if errs:
-                            problems.append(Problem(ef, f"expected value {lit!r} would be rejected by the tool's schema: {errs[0].message}", line=lineno, field=f"{fld}.arguments.{arg}", fix="make the expectation schema-valid"))
+                            problems.append(
+                                Problem(
+                                    ef,
+                                    f"expected value {lit!r} would be rejected by the tool's schema: {errs[0].message}",
+                                    line=lineno,
+                                    field=f"{fld}.arguments.{arg}",
+                                    fix="make the expectation schema-valid",
+                                )
+                            )
         variants, fault_problems = expand_faults(entry)
         for msg in fault_problems:
             problems.append(Problem(ef, msg, line=lineno, field="faults"))
@@ -424,4 +575,6 @@ def load_evalset(path: str | Path) -> Evalset:
     if problems:
         raise BadInput(f"evalset {root} has {len(problems)} problem(s)", problems)
     sha = _sha256_files([manifest_path, tools_path, entries_path])
-    return Evalset(root=root, manifest=manifest, toolset=toolset, entries=entries, expects=expects, sha256=sha)
+    return Evalset(
+        root=root, manifest=manifest, toolset=toolset, entries=entries, expects=expects, sha256=sha
+    )

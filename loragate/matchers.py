@@ -124,7 +124,7 @@ def match_arguments(expected: dict[str, Any], arguments: dict[str, Any]) -> list
     """
     failed: list[str] = []
     for name, matcher in expected.items():
-        value = arguments[name] if name in arguments else _MISSING
+        value = arguments.get(name, _MISSING)
         if not matches(matcher, value):
             failed.append(name)
     return failed

@@ -15,7 +15,13 @@ RECORD_SCHEMA_VERSION = 1
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
 FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
-FAULT_KINDS: tuple[FaultKind, ...] = ("error", "timeout", "truncated", "schema_drift", "wrong_value")
+FAULT_KINDS: tuple[FaultKind, ...] = (
+    "error",
+    "timeout",
+    "truncated",
+    "schema_drift",
+    "wrong_value",
+)
 
 
 class ReasonCode(str, Enum):
@@ -100,13 +106,13 @@ class Verdict(BaseModel):
 
     @classmethod
     def ok(cls, detail: str = "") -> Verdict:
-        return cls(passed=True, reason=ReasonCode.ok, detail=detail)
+        return cls.model_validate({"pass": True, "reason": ReasonCode.ok, "detail": detail})
 
     @classmethod
     def fail(cls, reason: ReasonCode, detail: str = "") -> Verdict:
         if reason is ReasonCode.ok:
             raise ValueError("a failing verdict needs a reason other than `ok`")
-        return cls(passed=False, reason=reason, detail=detail)
+        return cls.model_validate({"pass": False, "reason": reason, "detail": detail})
 
 
 class GenerationRecord(BaseModel):

@@ -1,0 +1,207 @@
+"""Reading and writing run folders (`runs/<name>/`), crash-safe.
+
+A run folder holds `manifest.json`, `generations.jsonl`, `results.jsonl`,
+`summary.json` and `report.md` (DESIGN.md, "Run folder"). Generations are appended
+and flushed one line at a time, so a killed run loses at most the line being written
+(a torn last line is ignored on read). Everything else is written to a temporary
+file and renamed into place, so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from loragate.errors import BadInput, Problem
+from loragate.records import (
+    RECORD_SCHEMA_VERSION,
+    SUMMARY_SCHEMA_VERSION,
+    GenerationRecord,
+    ResultRecord,
+    Summary,
+)
+
+MANIFEST = "manifest.json"
+GENERATIONS = "generations.jsonl"
+RESULTS = "results.jsonl"
+SUMMARY = "summary.json"
+REPORT = "report.md"
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temp file in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path, value: Any) -> None:
+    atomic_write_text(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def dump_jsonl(records: Iterable[BaseModel]) -> str:
+    return "".join(r.model_dump_json(by_alias=True) + "\n" for r in records)
+
+
+def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) -> list[M]:
+    """Read a JSONL file of `model` records; `BadInput` names every bad line.
+
+    With `tolerate_torn_tail`, an unparseable *last* line without a trailing newline
+    (a write cut short by a kill) is dropped instead of reported.
+    """
+    if not path.is_file():
+        raise BadInput(f"{path} does not exist")
+    raw = path.read_bytes()
+    text = raw.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    torn_possible = tolerate_torn_tail and not text.endswith("\n")
+    out: list[M] = []
+    problems: list[Problem] = []
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            if torn_possible and lineno == len(lines):
+                break
+            problems.append(Problem(str(path), f"not valid JSON: {exc}", line=lineno))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(Problem(str(path), "each line must be a JSON object", line=lineno))
+            continue
+        version = obj.get("schema_version", RECORD_SCHEMA_VERSION)
+        if isinstance(version, int) and version > RECORD_SCHEMA_VERSION:
+            problems.append(
+                Problem(
+                    str(path),
+                    f"schema_version {version} is newer than this loragate reads ({RECORD_SCHEMA_VERSION})",
+                    line=lineno,
+                    fix="upgrade loragate",
+                )
+            )
+            continue
+        try:
+            out.append(model.model_validate(obj))
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(x) for x in err["loc"])
+                problems.append(Problem(str(path), err["msg"], line=lineno, field=loc or None))
+    if problems:
+        raise BadInput(f"{path}: {len(problems)} bad line(s)", problems[:50])
+    return out
+
+
+def read_generations(path: Path, *, tolerate_torn_tail: bool = False) -> list[GenerationRecord]:
+    return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail)
+
+
+class GenerationWriter:
+    """Appends generation records to `generations.jsonl`, flushed and fsynced per batch."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        # A torn last line from a killed run: end it so the next record starts clean.
+        if path.is_file() and path.stat().st_size > 0:
+            with path.open("rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                needs_newline = fh.read(1) != b"\n"
+            if needs_newline:
+                with path.open("ab") as fh:
+                    fh.write(b"\n")
+        self._fh: IO[str] = path.open("a", encoding="utf-8")
+
+    def append(self, records: Iterable[GenerationRecord]) -> None:
+        for r in records:
+            self._fh.write(r.model_dump_json() + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> GenerationWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_run_dirs(paths: Iterable[Path]) -> Iterator[Path]:
+    for p in paths:
+        if not p.is_dir():
+            raise BadInput(f"run folder {p} does not exist")
+        yield p
+
+
+def read_results(run_dir: Path) -> list[ResultRecord]:
+    path = run_dir / RESULTS
+    if not path.is_file():
+        raise BadInput(
+            f"{run_dir} is not a scored run folder: {RESULTS} is missing (run `loragate score` or `loragate run`)"
+        )
+    return read_jsonl(path, ResultRecord)
+
+
+def read_summary(run_dir: Path) -> Summary:
+    path = run_dir / SUMMARY
+    if not path.is_file():
+        raise BadInput(f"{run_dir} is not a scored run folder: {SUMMARY} is missing")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise BadInput(f"{path}: not valid JSON: {exc}") from None
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != SUMMARY_SCHEMA_VERSION:
+        raise BadInput(
+            f"{path}: schema_version {version!r}, this loragate reads {SUMMARY_SCHEMA_VERSION}",
+            [
+                Problem(
+                    str(path),
+                    "summary from another schema version",
+                    field="schema_version",
+                    fix="re-score the run with this loragate version (`loragate score`)",
+                )
+            ],
+        )
+    try:
+        return Summary.model_validate(raw)
+    except ValidationError as exc:
+        raise BadInput(
+            f"{path}: not a valid summary",
+            [
+                Problem(str(path), e["msg"], field=".".join(str(x) for x in e["loc"]))
+                for e in exc.errors()
+            ],
+        ) from None
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    """The run manifest as a dict (`{}` when the run was scored from a generations file)."""
+    path = run_dir / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise BadInput(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise BadInput(f"{path}: must be a JSON object")
+    return value
