@@ -92,12 +92,12 @@ def matches(matcher: Any, value: Any = _MISSING) -> bool:
             op, arg = next(iter(matcher.items()))
             if op == "$absent":
                 return value is _MISSING
+            if op == "$any":  # before the absence check: `$any: [$absent, X]` is legal
+                return any(matches(sub, value) for sub in arg)
             if value is _MISSING:
                 return False
             if op == "$present":
                 return True
-            if op == "$any":
-                return any(matches(sub, value) for sub in arg)
             if op == "$contains":
                 if isinstance(value, str):
                     return str(arg).casefold() in value.casefold()
