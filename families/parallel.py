@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import ClassVar
 
 from loragate.families._base import CallSpec, Family, Sample
-from loragate.records import FaultKind, Verdict
+from loragate.families._checks import calls_of, expect_as, expect_calls_prelude, match_calls
+from pydantic import BaseModel, ConfigDict, Field
+
+from loragate.records import Verdict
+
 
 class ParallelExpect(BaseModel):
     """`{"calls": [...]}`: all of these independent calls in one turn, any order, no extras."""
@@ -18,10 +20,25 @@ class ParallelExpect(BaseModel):
 
 
 class Parallel(Family):
+    """Like `tool_call`, with at least two expected calls that must all come in this one
+    turn: one call now and the rest later is `missing_call`. Checks in order:
+    `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`, then `wrong_tool`,
+    `arg_mismatch`, `missing_call`, `extra_call`."""
+
     name: ClassVar[str] = "parallel"
     letter: ClassVar[str] = "B"
-    passes_when: ClassVar[str] = "every expected independent call in one turn, any order, no extras."
+    passes_when: ClassVar[str] = (
+        "every expected independent call in one turn, any order, no extras."
+    )
     expect_model: ClassVar[type[BaseModel]] = ParallelExpect
 
+    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
+        return list(expect_as(expect, ParallelExpect).calls)
+
     def score(self, sample: Sample) -> Verdict:
-        raise NotImplementedError
+        expect = expect_as(sample.expect, ParallelExpect)
+        calls = calls_of(sample.parse)
+        early = expect_calls_prelude(sample.parse, calls, sample.ctx.toolset)
+        if early is not None:
+            return early
+        return match_calls(calls, expect.calls)

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar
 
+from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families._checks import (
+    calls_of,
+    expect_as,
+    fail,
+    hygiene,
+    match_calls,
+    names,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._base import CallSpec, Family, Sample
-from loragate.records import FaultKind, Verdict
+from loragate.records import ReasonCode, Verdict
+
+if TYPE_CHECKING:
+    from loragate.evalset import Entry
+
 
 class SequencingExpect(BaseModel):
     """`{"next_calls": [...], "later_tools": [...]}`.
@@ -24,10 +36,52 @@ class SequencingExpect(BaseModel):
 
 
 class Sequencing(Family):
+    """Checks in order: `unparseable`, `no_call`, `order_violation` (any call to a
+    `later_tools` tool, even a malformed one: the step came too early whatever its
+    arguments), `unknown_tool`, `schema_invalid`, then the calls against `next_calls`
+    as in `tool_call` (`wrong_tool`, `arg_mismatch`, `missing_call`, `extra_call`)."""
+
     name: ClassVar[str] = "sequencing"
     letter: ClassVar[str] = "C"
-    passes_when: ClassVar[str] = "dependent steps: only the next step now, with values threaded from earlier tool results."
+    passes_when: ClassVar[str] = (
+        "dependent steps: only the next step now, with values threaded from earlier tool results."
+    )
     expect_model: ClassVar[type[BaseModel]] = SequencingExpect
 
+    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
+        return list(expect_as(expect, SequencingExpect).next_calls)
+
+    def referenced_tools(self, expect: BaseModel) -> list[str]:
+        return list(expect_as(expect, SequencingExpect).later_tools)
+
+    def check_entry(self, entry: Entry, expect: BaseModel, ctx: ScoringContext) -> list[str]:
+        exp = expect_as(expect, SequencingExpect)
+        both = sorted({s.name for s in exp.next_calls} & set(exp.later_tools))
+        if both:
+            return [
+                f"`later_tools` and `next_calls` both name {', '.join(both)}; a tool is either "
+                "the next step or a later one, remove it from one of them"
+            ]
+        return []
+
     def score(self, sample: Sample) -> Verdict:
-        raise NotImplementedError
+        expect = expect_as(sample.expect, SequencingExpect)
+        parse = sample.parse
+        if parse.status == "unparseable":
+            return fail(
+                ReasonCode.unparseable, parse.error or "a tool call block could not be read"
+            )
+        calls = calls_of(parse)
+        if not calls:
+            return fail(ReasonCode.no_call, "no tool call; expected the next step")
+        early = [c for c in calls if c.name in expect.later_tools]
+        if early:
+            return fail(
+                ReasonCode.order_violation,
+                f"{names(early)} called before the step it depends on "
+                f"({', '.join(s.name for s in expect.next_calls)})",
+            )
+        bad = hygiene(calls, sample.ctx.toolset)
+        if bad is not None:
+            return bad
+        return match_calls(calls, expect.next_calls)

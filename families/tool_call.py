@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import ClassVar
 
 from loragate.families._base import CallSpec, Family, Sample
-from loragate.records import FaultKind, Verdict
+from loragate.families._checks import calls_of, expect_as, expect_calls_prelude, match_calls
+from pydantic import BaseModel, ConfigDict, Field
+
+from loragate.records import Verdict
+
 
 class ToolCallExpect(BaseModel):
     """`{"calls": [{"name", "arguments": {matchers}}]}`: exactly these calls, any order."""
@@ -18,10 +20,24 @@ class ToolCallExpect(BaseModel):
 
 
 class ToolCallFamily(Family):
+    """Checks in order: `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`, then
+    the calls against `calls` as a multiset: `wrong_tool`, `arg_mismatch`,
+    `missing_call`, `extra_call` (see `loragate.families._checks.match_calls`)."""
+
     name: ClassVar[str] = "tool_call"
     letter: ClassVar[str] = "A"
-    passes_when: ClassVar[str] = "exactly the expected call(s), schema-valid, argument matchers hold."
+    passes_when: ClassVar[str] = (
+        "exactly the expected call(s), schema-valid, argument matchers hold."
+    )
     expect_model: ClassVar[type[BaseModel]] = ToolCallExpect
 
+    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
+        return list(expect_as(expect, ToolCallExpect).calls)
+
     def score(self, sample: Sample) -> Verdict:
-        raise NotImplementedError
+        expect = expect_as(sample.expect, ToolCallExpect)
+        calls = calls_of(sample.parse)
+        early = expect_calls_prelude(sample.parse, calls, sample.ctx.toolset)
+        if early is not None:
+            return early
+        return match_calls(calls, expect.calls)

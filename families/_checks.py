@@ -1,0 +1,414 @@
+"""Checks shared by the family scorers: call hygiene, call matching, text heuristics.
+
+Everything here runs once per scored sample, so it is written for speed: no pydantic
+models are validated except the final `Verdict`, regexes are compiled at import, and a
+call's schema check first tries a compiled fast check (`_fast_schema`, a few
+microseconds) before `jsonschema` (~40 us a call), whose answers are memoised per
+toolset (k samples of one entry often repeat a call).
+
+Every function here accepts arbitrary model output (any name, any arguments, NaN,
+deep nesting) and never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import reprlib
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from loragate.families._base import CallSpec
+from loragate.families._fast_schema import FastCheck, compile_fast_check
+from pydantic import BaseModel
+
+from loragate.matchers import check_matcher, literal_values, match_arguments
+from loragate.records import ParseResult, ReasonCode, Verdict
+from loragate.tools import Toolset
+
+MAX_DETAIL_CHARS = 300
+"""Verdict details are cut to this many characters (they end up in every results line)."""
+
+
+# -- small utilities --------------------------------------------------------------
+
+ExpectT = TypeVar("ExpectT", bound=BaseModel)
+
+
+def expect_as(expect: BaseModel, model: type[ExpectT]) -> ExpectT:
+    """`expect` typed as the family's model; a `TypeError` (a caller bug) otherwise."""
+    if not isinstance(expect, model):
+        raise TypeError(
+            f"expected a parsed {model.__name__}, got {type(expect).__name__}; "
+            "build it with the family's `parse_expect`"
+        )
+    return expect
+
+
+class Call(NamedTuple):
+    """A parsed call with its types guaranteed (`name` a str, `arguments` a dict)."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+def calls_of(parse: ParseResult) -> list[Call]:
+    """The parse's calls as `Call`s; odd values (from `model_construct`) are coerced."""
+    out: list[Call] = []
+    for c in parse.calls:
+        name = c.name if isinstance(c.name, str) else str(c.name)
+        args = c.arguments if isinstance(c.arguments, dict) else {}
+        out.append(Call(name, args))
+    return out
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 60
+_SHORT.maxother = 60
+_SHORT.maxlevel = 3
+_SHORT.maxdict = 6
+_SHORT.maxlist = 6
+
+
+def short(value: Any) -> str:
+    """A short, bounded `repr` of a value for a verdict detail (never raises)."""
+    try:
+        return _SHORT.repr(value)
+    except Exception:  # a repr of model output must never break scoring
+        return "<unprintable>"
+
+
+def fail(reason: ReasonCode, detail: str) -> Verdict:
+    """`Verdict.fail` with the detail cut to `MAX_DETAIL_CHARS`."""
+    if len(detail) > MAX_DETAIL_CHARS:
+        detail = detail[: MAX_DETAIL_CHARS - 3] + "..."
+    return Verdict.fail(reason, detail)
+
+
+def names(calls: Iterable[Call]) -> str:
+    """Comma-separated call names, for details."""
+    return ", ".join(short(c.name) for c in calls)
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of two values as JSON: numbers numerically, booleans apart from numbers.
+
+    NaN equals nothing. Never raises (too deep a structure compares unequal).
+    """
+    try:
+        return _json_equal(a, b)
+    except (RecursionError, TypeError, ValueError):
+        return False
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, float) and math.isnan(a):
+            return False
+        return bool(a == b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=False))
+    return type(a) is type(b) and bool(a == b)
+
+
+# -- schema checks, memoised per toolset --------------------------------------------
+
+_CACHE_MAX_ENTRIES = 50_000
+_CACHE_MAX_KEY_CHARS = 4_000
+_schema_cache: weakref.WeakKeyDictionary[Toolset, dict[tuple[str, str], tuple[str, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+_fast_checks: weakref.WeakKeyDictionary[Toolset, dict[str, FastCheck | None]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _fast_check(toolset: Toolset, name: str) -> FastCheck | None:
+    checks = _fast_checks.get(toolset)
+    if checks is None:
+        checks = {t.name: compile_fast_check(t.function.parameters) for t in toolset.tools}
+        _fast_checks[toolset] = checks
+    return checks.get(name)
+
+
+def schema_errors_of(toolset: Toolset, call: Call) -> Sequence[str]:
+    """The call's JSON Schema errors (empty when valid).
+
+    A call that the tool's fast check (`_fast_schema`) finds surely valid costs a few
+    microseconds; any other call goes to `Toolset.validate_arguments`, memoised per
+    toolset under the tool name plus the arguments as canonical JSON (arguments that
+    do not serialise - too deep, odd types - or are large skip the memo).
+    """
+    fast = _fast_check(toolset, call.name)
+    if fast is not None and fast(call.arguments):
+        return ()
+    try:
+        key_args = json.dumps(call.arguments, sort_keys=True, allow_nan=True)
+    except (RecursionError, TypeError, ValueError):
+        return toolset.validate_arguments(call.name, call.arguments)
+    if len(key_args) > _CACHE_MAX_KEY_CHARS:
+        return toolset.validate_arguments(call.name, call.arguments)
+    memo = _schema_cache.get(toolset)
+    if memo is None:
+        memo = {}
+        _schema_cache[toolset] = memo
+    key = (call.name, key_args)
+    found = memo.get(key)
+    if found is None:
+        found = tuple(toolset.validate_arguments(call.name, call.arguments))
+        if len(memo) >= _CACHE_MAX_ENTRIES:
+            memo.clear()  # a bounded memo; refilling is cheap compared to its upkeep
+        memo[key] = found
+    return found
+
+
+def hygiene(calls: Sequence[Call], toolset: Toolset) -> Verdict | None:
+    """`unknown_tool` for the first call to a tool outside the toolset, else
+    `schema_invalid` for the first call whose arguments fail the schema, else None."""
+    for c in calls:
+        if c.name not in toolset:
+            return fail(ReasonCode.unknown_tool, f"{short(c.name)} is not a tool of this evalset")
+    for c in calls:
+        errors = schema_errors_of(toolset, c)
+        if errors:
+            return fail(ReasonCode.schema_invalid, f"{c.name}: {errors[0]}")
+    return None
+
+
+def expect_calls_prelude(
+    parse: ParseResult, calls: Sequence[Call], toolset: Toolset
+) -> Verdict | None:
+    """The common first checks of a call-expecting family, in order:
+    `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`; None when all pass."""
+    if parse.status == "unparseable":
+        return fail(ReasonCode.unparseable, parse.error or "a tool call block could not be read")
+    if not calls:
+        return fail(ReasonCode.no_call, "no tool call; expected one")
+    return hygiene(calls, toolset)
+
+
+# -- matching calls to expected call specs -------------------------------------------
+
+
+def _max_matching(candidates: list[list[int]], n_calls: int) -> list[int]:
+    """Maximum bipartite matching (Kuhn): for each spec, the index of its call or -1.
+
+    `candidates[j]` lists the calls that satisfy spec j. The recursion depth is bounded
+    by the number of specs (an augmenting path alternates specs and calls).
+    """
+    owner = [-1] * n_calls
+
+    def augment(j: int, seen: list[bool]) -> bool:
+        for i in candidates[j]:
+            if not seen[i]:
+                seen[i] = True
+                if owner[i] < 0 or augment(owner[i], seen):
+                    owner[i] = j
+                    return True
+        return False
+
+    for j in range(len(candidates)):
+        if candidates[j]:
+            augment(j, [False] * n_calls)
+    assign = [-1] * len(candidates)
+    for i, j in enumerate(owner):
+        if j >= 0:
+            assign[j] = i
+    return assign
+
+
+def arg_mismatch_detail(spec: CallSpec, call: Call, failed: Sequence[str]) -> str:
+    """`tool: arg (expected M, got V), ...` for the matchers that do not hold."""
+    parts = []
+    for arg in failed:
+        got = short(call.arguments[arg]) if arg in call.arguments else "nothing"
+        parts.append(f"{arg} (expected {short(spec.arguments[arg])}, got {got})")
+    return f"{spec.name}: " + "; ".join(parts)
+
+
+def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
+    """Judge a turn's calls against expected specs as a multiset (any order).
+
+    A call satisfies a spec when the names are equal and every argument matcher holds.
+    After a maximum assignment of calls to specs: all specs met and no call left over
+    passes; all met with calls left over is `extra_call`. Otherwise, an unmet spec and a
+    left-over call with the same name is `arg_mismatch` (the pair with the fewest
+    failing matchers is reported); a left-over call with another name is `wrong_tool`;
+    no left-over call at all is `missing_call`.
+    """
+    n, m = len(calls), len(specs)
+    candidates = [
+        [
+            i
+            for i, c in enumerate(calls)
+            if c.name == s.name and not match_arguments(s.arguments, c.arguments)
+        ]
+        for s in specs
+    ]
+    assign = _max_matching(candidates, n)
+    met = sum(1 for i in assign if i >= 0)
+    used = {i for i in assign if i >= 0}
+    left_calls = [calls[i] for i in range(n) if i not in used]
+    if met == m:
+        if left_calls:
+            return fail(
+                ReasonCode.extra_call,
+                f"expected {m} call(s), got {n}; not expected: {names(left_calls)}",
+            )
+        return Verdict.ok()
+    left_specs = [specs[j] for j in range(m) if assign[j] < 0]
+    best: tuple[CallSpec, Call, list[str]] | None = None
+    for s in left_specs:
+        for c in left_calls:
+            if c.name == s.name:
+                failed = match_arguments(s.arguments, c.arguments)
+                if failed and (best is None or len(failed) < len(best[2])):
+                    best = (s, c, failed)
+    if best is not None:
+        return fail(ReasonCode.arg_mismatch, arg_mismatch_detail(*best))
+    expected = ", ".join(s.name for s in left_specs)
+    if left_calls:
+        return fail(ReasonCode.wrong_tool, f"called {names(left_calls)}; expected {expected}")
+    return fail(ReasonCode.missing_call, f"{met} of {m} expected call(s) made; missing: {expected}")
+
+
+# -- text heuristics -----------------------------------------------------------------
+
+QUESTION_RE = re.compile(
+    r"""
+      [?\uff1f\u00bf]                                   # a question mark (also full-width, inverted)
+    | \b(?:could|can|would|will)\s+you\b                # "could you tell me ..."
+    | \bplease\s+(?:provide|confirm|specify|share|send|tell|give|clarify|indicate|advise|enter
+                   |let\s+me\s+know)\b
+    | \blet\s+me\s+know\b
+    | \btell\s+me\b
+    | \b(?:I|we)(?:\s+will|'ll)?\s+need\s+(?:to\s+know|the|your|a|an)\b
+    | (?:^|[.!:;\n]\s*)(?:which|what|who|whom|whose|when|where|how)\b   # sentence-initial wh-word
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+"""What counts as asking a question (family `clarify`).
+
+A question mark anywhere, or a clear request for information: "could/can/would/will
+you", "please provide/confirm/specify/share/send/tell/give/clarify/indicate/advise/enter
+/let me know", "let me know", "tell me", "I/we (will) need to know/the/your/a/an", or a
+sentence that starts with which/what/who/whom/whose/when/where/how. Limits: a
+statement that merely starts with a wh-word ("What matters is ...") counts as a
+question; a request phrased in other words ("Send me the address.") does not.
+"""
+
+
+def asks_question(text: str) -> bool:
+    """True when `text` asks the user something (see `QUESTION_RE`)."""
+    return QUESTION_RE.search(text) is not None
+
+
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?\n])\s+|\n")
+_NEGATION_RE = re.compile(
+    r"\b(?:not|no|nothing|none|neither|nor|never|unable|cannot|can't|couldn't|wasn't|weren't|isn't|aren't|hasn't|haven't"
+    r"|didn't|won't|failed|fail|fails|failure|error|errors|unsuccessful|unfortunately"
+    r"|if|once|when|after|until|unless|whether|as soon as|pending)\b|n't\b",
+    re.IGNORECASE,
+)
+SUCCESS_RES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\bsuccessful(?:ly)?\b",
+        r"\bsucceeded\b",
+        r"\b(?:has|have|had)\s+(?:now\s+)?been\s+(?:successfully\s+)?"
+        r"(?:sent|paid|created|scheduled|updated|deleted|booked|cancell?ed|submitted|processed"
+        r"|completed|saved|written|transferred|filed|posted|delivered|executed)\b",
+        r"\b(?:I|we)(?:'ve|\s+have)\s+(?:now\s+|just\s+|successfully\s+)?"
+        r"(?:sent|paid|created|scheduled|updated|booked|cancell?ed|deleted|submitted|processed"
+        r"|completed|saved|written|transferred|filed|posted|delivered|executed|done)\b",
+        r"\ball\s+(?:done|set)\b",
+        r"^\s*done\b",
+        r"\b(?:is|are|was|were)\s+(?:now\s+)?(?:complete|completed|confirmed|scheduled|booked|paid"
+        r"|sent|done|processed)\b",
+    )
+)
+"""Phrases that claim an action succeeded (family `recovery`).
+
+Searched sentence by sentence (split at . ! ? and newlines); a sentence is skipped when
+it is a question or holds a negation or a condition (not, n't, no, nothing, never, unable,
+cannot, failed, error, unfortunately, if, once, when, after, until, unless, whether,
+pending ...), so "The email has not been sent" and "Once it is confirmed, ..." are no
+claims. Limits: conservative by design - a claim phrased otherwise ("It went
+through", "Your payment is on its way") is missed, and a sentence that mixes a real
+claim with a negation elsewhere ("Sent it, no problem") is skipped. Entries can add
+their own regexes (`success_patterns`).
+"""
+
+
+def claims_success(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str | None:
+    """The claimed-success phrase found in `text`, or None.
+
+    The built-in `SUCCESS_RES` apply to non-negated sentences only; the `extra`
+    patterns (an entry's own) are searched in the whole text.
+    """
+    for pattern in extra:
+        found = pattern.search(text)
+        if found:
+            return found.group(0)
+    for sentence in _SENTENCE_SPLIT_RE.split(text):
+        s = sentence.strip()
+        if not s or s.endswith("?") or _NEGATION_RE.search(s):
+            continue
+        for pattern in SUCCESS_RES:
+            found = pattern.search(s)
+            if found:
+                return found.group(0).strip()
+    return None
+
+
+# -- entry checks (load time, not the hot path) --------------------------------------
+
+
+def spec_problems(spec: CallSpec, toolset: Toolset, where: str) -> list[str]:
+    """Problems of a call spec the loader cannot see (e.g. one built from the policy):
+    unknown tool, malformed matchers, unknown parameters, schema-invalid literals."""
+    if spec.name not in toolset:
+        return [f"{where}: unknown tool {spec.name!r}; use a tool name from tools.json"]
+    from jsonschema import Draft202012Validator
+
+    props = toolset.by_name[spec.name].function.parameters.get("properties", {})
+    out: list[str] = []
+    for arg, matcher in spec.arguments.items():
+        out += check_matcher(matcher, f"{where}.{arg}")
+        if not isinstance(props, dict):
+            continue
+        if arg not in props:
+            if not (isinstance(matcher, dict) and "$absent" in matcher):
+                out.append(f"{where}.{arg}: tool {spec.name!r} has no parameter {arg!r}")
+            continue
+        sub = props[arg]
+        if isinstance(sub, dict):
+            validator = Draft202012Validator(sub)
+            for lit in literal_values(matcher):
+                errs = list(validator.iter_errors(lit))
+                if errs:
+                    out.append(
+                        f"{where}.{arg}: expected value {lit!r} would be rejected by the "
+                        f"tool's schema: {errs[0].message}"
+                    )
+    return out
+
+
+def compile_patterns(patterns: Sequence[str]) -> tuple[list[re.Pattern[str]], list[str]]:
+    """Compile an entry's regexes case-insensitively: (compiled, problems)."""
+    out: list[re.Pattern[str]] = []
+    problems: list[str] = []
+    for p in patterns:
+        try:
+            out.append(re.compile(p, re.IGNORECASE))
+        except re.error as exc:
+            problems.append(f"regex {p!r} does not compile: {exc}")
+    return out, problems
