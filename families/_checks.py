@@ -2,7 +2,7 @@
 
 Everything here runs once per scored sample, so it is written for speed: no pydantic
 models are validated except the final `Verdict`, regexes are compiled at import, and a
-call's schema check first tries a compiled fast check (`_fast_schema`, a few
+call's schema check goes through `Toolset.validate_arguments` (a fast check, a few
 microseconds) before `jsonschema` (~40 us a call), whose answers are memoised per
 toolset (k samples of one entry often repeat a call).
 
@@ -12,16 +12,13 @@ deep nesting) and never raises.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import reprlib
-import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from loragate.families._base import CallSpec
-from loragate.families._fast_schema import FastCheck, compile_fast_check
 from pydantic import BaseModel
 
 from loragate.matchers import check_matcher, literal_values, match_arguments
@@ -117,57 +114,12 @@ def _json_equal(a: Any, b: Any) -> bool:
     return type(a) is type(b) and bool(a == b)
 
 
-# -- schema checks, memoised per toolset --------------------------------------------
-
-_CACHE_MAX_ENTRIES = 50_000
-_CACHE_MAX_KEY_CHARS = 4_000
-_schema_cache: weakref.WeakKeyDictionary[Toolset, dict[tuple[str, str], tuple[str, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-_fast_checks: weakref.WeakKeyDictionary[Toolset, dict[str, FastCheck | None]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _fast_check(toolset: Toolset, name: str) -> FastCheck | None:
-    checks = _fast_checks.get(toolset)
-    if checks is None:
-        checks = {t.name: compile_fast_check(t.function.parameters) for t in toolset.tools}
-        _fast_checks[toolset] = checks
-    return checks.get(name)
+# -- schema checks ------------------------------------------------------------------
 
 
 def schema_errors_of(toolset: Toolset, call: Call) -> Sequence[str]:
-    """The call's JSON Schema errors (empty when valid).
-
-    A call that the tool's fast check (`_fast_schema`) finds surely valid costs a few
-    microseconds; any other call goes to `Toolset.validate_arguments`, memoised per
-    toolset under the tool name plus the arguments as canonical JSON (arguments that
-    do not serialise - too deep, odd types - or are large skip the memo).
-    """
-    fast = _fast_check(toolset, call.name)
-    if fast is not None and fast(call.arguments):
-        return ()
-    try:
-        key_args = json.dumps(call.arguments, sort_keys=True, allow_nan=True)
-    except (RecursionError, TypeError, ValueError):
-        return toolset.validate_arguments(call.name, call.arguments)
-    if len(key_args) > _CACHE_MAX_KEY_CHARS:
-        return toolset.validate_arguments(call.name, call.arguments)
-    memo = _schema_cache.get(toolset)
-    if memo is None:
-        memo = {}
-        _schema_cache[toolset] = memo
-    key = (call.name, key_args)
-    found = memo.get(key)
-    if found is None:
-        found = tuple(toolset.validate_arguments(call.name, call.arguments))
-        if len(memo) >= _CACHE_MAX_ENTRIES:
-            memo.clear()  # a bounded memo; refilling is cheap compared to its upkeep
-        memo[key] = found
-    return found
+    """The call's JSON Schema errors (empty when valid); fast and memoised in `Toolset`."""
+    return toolset.validate_arguments(call.name, call.arguments)
 
 
 def hygiene(calls: Sequence[Call], toolset: Toolset) -> Verdict | None:

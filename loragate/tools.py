@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.fastschema import FastCheck, compile_fast_check
 from loragate.records import ToolCall
+
+_MEMO_MAX_ENTRIES = 50_000
+_MEMO_MAX_KEY_CHARS = 4_000
 
 
 class ToolFunction(BaseModel):
@@ -45,7 +50,14 @@ def schema_errors(schema: Any) -> list[str]:
 
 
 class Toolset:
-    """The tools of an evalset, with one compiled validator per tool (built once)."""
+    """The tools of an evalset, with validators compiled once per tool.
+
+    Validation is layered for speed (scoring checks every call of every sample): a
+    conservative fast check (`loragate.fastschema`) answers "surely valid" in a few
+    microseconds for the simple schemas tools have; anything else goes to the
+    `jsonschema` Draft 2020-12 validator, memoised on the tool name plus the arguments
+    as canonical JSON (bounded; large or unserialisable arguments skip the memo).
+    """
 
     def __init__(self, tools: list[ToolDef]) -> None:
         self.tools = tools
@@ -53,6 +65,10 @@ class Toolset:
         self._validators: dict[str, Draft202012Validator] = {
             t.name: Draft202012Validator(t.function.parameters) for t in tools
         }
+        self._fast: dict[str, FastCheck | None] = {
+            t.name: compile_fast_check(t.function.parameters) for t in tools
+        }
+        self._memo: dict[tuple[str, str], list[str]] = {}
 
     def __contains__(self, name: object) -> bool:
         return name in self.by_name
@@ -72,6 +88,25 @@ class Toolset:
         validator = self._validators.get(name)
         if validator is None:
             return [f"unknown tool {name!r}"]
+        fast = self._fast.get(name)
+        if fast is not None and fast(arguments):
+            return []
+        try:
+            key = json.dumps(arguments, sort_keys=True, allow_nan=True)
+        except (RecursionError, TypeError, ValueError):
+            return self._jsonschema_errors(validator, arguments)
+        if len(key) > _MEMO_MAX_KEY_CHARS:
+            return self._jsonschema_errors(validator, arguments)
+        found = self._memo.get((name, key))
+        if found is None:
+            found = self._jsonschema_errors(validator, arguments)
+            if len(self._memo) >= _MEMO_MAX_ENTRIES:
+                self._memo.clear()  # bounded; refilling is cheap next to its upkeep
+            self._memo[(name, key)] = found
+        return list(found)
+
+    @staticmethod
+    def _jsonschema_errors(validator: Draft202012Validator, arguments: Any) -> list[str]:
         try:
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
             return [

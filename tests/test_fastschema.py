@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from loragate.families._fast_schema import compile_fast_check
 
-from ._util import agent20_ctx
+from loragate.fastschema import compile_fast_check
+from tests.families._util import agent20_ctx
 
 TOOLS = agent20_ctx().toolset.tools
 SCHEMAS = {t.name: t.function.parameters for t in TOOLS}

@@ -5,7 +5,7 @@ scorers check every call of every sample. `compile_fast_check(schema)` turns a s
 that uses only the keywords below into a plain closure that answers "surely valid"
 (True) or "not sure" (False). False is never taken as a verdict: the caller then asks
 `jsonschema` for the real errors. So a gap here costs speed, never correctness, as
-long as True implies valid (tests/families/test_fast_schema.py checks that against
+long as True implies valid (tests/test_fastschema.py checks that against
 `jsonschema` on random instances).
 
 Modelled keywords (Draft 2020-12 semantics): `type` (a name or a list), `properties`,
