@@ -1,11 +1,121 @@
-"""`loragate card`."""
+"""`loragate card`: a model-card section, Hub model-index metadata and a chart."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate card: not implemented yet", err=True)
-    raise typer.Exit(2)
+def command(
+    run: Annotated[
+        str,
+        typer.Argument(help="Run folder, RUN or RUN:ADAPTER.", show_default=False),
+    ],
+    baseline: Annotated[
+        str | None,
+        typer.Option("--baseline", "-b", help="Run to compare against (RUN or RUN:ADAPTER)."),
+    ] = None,
+    update: Annotated[
+        Path | None,
+        typer.Option(
+            "--update",
+            "-u",
+            help="README.md to update in place: replaces the marked loragate section and "
+            "model-index block (or adds them); everything else is kept byte for byte.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Folder for card.md, model_index.yaml and the chart "
+            "(default: RUN/card; with --update: the README's folder, chart only).",
+        ),
+    ] = None,
+    model_name: Annotated[
+        str | None,
+        typer.Option("--model-name", help="Name in model-index (default: the adapter name)."),
+    ] = None,
+    training_log: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--training-log",
+            help="NAME=PATH: a run's training log (trainer_state.json, its folder, CSV or "
+            "JSONL); NAME is the run or baseline argument or folder name. Repeatable.",
+        ),
+    ] = None,
+    steps: Annotated[
+        list[int] | None,
+        typer.Option("--steps", "-n", help="Workflow lengths of the reliability projection."),
+    ] = None,
+    project_family: Annotated[
+        str | None,
+        typer.Option(
+            "--project-family",
+            help="Family of the projection sentence (default: governance, else the family "
+            "with the highest interval lower bound).",
+        ),
+    ] = None,
+    chart: Annotated[
+        bool, typer.Option("--chart/--no-chart", help="Draw the pass@1 bar chart (matplotlib).")
+    ] = True,
+    metadata: Annotated[
+        bool,
+        typer.Option("--metadata/--no-metadata", help="Write the model-index front matter."),
+    ] = True,
+) -> None:
+    """Write the model-card section of RUN: family table, training, comparison, projection."""
+    from loragate.card import (
+        CHART_NAME,
+        build_card,
+        update_readme,
+        write_bytes_atomic,
+        write_chart,
+    )
+    from loragate.compare import assign_training_logs, load_run, parse_run_ref
+    from loragate.errors import BadInput
+    from loragate.runfolder import atomic_write_text
+
+    refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
+    logs = assign_training_logs(training_log or [], refs)
+    loaded = load_run(refs[0], logs[0])
+    base = load_run(refs[1], logs[1]) if baseline else None
+
+    if update is not None:
+        if not update.is_file():
+            raise BadInput(f"--update {update}: no such file; create the README first")
+        folder = out or update.parent
+    else:
+        folder = out or loaded.run_dir / "card"
+    card = build_card(
+        loaded,
+        base,
+        model_name=model_name,
+        steps=steps or (5, 10),
+        chart=CHART_NAME if chart else None,
+        focus_family=project_family,
+    )
+    if chart:
+        runs = [base, loaded] if base is not None else [loaded]
+        write_chart(folder / CHART_NAME, runs)
+
+    if update is not None:
+        # Bytes, not text mode: newline translation would change lines we must keep.
+        old = update.read_bytes().decode("utf-8")
+        new = update_readme(old, card, metadata=metadata, where=str(update))
+        if new == old:
+            typer.echo(f"{update}: already up to date", err=True)
+        else:
+            write_bytes_atomic(update, new)
+            typer.echo(f"{update}: updated the loragate section", err=True)
+        return
+
+    text = card.standalone() if metadata else card.section
+    atomic_write_text(folder / "card.md", text)
+    if metadata:
+        atomic_write_text(folder / "model_index.yaml", card.metadata_block)
+    typer.echo(text, nl=False)
+    typer.echo(f"wrote {folder}/card.md" + (" and the chart" if chart else ""), err=True)

@@ -1,11 +1,91 @@
-"""`loragate compare`."""
+"""`loragate compare`: family scores of two or more runs, paired, beside training loss."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Literal
+
 import typer
 
+OutputFormat = Literal["table", "markdown", "json"]
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate compare: not implemented yet", err=True)
-    raise typer.Exit(2)
+
+def command(
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Run folders, RUN or RUN:ADAPTER; the first is the baseline.",
+            show_default=False,
+        ),
+    ],
+    output_format: Annotated[
+        OutputFormat,
+        typer.Option("--format", "-f", help="table (terminal), markdown or json."),
+    ] = "table",
+    intersect: Annotated[
+        bool,
+        typer.Option(
+            "--intersect",
+            help="Runs over different entries or evalset versions: compare the common "
+            "entries (and say how many were dropped) instead of refusing.",
+        ),
+    ] = False,
+    training_log: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--training-log",
+            help="NAME=PATH: the training log of a run (trainer_state.json, its folder, "
+            "CSV or JSONL). NAME is the run argument or folder name. Repeatable.",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float,
+        typer.Option("--alpha", help="Significance level for the headline."),
+    ] = 0.05,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the Monte Carlo fallback (k > 1 only).")
+    ] = 0,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Also write the output (in --format) to this file."),
+    ] = None,
+) -> None:
+    """Compare runs on the same entries: per-family pass@1 with intervals, paired tests,
+    flipped entries, and training metrics side by side."""
+    from loragate.compare import (
+        assign_training_logs,
+        compare_runs,
+        load_run,
+        parse_run_ref,
+        render_json,
+        render_markdown,
+        render_terminal,
+    )
+    from loragate.errors import BadInput
+    from loragate.runfolder import atomic_write_text
+
+    if len(runs) < 2:
+        raise BadInput("compare needs at least two runs: BASELINE RUN [RUN ...]")
+    refs = [parse_run_ref(r) for r in runs]
+    logs = assign_training_logs(training_log or [], refs)
+    loaded = [load_run(ref, log) for ref, log in zip(refs, logs, strict=True)]
+    comparison = compare_runs(loaded, intersect=intersect, alpha=alpha, seed=seed)
+    if output_format == "json":
+        text = render_json(comparison)
+        typer.echo(text, nl=False)
+    elif output_format == "markdown":
+        text = render_markdown(comparison)
+        typer.echo(text, nl=False)
+    else:
+        import io
+
+        from rich.console import Console
+
+        Console().print(render_terminal(comparison))
+        text = ""
+        if out is not None:
+            console = Console(width=160, record=True, file=io.StringIO())
+            console.print(render_terminal(comparison))
+            text = console.export_text()
+    if out is not None:
+        atomic_write_text(out, text)

@@ -1,0 +1,500 @@
+"""The ship gate: a policy of rules over a run's family scores, one exit code.
+
+A policy (YAML, validated, unknown keys rejected) holds
+
+- per-family floors: `min_pass_at_1`, `min_pass_hat_k`, `min_ci_low` (fractions);
+- regression rules against a baseline run: `max_drop_points` (pass@1 may not drop
+  by more than this many percentage points) and `no_significant_drop` (no drop that
+  the paired test finds significant at `alpha`);
+- run-level ceilings: `max_unparseable` and `max_unparseable_repaired` (fractions of
+  samples).
+
+`defaults` applies to every family of the run; `families.<name>` overrides it field
+by field. Evaluation yields one `RuleResult` per (rule, family): PASS, FAIL, or SKIP
+(a baseline rule when no baseline was given, shown, never counted as a pass). A
+policy with no rule, or whose every rule is skipped, is bad input: a gate that
+checks nothing must not ship anything.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from loragate.compare import (
+    Comparison,
+    LoadedRun,
+    compare_runs,
+    fmt_p_eq,
+    fmt_points,
+    significant_drop,
+)
+from loragate.errors import BadInput, Problem
+from loragate.records import RateStats
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+GATE_SCHEMA_VERSION = 1
+RuleStatus = Literal["PASS", "FAIL", "SKIP"]
+_EPS = 1e-12
+"""Float slack so that 7/8 = 0.875 meets a floor written as 0.875."""
+
+
+class FamilyRules(BaseModel):
+    """Rules for one family (or, under `defaults`, for every family). Fractions in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_pass_at_1: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_pass_hat_k: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_ci_low: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Floor on the lower bound of the 95 % Wilson interval of pass@1."""
+    max_drop_points: float | None = Field(default=None, ge=0.0, le=100.0)
+    """Against the baseline: largest allowed pass@1 drop, in percentage points."""
+    no_significant_drop: bool | None = None
+    """Against the baseline: fail on a drop with paired-test p < alpha."""
+
+    def merged(self, override: FamilyRules | None) -> FamilyRules:
+        """These rules with every field that `override` sets replaced."""
+        if override is None:
+            return self
+        return self.model_copy(update=override.model_dump(exclude_none=True))
+
+    def count(self) -> int:
+        return sum(v is not None and v is not False for v in self.model_dump().values())
+
+
+class GatePolicy(BaseModel):
+    """A gate policy file (`configs/gates/*.yaml`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    name: str | None = None
+    description: str | None = None
+    defaults: FamilyRules = Field(default_factory=FamilyRules)
+    """Rules for every family present in the run."""
+    families: dict[str, FamilyRules] = Field(default_factory=dict)
+    """Per-family overrides of `defaults`, by family name."""
+    max_unparseable: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest allowed fraction of samples unparseable under strict parsing."""
+    max_unparseable_repaired: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest allowed fraction of samples still unparseable after JSON repair."""
+    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
+    """Significance level of `no_significant_drop`."""
+    require_baseline: bool = False
+    """Refuse to run without --baseline (baseline rules would otherwise be skipped)."""
+
+    @model_validator(mode="after")
+    def _has_rules(self) -> GatePolicy:
+        if (
+            self.defaults.count() == 0
+            and all(r.count() == 0 for r in self.families.values())
+            and self.max_unparseable is None
+            and self.max_unparseable_repaired is None
+        ):
+            raise ValueError(
+                "the policy defines no rule; a gate with no rules would pass anything. "
+                "Add e.g. `defaults: {min_pass_at_1: 0.5}`"
+            )
+        return self
+
+    def needs_baseline(self) -> bool:
+        rules = [self.defaults, *self.families.values()]
+        return any(r.max_drop_points is not None or r.no_significant_drop for r in rules)
+
+
+def load_policy(path: Path) -> GatePolicy:
+    """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
+    if not path.is_file():
+        raise BadInput(f"gate policy {path} does not exist (e.g. configs/gates/default.yaml)")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise BadInput(f"{path}: not readable YAML: {exc}") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise BadInput(f"{path}: a gate policy is a mapping of rules, got {type(raw).__name__}")
+    try:
+        return GatePolicy.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
+            fix = (
+                "known keys: " + ", ".join(FamilyRules.model_fields)
+                if err["type"] == "extra_forbidden" and len(err["loc"]) > 1
+                else None
+            )
+            problems.append(Problem(str(path), msg, field=loc or None, fix=fix))
+        raise BadInput(f"{path}: invalid gate policy", problems) from None
+
+
+class RuleResult(BaseModel):
+    """One evaluated rule."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    family: str | None
+    """`None` for run-level rules (unparseable)."""
+    threshold: float
+    figure: float | None
+    """The measured value the rule compares (fraction, or points for drops)."""
+    shown: str
+    """The figure as shown to people."""
+    requirement: str
+    """The threshold as shown to people."""
+    status: RuleStatus
+    detail: str = ""
+
+
+class GateResult(BaseModel):
+    """`gate.json`: every rule with its figure and status, and the decision."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = GATE_SCHEMA_VERSION
+    policy: str
+    policy_name: str | None
+    run: str
+    run_dir: str
+    adapter: str
+    baseline: str | None
+    alpha: float
+    rules: list[RuleResult]
+    passed: bool
+    exit_code: int
+    """0: ship; 1: at least one rule failed."""
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def failed(self) -> list[RuleResult]:
+        return [r for r in self.rules if r.status == "FAIL"]
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x * 100:.1f} %"
+
+
+def _rate_shown(stats: RateStats) -> str:
+    count = f" ({stats.passes}/{stats.samples})" if stats.samples == stats.entries else ""
+    return _pct(stats.pass_at_1) + count
+
+
+def _floor(
+    rule: str, family: str, threshold: float, figure: float | None, shown: str
+) -> RuleResult:
+    if figure is None:
+        return RuleResult(
+            rule=rule,
+            family=family,
+            threshold=threshold,
+            figure=None,
+            shown="not measured",
+            requirement=f"≥ {_pct(threshold)}",
+            status="FAIL",
+            detail="no value to check (no entry had enough samples)",
+        )
+    ok = figure + _EPS >= threshold
+    return RuleResult(
+        rule=rule,
+        family=family,
+        threshold=threshold,
+        figure=figure,
+        shown=shown,
+        requirement=f"≥ {_pct(threshold)}",
+        status="PASS" if ok else "FAIL",
+    )
+
+
+def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
+    from loragate.families import get_families
+
+    registry = get_families()
+    problems: list[Problem] = []
+    for name in policy.families:
+        if name not in registry:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(registry), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            problems.append(
+                Problem(
+                    str(policy_path),
+                    f"unknown family {name!r}",
+                    field=f"families.{name}",
+                    fix=f"{hint}known families: {', '.join(registry)}",
+                )
+            )
+        elif name not in present:
+            problems.append(
+                Problem(
+                    str(policy_path),
+                    f"family {name!r} has rules but the run has no entry of it",
+                    field=f"families.{name}",
+                    fix=f"remove the rule or gate a run that has it (the run has: {', '.join(present)})",
+                )
+            )
+    if problems:
+        raise BadInput(f"{policy_path}: the policy does not fit the run", problems)
+
+
+def evaluate_gate(
+    policy: GatePolicy,
+    run: LoadedRun,
+    baseline: LoadedRun | None = None,
+    *,
+    policy_path: Path = Path("policy.yaml"),
+) -> GateResult:
+    """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
+    from loragate.aggregate import family_order
+
+    present = family_order(
+        f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
+    )
+    _check_families(policy, present, policy_path)
+    if policy.require_baseline and baseline is None:
+        raise BadInput(
+            f"{policy_path}: `require_baseline` is set; give the run to compare against "
+            "with --baseline RUN"
+        )
+    comparison: Comparison | None = None
+    if baseline is not None:
+        comparison = compare_runs([baseline, run], alpha=policy.alpha, training=False)
+
+    results: list[RuleResult] = []
+    notes: list[str] = []
+    for fam in present:
+        rules = policy.defaults.merged(policy.families.get(fam))
+        stats = run.stats.families[fam]
+        if rules.min_pass_at_1 is not None:
+            results.append(
+                _floor(
+                    "min_pass_at_1", fam, rules.min_pass_at_1, stats.pass_at_1, _rate_shown(stats)
+                )
+            )
+        if rules.min_pass_hat_k is not None:
+            results.append(
+                _floor(
+                    "min_pass_hat_k",
+                    fam,
+                    rules.min_pass_hat_k,
+                    stats.pass_hat_k,
+                    f"{_pct(stats.pass_hat_k)} (k={stats.k})",
+                )
+            )
+        if rules.min_ci_low is not None:
+            results.append(
+                _floor(
+                    "min_ci_low",
+                    fam,
+                    rules.min_ci_low,
+                    stats.ci_low,
+                    f"{_pct(stats.ci_low)} (pass@1 {_pct(stats.pass_at_1)})",
+                )
+            )
+        max_drop = rules.max_drop_points
+        wants_sig = bool(rules.no_significant_drop)
+        if max_drop is None and not wants_sig:
+            continue
+        delta = None
+        if comparison is not None:
+            row = next((r for r in comparison.families if r.family == fam), None)
+            delta = row.deltas[0] if row is not None else None
+        if max_drop is not None:
+            req = f"drop ≤ {max_drop:g} pt"
+            if delta is None or delta.diff_points is None:
+                results.append(
+                    RuleResult(
+                        rule="max_drop_points",
+                        family=fam,
+                        threshold=max_drop,
+                        figure=None,
+                        shown="no baseline" if comparison is None else "not in baseline",
+                        requirement=req,
+                        status="SKIP",
+                        detail="needs --baseline RUN",
+                    )
+                )
+            else:
+                drop = -delta.diff_points
+                results.append(
+                    RuleResult(
+                        rule="max_drop_points",
+                        family=fam,
+                        threshold=max_drop,
+                        figure=delta.diff_points,
+                        shown=fmt_points(delta.diff_points),
+                        requirement=req,
+                        status="PASS" if drop <= max_drop + _EPS else "FAIL",
+                    )
+                )
+        if wants_sig:
+            req = f"no drop at p < {policy.alpha:g}"
+            if delta is None or delta.test is None:
+                results.append(
+                    RuleResult(
+                        rule="no_significant_drop",
+                        family=fam,
+                        threshold=policy.alpha,
+                        figure=None,
+                        shown="no baseline" if comparison is None else "not in baseline",
+                        requirement=req,
+                        status="SKIP",
+                        detail="needs --baseline RUN",
+                    )
+                )
+            else:
+                sig = significant_drop(delta, policy.alpha)
+                worse = ", ".join(f.entry_id for f in delta.regressed)
+                results.append(
+                    RuleResult(
+                        rule="no_significant_drop",
+                        family=fam,
+                        threshold=policy.alpha,
+                        figure=delta.test.p_value,
+                        shown=f"{fmt_points(delta.diff_points)}, {fmt_p_eq(delta.test.p_value)}",
+                        requirement=req,
+                        status="FAIL" if sig else "PASS",
+                        detail=f"worse: {worse}" if sig and worse else "",
+                    )
+                )
+
+    overall = run.stats.overall
+    for rule, threshold, count in (
+        ("max_unparseable", policy.max_unparseable, overall.unparseable),
+        ("max_unparseable_repaired", policy.max_unparseable_repaired, overall.unparseable_repaired),
+    ):
+        if threshold is None:
+            continue
+        frac = count / overall.samples if overall.samples else 0.0
+        results.append(
+            RuleResult(
+                rule=rule,
+                family=None,
+                threshold=threshold,
+                figure=frac,
+                shown=f"{count}/{overall.samples} = {_pct(frac)}",
+                requirement=f"≤ {_pct(threshold)}",
+                status="PASS" if frac <= threshold + _EPS else "FAIL",
+            )
+        )
+
+    evaluated = [r for r in results if r.status != "SKIP"]
+    if not evaluated:
+        raise BadInput(
+            f"{policy_path}: no rule could be evaluated"
+            + (
+                " (every rule compares against a baseline; pass --baseline RUN)"
+                if results
+                else " for the families of this run"
+            )
+            + "; a gate that checks nothing would ship anything"
+        )
+    skipped = len(results) - len(evaluated)
+    if skipped:
+        notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    if comparison is not None:
+        notes += comparison.notes
+    passed = all(r.status != "FAIL" for r in results)
+    return GateResult(
+        policy=str(policy_path),
+        policy_name=policy.name,
+        run=run.label,
+        run_dir=str(run.run_dir),
+        adapter=run.adapter,
+        baseline=baseline.label if baseline is not None else None,
+        alpha=policy.alpha,
+        rules=results,
+        passed=passed,
+        exit_code=0 if passed else 1,
+        notes=notes,
+    )
+
+
+# -- rendering ---------------------------------------------------------------------
+
+
+def _rows(result: GateResult) -> list[list[str]]:
+    return [
+        [r.family or "(run)", r.rule, r.shown, r.requirement, r.status, r.detail]
+        for r in result.rules
+    ]
+
+
+def verdict_line(result: GateResult) -> str:
+    n_fail = len(result.failed)
+    what = "SHIP" if result.passed else f"BLOCK ({n_fail} rule{'s' if n_fail != 1 else ''} failed)"
+    base = f" against {result.baseline}" if result.baseline else ""
+    name = result.policy_name or Path(result.policy).stem
+    return f"loragate gate: {what}: {result.run}{base}, policy {name}"
+
+
+def render_markdown(result: GateResult) -> str:
+    """The rule table as Markdown (also what goes to $GITHUB_STEP_SUMMARY)."""
+    from loragate.report import md_cell
+
+    icon = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP"}
+    lines = [
+        f"### {md_cell(verdict_line(result))}",
+        "",
+        "| Family | Rule | Figure | Requirement | Result | Detail |",
+        "|---|---|---:|---|---|---|",
+    ]
+    for row, r in zip(_rows(result), result.rules, strict=True):
+        cells = [md_cell(x) for x in row]
+        cells[4] = icon[r.status]
+        lines.append("| " + " | ".join(cells) + " |")
+    for n in result.notes:
+        lines += ["", f"> {md_cell(n)}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_terminal(result: GateResult) -> RenderableType:
+    """The rule table as a rich renderable."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    # The result comes first so that a narrow terminal can never cut it off.
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("Result", no_wrap=True)
+    table.add_column("Family", no_wrap=True)
+    table.add_column("Rule", no_wrap=True)
+    table.add_column("Figure", justify="right")
+    table.add_column("Requirement")
+    style = {"PASS": "green", "FAIL": "bold red", "SKIP": "yellow"}
+    for row, r in zip(_rows(result), result.rules, strict=True):
+        table.add_row(Text(r.status, style=style[r.status]), *row[:4])
+    parts: list[RenderableType] = [table]
+    # Details (which entries got worse) go below the table: they are long.
+    parts += [
+        Text(f"{r.family or '(run)'} {r.rule}: {r.detail}")
+        for r in result.rules
+        if r.detail and r.status == "FAIL"
+    ]
+    parts += [Text(n, style="yellow") for n in result.notes]
+    parts.append(Text(verdict_line(result), style="bold green" if result.passed else "bold red"))
+    return Group(*parts)
+
+
+__all__ = [
+    "GATE_SCHEMA_VERSION",
+    "FamilyRules",
+    "GatePolicy",
+    "GateResult",
+    "RuleResult",
+    "evaluate_gate",
+    "load_policy",
+    "render_markdown",
+    "render_terminal",
+    "verdict_line",
+]

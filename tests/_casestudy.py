@@ -1,0 +1,99 @@
+"""Replayed run folders shaped like the case study, for compare/gate/card tests.
+
+`tests/data/casestudy/` holds a 24-entry evalset (8 should_not_call, 8 governance,
+8 tool_call over the agent20 tools and policy), the generations of two rounds and
+their trainer_state.json files:
+
+- round 1 (adapter `v1`): F passes 1/8 (F-001 only), D-008 and A-008 emit
+  unparseable JSON (2/24 unparseable), everything else passes;
+- round 2 (adapter `v2`): F passes 7/8 (F-008 still calls a tool), all else passes;
+- the training logs are flat: final loss 0.0659 -> 0.0663, eval token accuracy
+  0.9810 -> 0.9810.
+
+The generations go through the real parser and family scorers (`finish_run`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from loragate.evalset import Evalset, load_evalset
+from loragate.records import GenerationRecord
+from loragate.runfolder import read_generations
+from loragate.scoring import finish_run
+
+CASE = Path(__file__).resolve().parent / "data" / "casestudy"
+ROUND1_LOG = CASE / "round1" / "trainer_state.json"
+ROUND2_LOG = CASE / "round2" / "trainer_state.json"
+
+
+@lru_cache(maxsize=1)
+def casestudy_evalset() -> Evalset:
+    return load_evalset(CASE / "evalset")
+
+
+def replay(out: Path, generations: list[GenerationRecord]) -> Path:
+    """Score `generations` into the run folder `out` (created) and return it."""
+    finish_run(casestudy_evalset(), generations, out, progress=False)
+    return out
+
+
+def build_round(tmp: Path, name: str) -> Path:
+    """The run folder of round `round1` or `round2` under `tmp`."""
+    return replay(tmp / name, read_generations(CASE / name / "generations.jsonl"))
+
+
+def build_rounds(tmp: Path) -> tuple[Path, Path]:
+    return build_round(tmp, "round1"), build_round(tmp, "round2")
+
+
+def texts(name: str) -> dict[str, str]:
+    """Entry id -> generated text of a round (one sample per entry)."""
+    return {g.entry_id: g.text for g in read_generations(CASE / name / "generations.jsonl")}
+
+
+def k_sample_generations(adapter: str, passes: dict[str, int], k: int) -> list[GenerationRecord]:
+    """k samples per entry; entry `e` passes in its first `passes.get(e, k)` samples.
+
+    Passing texts come from round 2, failing ones from round 1; F-001 (passing in
+    both rounds) and F-008 (failing in both) get a tool call or a direct answer.
+    """
+    good, bad = texts("round2"), texts("round1")
+    bad["F-001"] = bad["F-002"]  # any tool call fails a should_not_call entry
+    good["F-008"] = "GROUP BY collects rows with equal values so aggregates run per group."
+    out: list[GenerationRecord] = []
+    for eid in sorted(good):
+        n_pass = passes.get(eid, k)
+        for s in range(k):
+            text = good[eid] if s < n_pass else bad[eid]
+            if s >= n_pass and text == good[eid]:
+                raise ValueError(f"no failing text for {eid}")
+            out.append(GenerationRecord(entry_id=eid, adapter=adapter, sample=s, text=text))
+    return out
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run `loragate ARGS` through the console entry point; (exit code, stdout, stderr)."""
+    from loragate.cli.app import main
+
+    old = sys.argv
+    sys.argv = ["loragate", *args]
+    try:
+        with pytest.raises(SystemExit) as exc:
+            main()
+    finally:
+        sys.argv = old
+    captured = capsys.readouterr()
+    code = exc.value.code
+    return (code if isinstance(code, int) else 1), captured.out, captured.err
+
+
+def write_json(path: Path, value: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path

@@ -1,0 +1,1 @@
+"""LoRA training: SFT recipe, curriculum generator, training-log reader, behavioural-eval callback."""
