@@ -11,6 +11,7 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from types import MappingProxyType
 
+from loragate.errors import BadInput
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance
@@ -19,8 +20,6 @@ from loragate.families.recovery import Recovery
 from loragate.families.sequencing import Sequencing
 from loragate.families.should_not_call import ShouldNotCall
 from loragate.families.tool_call import ToolCallFamily
-
-from loragate.errors import BadInput
 
 ENTRY_POINT_GROUP = "loragate.families"
 

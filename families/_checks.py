@@ -18,9 +18,9 @@ import reprlib
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from loragate.families._base import CallSpec
 from pydantic import BaseModel
 
+from loragate.families._base import CallSpec
 from loragate.matchers import check_matcher, literal_values, match_arguments
 from loragate.records import ParseResult, ReasonCode, Verdict
 from loragate.tools import Toolset

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import (
     asks_question,
@@ -24,8 +26,6 @@ from loragate.families._checks import (
     names,
     short,
 )
-from pydantic import BaseModel, ConfigDict, Field
-
 from loragate.records import ReasonCode, Verdict
 
 if TYPE_CHECKING:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
@@ -34,8 +36,6 @@ from loragate.families._checks import (
     names,
     spec_problems,
 )
-from pydantic import BaseModel, ConfigDict, Field
-
 from loragate.matchers import match_arguments
 from loragate.records import ParseResult, ReasonCode, Verdict
 

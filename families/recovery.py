@@ -23,6 +23,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
@@ -37,8 +39,6 @@ from loragate.families._checks import (
     names,
     short,
 )
-from pydantic import BaseModel, ConfigDict, Field
-
 from loragate.matchers import match_arguments
 from loragate.records import FaultKind, ReasonCode, Verdict
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     calls_of,
@@ -13,8 +15,6 @@ from loragate.families._checks import (
     match_calls,
     names,
 )
-from pydantic import BaseModel, ConfigDict, Field
-
 from loragate.records import ReasonCode, Verdict
 
 if TYPE_CHECKING:

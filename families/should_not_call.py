@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from loragate.families._base import Family, Sample
-from loragate.families._checks import calls_of, expect_as, fail, names
 from pydantic import BaseModel, ConfigDict
 
+from loragate.families._base import Family, Sample
+from loragate.families._checks import calls_of, expect_as, fail, names
 from loragate.records import ReasonCode, Verdict
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from loragate.families._base import CallSpec, Family, Sample
-from loragate.families._checks import calls_of, expect_as, expect_calls_prelude, match_calls
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.families._base import CallSpec, Family, Sample
+from loragate.families._checks import calls_of, expect_as, expect_calls_prelude, match_calls
 from loragate.records import Verdict
 
 

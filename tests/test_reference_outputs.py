@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from loragate.families import Sample, ScoringContext, get_family
 
 from loragate.evalset import Evalset, load_evalset
+from loragate.families import Sample, ScoringContext, get_family
 from loragate.parsing import parse_output
 from loragate.records import ReasonCode
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from loragate.families import Sample, ScoringContext, get_family
 
 from loragate.evalset import Entry, EvalsetManifest, Message
+from loragate.families import Sample, ScoringContext, get_family
 from loragate.records import FaultKind, ParseResult, ParseStatus, ToolCall, Verdict
 from loragate.tools import ToolDef, Toolset
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loragate.families import Sample, ScoringContext, get_family
 
 from loragate.errors import BadInput
 from loragate.evalset import load_evalset
+from loragate.families import Sample, ScoringContext, get_family
 from loragate.parsing import parse_output
 
 from ._util import AGENT20, call, result, user

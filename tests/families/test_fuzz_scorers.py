@@ -8,8 +8,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from loragate.families import Sample, get_families
 
+from loragate.families import Sample, get_families
 from loragate.records import ParseResult, ParseStatus, ReasonCode, ToolCall, Verdict
 
 from ._util import agent20_ctx, call, entry, parse, result, user

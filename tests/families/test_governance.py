@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from loragate.families import get_family
 
+from loragate.families import get_family
 from loragate.records import ReasonCode
 
 from ._util import call, check, parse, result, score, user

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from loragate.families import get_family
 from pydantic import ValidationError
 
+from loragate.families import get_family
 from loragate.records import ReasonCode
 
 from ._util import parse, score

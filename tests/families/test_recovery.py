@@ -6,10 +6,10 @@ import json
 from typing import Any
 
 import pytest
+
 from loragate.families import get_family
 from loragate.families._checks import claims_success
 from loragate.families.recovery import failed_call
-
 from loragate.records import ReasonCode
 
 from ._util import call, check, entry, parse, result, score, user

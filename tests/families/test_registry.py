@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import loragate.families as families_mod
 import pytest
-from loragate.families import Family, Sample, get_families, get_family
 from pydantic import BaseModel, ConfigDict
 
+import loragate.families as families_mod
 from loragate.errors import BadInput
+from loragate.families import Family, Sample, get_families, get_family
 from loragate.records import Verdict
 
 

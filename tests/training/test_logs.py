@@ -7,14 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+
+from loragate.errors import BadInput
 from loragate.training.logs import (
     TrainingLog,
     find_training_log,
     metric_direction,
     read_training_log,
 )
-
-from loragate.errors import BadInput
 
 CASE = Path(__file__).resolve().parent.parent / "data" / "casestudy"
 
