@@ -38,6 +38,19 @@ app.command("train")(train.command)
 app.command("curriculum")(curriculum.command)
 
 
+def _is_click_exception(exc: BaseException) -> bool:
+    import click
+
+    classes: list[type[BaseException]] = [click.ClickException]
+    try:
+        from typer._click.exceptions import ClickException as VendoredClickException
+
+        classes.append(VendoredClickException)
+    except ImportError:  # older typer uses click itself
+        pass
+    return isinstance(exc, tuple(classes))
+
+
 def main() -> None:
     """Console entry point: bad input exits 2 with a message, never a traceback."""
     try:
@@ -53,11 +66,11 @@ def main() -> None:
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("aborted", err=True)
         sys.exit(130)
-    except Exception as exc:  # click usage errors come through here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
+    except Exception as exc:
+        # Usage errors (bad option values, unknown options) are click exceptions; typer
+        # 0.29 vendors its own click, so match on both to be independent of that.
+        if _is_click_exception(exc):
+            exc.show()  # type: ignore[attr-defined]
             sys.exit(2)
         raise
     sys.exit(rc if isinstance(rc, int) else 0)

@@ -1,11 +1,117 @@
-"""`loragate score`."""
+"""`loragate score`: score a generations file against an evalset into a run folder.
+
+Generations made anywhere (a GPU box, a server, the replay runner) can be re-scored
+here; nothing is generated. Exit codes: 0 scored, 2 bad input (nothing written),
+3 a family scorer crashed (a bug in loragate or a plugin family; nothing written).
+"""
 
 from __future__ import annotations
 
+import traceback
+from pathlib import Path
+from typing import Annotated, Literal
+
 import typer
 
+from loragate.errors import BadInput
+from loragate.evalset import load_evalset
+from loragate.runfolder import GENERATIONS, read_generations
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate score: not implemented yet", err=True)
-    raise typer.Exit(2)
+EXIT_SCORER_BUG = 3
+
+
+def _check_out(out: Path, generations: Path) -> None:
+    """`--out` must be a folder (or not exist); its own generations must be the input."""
+    if out.exists() and not out.is_dir():
+        raise BadInput(f"--out {out} exists and is not a folder; pass a run folder path")
+    existing = out / GENERATIONS
+    if existing.exists() and not existing.samefile(generations):
+        raise BadInput(
+            f"--out {out} already holds {GENERATIONS} from another run; scoring "
+            f"{generations} into it would mix two runs. Pass a new --out folder."
+        )
+
+
+def command(
+    generations: Annotated[
+        Path,
+        typer.Option(
+            "--generations",
+            metavar="FILE",
+            help="generations.jsonl to score (one generation record a line).",
+        ),
+    ],
+    evalset: Annotated[
+        Path,
+        typer.Option(
+            "--evalset", metavar="DIR", help="Evalset folder the generations were made for."
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="RUN_DIR",
+            help="Run folder to write results.jsonl, summary.json and report.md into "
+            "(created; an existing run folder keeps its other files).",
+        ),
+    ],
+    parse_mode: Annotated[
+        Literal["strict", "repaired"],
+        typer.Option(
+            "--parse-mode",
+            help="Score the strict parse, or the parse after JSON repair. Both "
+            "unparseable rates are reported either way.",
+        ),
+    ] = "strict",
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            min=1,
+            help="k of pass^k and pass@k (default: the smallest number of samples per entry).",
+        ),
+    ] = None,
+    allow_missing: Annotated[
+        bool,
+        typer.Option(
+            "--allow-missing",
+            help="Score even when an adapter has no generation for some entries; the "
+            "report lists them and they do not count.",
+        ),
+    ] = False,
+) -> None:
+    """Score generations against an evalset and write a run folder (atomically).
+
+    Exit codes: 0 scored, 2 bad input, 3 a scorer crashed (a bug); 2 and 3 write nothing.
+    """
+    from rich.console import Console
+
+    from loragate.report import print_summary
+    from loragate.scoring import ScorerError, finish_run
+
+    loaded = load_evalset(evalset)
+    records = read_generations(generations)
+    if not records:
+        raise BadInput(
+            f"{generations} holds no generation records; generate some with `loragate run`"
+        )
+    _check_out(out, generations)
+    try:
+        done = finish_run(
+            loaded,
+            records,
+            out,
+            parse_mode,
+            k,
+            allow_missing=allow_missing,
+            source=generations,
+            include_generations=True,
+        )
+    except ScorerError as exc:
+        traceback.print_exception(exc.__cause__ or exc)
+        typer.echo(f"internal error: {exc}", err=True)
+        raise typer.Exit(EXIT_SCORER_BUG) from None
+    console = Console()
+    print_summary(done.summary, console)
+    console.print(f"Wrote {out} (results.jsonl, summary.json, report.md)")

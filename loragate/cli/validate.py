@@ -1,11 +1,61 @@
-"""`loragate validate`."""
+"""`loragate validate DIR`: check an evalset folder and list every problem in it."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
+from loragate.aggregate import family_order
+from loragate.errors import BadInput
+from loragate.evalset import Evalset, load_evalset
+from loragate.report import family_label
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate validate: not implemented yet", err=True)
-    raise typer.Exit(2)
+
+def describe(evalset: Evalset) -> str:
+    """`OK: NAME VERSION, N entries (M after fault expansion): A tool_call 8, ...`."""
+    expanded = Counter(e.family for e in evalset.entries)
+    base_ids: dict[str, str] = {}  # written entry id -> family; variants share their base id
+    for e in evalset.entries:
+        base_ids.setdefault(e.base_id, e.family)
+    written = Counter(base_ids.values())
+    parts = []
+    for fam in family_order(expanded):
+        letter, name = family_label(fam)
+        part = f"{letter} {name} {written[fam]}"
+        if expanded[fam] != written[fam]:
+            part += f" ({expanded[fam]} after expansion)"
+        parts.append(part)
+    return (
+        f"OK: {evalset.name} {evalset.version}, {len(base_ids)} entries "
+        f"({len(evalset.entries)} after fault expansion): " + ", ".join(parts)
+    )
+
+
+def command(
+    evalset: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="Evalset folder: evalset.yaml, its tools file and its entries file.",
+        ),
+    ],
+) -> None:
+    """Check an evalset: manifest, tool schemas, policy, every entry and its `expect`.
+
+    Prints OK with the entry counts per family, or every problem and exits 2.
+
+    A problem line reads `file:line: field: message (fix: ...)`.
+    """
+    try:
+        loaded = load_evalset(evalset)
+    except BadInput as exc:
+        if not exc.problems:
+            raise
+        for problem in exc.problems:
+            typer.echo(str(problem))
+        typer.echo(f"{len(exc.problems)} problem(s) in {evalset}")
+        raise typer.Exit(2) from None
+    typer.echo(describe(loaded))

@@ -1,0 +1,169 @@
+"""Aggregate scored samples into `summary.json`: per adapter, per family, per fault.
+
+Conventions (DESIGN.md, "Statistics"):
+
+- An *entry* is a fault-expanded evalset entry (`ID~fault` variants count on their own).
+- `pass_at_1` is the mean over entries of the entry's success fraction c / n.
+- The 95 % Wilson interval uses n = entries and successes = the sum of the per-entry
+  fractions (so 8 entries at 3/4 each give 6.0 successes of 8). Samples of one entry
+  are not independent draws, so counting them as separate trials would make the
+  interval look far tighter than 8 entries allow.
+- `k` defaults to the smallest per-entry sample count of the run, so every scored
+  entry counts in pass^k and pass@k; an explicit larger `k` skips entries with fewer
+  samples (see `loragate.stats`).
+- `entry_ids` lists every entry of the evalset, sorted. An adapter that was scored with
+  `allow_missing` has fewer `overall.entries`; the difference is what was missing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from loragate.errors import BadInput, Problem
+from loragate.evalset import Evalset
+from loragate.families import get_families
+from loragate.records import (
+    FAULT_KINDS,
+    AdapterSummary,
+    EvalsetRef,
+    RateStats,
+    ReasonCode,
+    ResultRecord,
+    Summary,
+)
+from loragate.stats import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
+
+ParseMode = Literal["strict", "repaired"]
+
+_REASON_ORDER = {code.value: i for i, code in enumerate(ReasonCode)}
+
+
+def family_order(names: Iterable[str]) -> list[str]:
+    """`names` in registry order (A..G, then plugins), unknown names last, sorted."""
+    registry = list(get_families())
+    rank = {name: i for i, name in enumerate(registry)}
+    return sorted(set(names), key=lambda n: (rank.get(n, len(rank)), n))
+
+
+def rate_stats(per_entry: Sequence[Sequence[ResultRecord]], k: int) -> RateStats:
+    """Rates of one group of entries; `per_entry` holds each entry's scored samples."""
+    counts = [(len(samples), sum(1 for r in samples if r.verdict.passed)) for samples in per_entry]
+    counts = [(n, c) for n, c in counts if n > 0]
+    entries = len(counts)
+    ci_low: float | None = None
+    ci_high: float | None = None
+    if entries:
+        successes = min(float(entries), math.fsum(c / n for n, c in counts))
+        ci_low, ci_high = wilson_interval(successes, entries)
+    unparseable = 0
+    unparseable_repaired = 0
+    for samples in per_entry:
+        for r in samples:
+            unparseable += r.parse.strict_status == "unparseable"
+            unparseable_repaired += r.parse.repaired_status == "unparseable"
+    return RateStats(
+        entries=entries,
+        samples=sum(n for n, _ in counts),
+        passes=sum(c for _, c in counts),
+        pass_at_1=pass_at_1(counts),
+        ci_low=ci_low,
+        ci_high=ci_high,
+        k=k,
+        pass_hat_k=pass_hat_k(counts, k),
+        pass_at_k=pass_at_k(counts, k),
+        unparseable=unparseable,
+        unparseable_repaired=unparseable_repaired,
+    )
+
+
+def summarize(
+    evalset: Evalset,
+    results: Iterable[ResultRecord],
+    parse_mode: ParseMode = "strict",
+    k: int | None = None,
+) -> Summary:
+    """Summarise scored samples of one or more adapters over `evalset`.
+
+    Adapters appear in the order of their first result. Families are listed in registry
+    order, each family of the evalset even when an adapter has no sample of it (its
+    rates are then `None`). Fault kinds appear only where the evalset has variants.
+    `BadInput` when a result names an entry the evalset does not have.
+    """
+    if k is not None and k < 1:
+        raise BadInput(f"`k` must be at least 1, got {k}")
+    by_adapter: dict[str, dict[str, list[ResultRecord]]] = {}
+    unknown: list[str] = []
+    for r in results:
+        if r.entry_id not in evalset.by_id:
+            unknown.append(r.entry_id)
+            continue
+        by_adapter.setdefault(r.adapter, defaultdict(list))[r.entry_id].append(r)
+    if unknown:
+        shown = sorted(set(unknown))
+        raise BadInput(
+            f"{len(unknown)} result(s) name entries that evalset {evalset.name} "
+            f"{evalset.version} does not have",
+            [
+                Problem(
+                    "results",
+                    f"unknown entry id {eid!r}",
+                    field="entry_id",
+                    fix="score against the evalset the generations were made for",
+                )
+                for eid in shown[:50]
+            ],
+        )
+
+    sizes = [len(s) for per_entry in by_adapter.values() for s in per_entry.values()]
+    samples_per_entry = max(sizes, default=0)
+    if k is None:
+        k = min(sizes, default=1)
+
+    families = family_order(e.family for e in evalset.entries)
+    faults = [f for f in FAULT_KINDS if any(e.fault == f for e in evalset.entries)]
+
+    adapters: dict[str, AdapterSummary] = {}
+    for adapter, per_entry in by_adapter.items():
+        by_family: dict[str, list[list[ResultRecord]]] = {f: [] for f in families}
+        by_fault: dict[str, list[list[ResultRecord]]] = {f: [] for f in faults}
+        reasons: Counter[str] = Counter()
+        for entry in evalset.entries:
+            samples = per_entry.get(entry.id)
+            if not samples:
+                continue
+            by_family[entry.family].append(samples)
+            if entry.fault is not None:
+                by_fault[entry.fault].append(samples)
+            for r in samples:
+                if not r.verdict.passed:
+                    reasons[r.verdict.reason.value] += 1
+        adapters[adapter] = AdapterSummary(
+            overall=rate_stats(list(per_entry.values()), k),
+            families={f: rate_stats(by_family[f], k) for f in families},
+            faults={f: rate_stats(by_fault[f], k) for f in faults},
+            reasons=dict(
+                sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
+            ),
+        )
+
+    return Summary(
+        evalset=EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256),
+        parse_mode=parse_mode,
+        samples_per_entry=samples_per_entry,
+        entry_ids=sorted(evalset.by_id),
+        adapters=adapters,
+    )
+
+
+def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[str, list[str]]:
+    """Per adapter of `summary`: the evalset entries it has no scored sample of (sorted)."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for r in results:
+        seen[r.adapter].add(r.entry_id)
+    return {a: [e for e in summary.entry_ids if e not in seen[a]] for a in summary.adapters}
+
+
+__all__ = ["ParseMode", "family_order", "missing_entries", "rate_stats", "summarize"]
