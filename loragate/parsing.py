@@ -358,6 +358,10 @@ def _decode_repaired(text: str, budget: _Budget) -> Any:
     sequence = _decode_sequence(text)
     if sequence is not None:
         return sequence
+    if "name" not in text:
+        # Every call shape needs a `name` key: without the word no repair can yield a
+        # call, so skip json_repair (the costliest step on junk).
+        raise _Reject("invalid JSON with no `name`; not repairable into a call", "shape")
     if len(text) > MAX_REPAIR_CHARS:
         raise _Reject(
             f"invalid JSON; {len(text)} chars is too large to repair (limit {MAX_REPAIR_CHARS})",
