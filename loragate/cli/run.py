@@ -1,11 +1,201 @@
-"""`loragate run`."""
+"""`loragate run`: generate (or reuse cached generations), score, summarise.
+
+With no arguments: the embedded SmolLM2-135M on the bundled agent20 evalset on the
+CPU (vLLM when importable, else transformers), written to runs/smollm2-135m/.
+Rerunning the same command reuses every cached generation; a killed run resumes.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
 
+from loragate.errors import BadInput, Problem
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate run: not implemented yet", err=True)
-    raise typer.Exit(2)
+
+def parse_adapter_option(values: list[str]) -> dict[str, str]:
+    """`NAME=PATH` (or a bare `PATH`, named after its folder) -> {name: path}."""
+    out: dict[str, str] = {}
+    for value in values:
+        if "=" in value:
+            name, path = value.split("=", 1)
+        else:
+            path = value
+            name = Path(value.rstrip("/")).name
+        name, path = name.strip(), path.strip()
+        if not name or not path:
+            raise BadInput(
+                f"--adapter {value!r}: expected NAME=PATH",
+                [
+                    Problem(
+                        "--adapter", "empty name or path", fix="write --adapter round2=./out/round2"
+                    )
+                ],
+            )
+        if name in out:
+            raise BadInput(
+                f"--adapter: the name {name!r} is given twice",
+                [
+                    Problem(
+                        "--adapter",
+                        f"duplicate name {name!r}",
+                        fix="give each adapter its own name",
+                    )
+                ],
+            )
+        out[name] = path
+    return out
+
+
+def command(
+    config: Annotated[
+        Path | None, typer.Option("--config", "-c", help="Run config YAML (see configs/).")
+    ] = None,
+    adapter: Annotated[
+        list[str] | None,
+        typer.Option("--adapter", "-a", help="LoRA adapter as NAME=PATH; repeat for several."),
+    ] = None,
+    base: Annotated[
+        bool | None,
+        typer.Option("--base/--no-base", help="Also evaluate the bare base model (default on)."),
+    ] = None,
+    samples: Annotated[
+        int | None, typer.Option("--samples", "-k", min=1, help="Samples per entry and adapter.")
+    ] = None,
+    temperature: Annotated[
+        float | None, typer.Option("--temperature", help="Sampling temperature (0 = greedy).")
+    ] = None,
+    max_new_tokens: Annotated[
+        int | None, typer.Option("--max-new-tokens", min=1, help="Tokens generated at most.")
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", "-b", help="vllm | hf | openai | replay | auto")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Base model folder or hub id (overrides config).")
+    ] = None,
+    evalset: Annotated[str | None, typer.Option("--evalset", help="Evalset folder.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run folder (default runs/<name>).")
+    ] = None,
+    allow_pickle: Annotated[
+        bool, typer.Option("--allow-pickle", help="Accept adapter_model.bin (pickle) weights.")
+    ] = False,
+    ignore_base_mismatch: Annotated[
+        bool,
+        typer.Option(
+            "--ignore-base-mismatch", help="Accept adapters trained on another base name."
+        ),
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N entries.")
+    ] = None,
+    families: Annotated[
+        str | None, typer.Option("--families", help="Only these families, comma-separated.")
+    ] = None,
+    parse_mode: Annotated[
+        str | None, typer.Option("--parse-mode", help="strict | repaired")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Generate over an evalset with a base model and LoRA adapters, then score it."""
+    from rich.console import Console
+
+    overrides: dict[str, Any] = {
+        "sampling.samples": samples,
+        "sampling.temperature": temperature,
+        "sampling.max_new_tokens": max_new_tokens,
+        "backend": backend,
+        "evalset": evalset,
+        "out": str(out) if out is not None else None,
+        "include_base": base,
+        "parse_mode": parse_mode,
+        "allow_pickle": True if allow_pickle else None,
+        "ignore_base_mismatch": True if ignore_base_mismatch else None,
+    }
+    if model is not None:
+        overrides["model"] = model
+        overrides["embedded"] = None
+    if adapter:
+        overrides["adapters"] = parse_adapter_option(adapter)
+    cfg = _load(config, overrides)
+    family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
+    console = Console(stderr=True)
+    run_and_report(
+        cfg, config_path=config, limit=limit, families=family_list, console=console, quiet=quiet
+    )
+
+
+def _load(config: Path | None, overrides: dict[str, Any]) -> Any:
+    from loragate.config import load_config
+
+    embedded_cleared = "embedded" in overrides and overrides["embedded"] is None
+    cfg = load_config(config, {k: v for k, v in overrides.items() if k != "embedded"})
+    if embedded_cleared and cfg.embedded is not None:
+        cfg = cfg.model_copy(update={"embedded": None})
+    return cfg
+
+
+def run_and_report(
+    cfg: Any,
+    *,
+    config_path: Path | None,
+    limit: int | None,
+    families: list[str] | None,
+    console: Any,
+    quiet: bool = False,
+) -> Any:
+    """Plan, generate with a progress bar, score with `finish_run`, print the tables.
+    Returns the `ScoredRun`."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from loragate.pipeline import execute_run, plan_run
+    from loragate.report import print_summary
+    from loragate.runfolder import GENERATIONS
+    from loragate.scoring import finish_run
+
+    plan = plan_run(cfg, config_path=config_path, limit=limit, families=families)
+    pending = len(plan.pending)
+    console.print(
+        f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
+        f"evalset {plan.evalset.name} ({len(plan.evalset.entries)} entries)  "
+        f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
+        f"{' + base' if cfg.include_base else ''}  -> {plan.out_dir}"
+    )
+    console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
+    progress = Progress(
+        TextColumn("generating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=quiet or pending == 0,
+    )
+    with progress:
+        task = progress.add_task("generate", total=pending)
+        outcome = execute_run(plan, on_records=lambda rs: progress.advance(task, len(rs)))
+    scored = finish_run(
+        plan.evalset,
+        outcome.records,
+        plan.out_dir,
+        cfg.parse_mode,
+        k=cfg.sampling.samples,
+        source=None,
+    )
+    print_summary(scored.summary, Console() if console.stderr else console)
+    console.print(
+        f"generated {outcome.generated}, reused {outcome.cached}; "
+        f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md"
+    )
+    return scored

@@ -1,0 +1,220 @@
+"""Run configuration: YAML (`yaml.safe_load`) into validated models; the CLI overrides.
+
+Every model forbids unknown keys, so a typo in a config file fails loudly with the
+file and field named. Nothing in a config runs code. See `configs/*.yaml`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from loragate.errors import BadInput, Problem
+
+Backend = Literal["vllm", "hf", "openai", "replay", "auto"]
+Dtype = Literal["auto", "float32", "bfloat16", "float16"]
+ParseMode = Literal["strict", "repaired"]
+EMBEDDED_MODELS = ("smollm2-135m",)
+
+
+class SamplingConfig(BaseModel):
+    """How samples are drawn. `samples = 1` with `temperature = 0` is greedy decoding."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    samples: int = Field(default=1, ge=1, le=1000, description="k: samples per entry and adapter")
+    temperature: float = Field(default=0.0, ge=0.0, le=5.0, description="0 = greedy")
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_new_tokens: int = Field(default=192, ge=1, le=32768, description="tokens generated at most")
+    seed: int = Field(default=0, ge=0, description="engine seed; per-sample seeds derive from it")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+class VllmOptions(BaseModel):
+    """Options of the `vllm` backend (`vllm.LLM`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_model_len: int | None = Field(
+        default=4096, ge=256, description="tokens; None = model's own"
+    )
+    kv_cache_gib: int = Field(
+        default=2, ge=1, description="CPU only: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)"
+    )
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    enable_prefix_caching: bool = True
+    max_lora_rank: int | None = Field(
+        default=None, ge=1, description="engine's max LoRA rank; None = the largest adapter rank"
+    )
+    max_num_seqs: int | None = Field(default=None, ge=1, description="None = vLLM's default")
+    enforce_eager: bool | None = Field(default=None, description="None = eager on CPU only")
+    cpu_threads_bind: str | None = Field(
+        default=None,
+        description="CPU only: VLLM_CPU_OMP_THREADS_BIND (`0-1`, `nobind`); None = vLLM's "
+        "`auto`, which on x86 binds one core per physical core and reserves one",
+    )
+
+
+class HfOptions(BaseModel):
+    """Options of the `hf` backend (transformers + peft)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    batch_size: int = Field(default=8, ge=1, description="prompts per generate call")
+    device: str = Field(
+        default="auto", description="`auto` (cuda if available), `cpu`, `cuda:0`, ..."
+    )
+
+
+class OpenAIOptions(BaseModel):
+    """Options of the `openai` backend (an OpenAI-compatible server, e.g. `vllm serve`).
+
+    The base model is requested as `served_model` (default: `model`); an adapter is
+    requested under its own name, as `vllm serve ... --lora-modules NAME=PATH` serves it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(default="http://localhost:8000/v1", description="ends in /v1")
+    api_key_env: str | None = Field(
+        default=None,
+        description="name of the environment variable holding the API key (never the key)",
+    )
+    served_model: str | None = Field(default=None, description="server-side name of the base model")
+    concurrency: int = Field(default=8, ge=1, le=512, description="requests in flight")
+    timeout_s: float = Field(default=120.0, gt=0, description="per request, seconds")
+    max_retries: int = Field(default=3, ge=0, le=20, description="per request, on 429/5xx/timeouts")
+
+
+class RunConfig(BaseModel):
+    """A `loragate run` configuration (YAML file, then CLI overrides)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, description="run name; default out folder runs/<name>")
+    model: str | None = Field(default=None, description="local folder or hub id of the base model")
+    embedded: Literal["smollm2-135m"] | None = Field(
+        default=None, description="use a model shipped in a PyPI package instead of `model`"
+    )
+    revision: str | None = Field(default=None, description="hub revision (commit) of `model`")
+    dtype: Dtype = Field(default="auto", description="auto = float32 on CPU, bfloat16 on GPU")
+    backend: Backend = "auto"
+    evalset: str = Field(default="evalsets/agent20", description="evalset folder")
+    chat_template: str | None = Field(
+        default=None,
+        description="Jinja template file (path, or a name in configs/templates/) "
+        "instead of the tokenizer's own",
+    )
+    enable_thinking: bool | None = Field(
+        default=None,
+        description="Qwen3 thinking switch passed to the chat template; None = not passed",
+    )
+    trust_remote_code: bool = False
+    sampling: SamplingConfig = Field(default_factory=lambda: SamplingConfig())
+    vllm: VllmOptions = Field(default_factory=lambda: VllmOptions())
+    hf: HfOptions = Field(default_factory=lambda: HfOptions())
+    openai: OpenAIOptions = Field(default_factory=lambda: OpenAIOptions())
+    adapters: dict[str, str] = Field(
+        default_factory=dict, description="adapter name -> folder (openai: may be server-only)"
+    )
+    include_base: bool = Field(default=True, description="also evaluate the bare base model")
+    parse_mode: ParseMode = "strict"
+    out: str | None = Field(
+        default=None, description="run folder; default runs/<name or timestamp>"
+    )
+    allow_pickle: bool = Field(
+        default=False, description="accept adapter_model.bin (pickle) weights"
+    )
+    ignore_base_mismatch: bool = False
+    generations: str | None = Field(default=None, description="replay backend: generations file")
+
+    @field_validator("adapters")
+    @classmethod
+    def _adapter_names(cls, value: dict[str, str]) -> dict[str, str]:
+        import re
+
+        for name in value:
+            if name == "base":
+                raise ValueError("`base` is reserved for the bare base model; rename the adapter")
+            if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", name):
+                raise ValueError(f"adapter name {name!r}: use letters, digits, `_.-` (max 64)")
+        return value
+
+    @property
+    def model_label(self) -> str:
+        """The model as written in the config (`embedded:NAME` or `model`)."""
+        if self.embedded:
+            return f"embedded:{self.embedded}"
+        return self.model or "(none)"
+
+
+def _problems(source: str, exc: ValidationError) -> list[Problem]:
+    return [
+        Problem(
+            source,
+            e["msg"],
+            field=".".join(str(x) for x in e["loc"]) or None,
+            fix="see configs/default.yaml for the accepted keys"
+            if e["type"] == "extra_forbidden"
+            else None,
+        )
+        for e in exc.errors()
+    ]
+
+
+def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """The config of `path` (or the defaults) with `overrides` applied on top.
+
+    `overrides` maps dotted field names to values (`{"sampling.samples": 4}`); `None`
+    values are skipped, so CLI options that were not given leave the file's values.
+    Raises `BadInput` naming the file and field of every problem.
+    """
+    raw: dict[str, Any] = {}
+    source = str(path) if path else "(defaults)"
+    if path is not None:
+        if not path.is_file():
+            raise BadInput(f"config file {path} does not exist")
+        try:
+            value = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise BadInput(f"{path}: not valid YAML: {exc}") from None
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            raise BadInput(f"{path}: the top level must be a mapping of config keys")
+        raw = value
+    for dotted, val in (overrides or {}).items():
+        if val is None:
+            continue
+        node = raw
+        *parents, leaf = dotted.split(".")
+        for p in parents:
+            child = node.get(p)
+            if not isinstance(child, dict):
+                child = {}
+                node[p] = child
+            node = child
+        if isinstance(val, dict) and isinstance(node.get(leaf), dict):
+            node[leaf] = {**node[leaf], **val}
+        else:
+            node[leaf] = val
+    try:
+        cfg = RunConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise BadInput(f"{source}: invalid run config", _problems(source, exc)) from None
+    if cfg.model and cfg.embedded:
+        raise BadInput(
+            f"{source}: both `model` and `embedded` are set",
+            [
+                Problem(
+                    source, "give one of them", field="model", fix="remove `embedded` or `model`"
+                )
+            ],
+        )
+    return cfg

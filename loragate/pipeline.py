@@ -1,0 +1,475 @@
+"""Generation orchestration behind `loragate run`: plan, reuse the cache, generate.
+
+`plan_run(config)` does everything that needs no model: loads the evalset, resolves
+the base model (converting the embedded default once), inspects every adapter,
+renders every prompt, computes every cache key, and reads the run folder's
+`generations.jsonl` to find what is already done. All bad input surfaces here, as
+`BadInput`, before any engine starts. `execute_run(plan)` then starts the runner
+only when something is left to generate, streams records into `generations.jsonl`
+(never writing a cache key twice) and returns the records of the run's jobs.
+
+Prompts: local backends (vllm, hf) get the chat-template rendering of
+`loragate.render`. Server backends (openai) and replay render nothing locally; their
+`PromptJob.prompt` is the canonical JSON of the request's messages and tools, so the
+cache key still changes whenever the request would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from loragate.adapters import VLLM_LORA_RANKS, inspect_adapters
+from loragate.config import RunConfig
+from loragate.errors import BadInput, Problem
+from loragate.evalset import Evalset, load_evalset
+from loragate.manifest import (
+    EvalsetRecord,
+    ModelRecord,
+    RunManifest,
+    adapter_record,
+    cache_key,
+    check_compatible,
+    git_revision,
+    host_info,
+    now_iso,
+    package_versions,
+    sample_seed,
+)
+from loragate.records import GenerationRecord
+from loragate.render import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
+from loragate.runfolder import (
+    GENERATIONS,
+    MANIFEST,
+    GenerationWriter,
+    atomic_write_json,
+    read_generations,
+    read_manifest,
+)
+from loragate.runners._base import BASE_ADAPTER, AdapterInfo, PromptJob, RunnerSetup
+
+LOCAL_BACKENDS = ("vllm", "hf")
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class RunPlan:
+    """A fully checked run: what to generate, what is cached, where it goes."""
+
+    config: RunConfig
+    backend: str
+    evalset: Evalset
+    """The evalset restricted to the selected entries (--limit / --families)."""
+    out_dir: Path
+    setup: RunnerSetup
+    jobs: list[PromptJob]
+    cached: dict[str, GenerationRecord]
+    """Records already in `generations.jsonl`, by cache key, for this run's jobs."""
+    manifest: RunManifest
+    renderer: ChatRenderer | None = None
+
+    @property
+    def pending(self) -> list[PromptJob]:
+        return [j for j in self.jobs if j.cache_key not in self.cached]
+
+
+@dataclass
+class RunOutcome:
+    records: list[GenerationRecord]
+    """One record per job, in job order."""
+    generated: int
+    cached: int
+    manifest: RunManifest
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_backend(backend: str) -> str:
+    """`auto` -> `vllm` when vLLM is importable, else `hf`."""
+    if backend != "auto":
+        return backend
+    return "vllm" if importlib.util.find_spec("vllm") is not None else "hf"
+
+
+def resolve_evalset_path(text: str) -> Path:
+    """The evalset folder: as given, or relative to the source tree (editable installs)."""
+    path = Path(text).expanduser()
+    if path.is_dir() or path.is_absolute():
+        return path
+    fallback = _REPO_ROOT / path
+    return fallback if fallback.is_dir() else path
+
+
+def select_entries(evalset: Evalset, *, families: list[str] | None, limit: int | None) -> Evalset:
+    """The evalset restricted to `families` (names) and then the first `limit` entries."""
+    entries = evalset.entries
+    if families:
+        known = sorted({e.family for e in entries})
+        unknown = [f for f in families if f not in known]
+        if unknown:
+            raise BadInput(
+                f"--families: {', '.join(unknown)} not in evalset {evalset.name}",
+                [
+                    Problem(
+                        "--families",
+                        f"unknown family {f!r}",
+                        fix=f"use some of: {', '.join(known)}",
+                    )
+                    for f in unknown
+                ],
+            )
+        entries = [e for e in entries if e.family in families]
+    if limit is not None:
+        if limit < 1:
+            raise BadInput("--limit must be at least 1")
+        entries = entries[:limit]
+    if len(entries) == len(evalset.entries):
+        return evalset
+    expects = {e.id: evalset.expects[e.id] for e in entries}
+    return dataclasses.replace(evalset, entries=entries, expects=expects, by_id={})
+
+
+def default_run_name(config: RunConfig, config_path: Path | None) -> str:
+    """The run folder name: `name`, else the config file's stem, else the model's."""
+    if config.name:
+        return config.name
+    if config_path is not None:
+        return config_path.stem
+    label = config.embedded or (config.model or "run")
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", label.rstrip("/").rsplit("/", 1)[-1]).strip("-")
+    return slug or datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+@dataclass(frozen=True)
+class _Model:
+    path: str
+    id: str
+    revision: str | None
+    aliases: tuple[str, ...]
+    chat_template: str | None
+    source_sha256: str | None = None
+
+
+def _resolve_model(config: RunConfig, backend: str) -> _Model:
+    embedded = config.embedded
+    if config.model is None and embedded is None:
+        embedded = "smollm2-135m"
+    if embedded is not None:
+        from loragate.embedded import EMBEDDED, embedded_checkpoint, embedded_info
+
+        spec = EMBEDDED[embedded]
+        if backend in LOCAL_BACKENDS:
+            emb_path = str(embedded_checkpoint(embedded))
+            source_sha = embedded_info(embedded).get("source_sha256")
+        else:
+            emb_path, source_sha = spec.hub_id, None
+        return _Model(
+            path=emb_path,
+            id=f"embedded:{embedded}",
+            revision=None,
+            aliases=(f"embedded:{embedded}", spec.hub_id, emb_path),
+            chat_template=config.chat_template or spec.chat_template,
+            source_sha256=source_sha,
+        )
+    model = config.model or ""
+    local = Path(model).expanduser()
+    aliases: list[str] = [model]
+    path: str = model
+    if local.is_dir():
+        path = str(local.resolve())
+        aliases.append(path)
+        cfg_file = local / "config.json"
+        if cfg_file.is_file():
+            try:
+                inner = json.loads(cfg_file.read_text(encoding="utf-8")).get("_name_or_path")
+            except (ValueError, AttributeError):
+                inner = None
+            if isinstance(inner, str) and inner:
+                aliases.append(inner)
+    elif backend in LOCAL_BACKENDS and (model.startswith((".", "/", "~")) or local.exists()):
+        raise BadInput(
+            f"model folder {model} does not exist",
+            [Problem("config", f"{model} is not a folder", field="model", fix="check the path")],
+        )
+    return _Model(
+        path=path,
+        id=model,
+        revision=config.revision,
+        aliases=tuple(aliases),
+        chat_template=config.chat_template,
+    )
+
+
+def _adapters(config: RunConfig, backend: str, model: _Model) -> list[AdapterInfo]:
+    max_rank: int | None = None
+    if backend == "vllm":
+        max_rank = config.vllm.max_lora_rank or VLLM_LORA_RANKS[-1]
+        if config.vllm.max_lora_rank is not None and max_rank not in VLLM_LORA_RANKS:
+            raise BadInput(
+                f"vllm.max_lora_rank {max_rank} is not a rank vLLM accepts",
+                [
+                    Problem(
+                        "config",
+                        f"{max_rank} not allowed",
+                        field="vllm.max_lora_rank",
+                        fix=f"use one of {', '.join(map(str, VLLM_LORA_RANKS))}",
+                    )
+                ],
+            )
+    return inspect_adapters(
+        config.adapters,
+        base_aliases=model.aliases,
+        max_rank=max_rank,
+        allow_pickle=config.allow_pickle,
+        ignore_base_mismatch=config.ignore_base_mismatch,
+        server_side_ok=backend == "openai",
+    )
+
+
+def _canonical_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+    return json.dumps({"messages": messages, "tools": tools}, sort_keys=True, ensure_ascii=False)
+
+
+def build_jobs(
+    evalset: Evalset,
+    *,
+    renderer: ChatRenderer | None,
+    config: RunConfig,
+    model_id: str,
+    revision: str | None,
+    adapters: list[AdapterInfo],
+) -> list[PromptJob]:
+    """Every (entry, adapter, sample) job, entry-major, with prompts and cache keys."""
+    tools = evalset.toolset.as_openai()
+    sampling = config.sampling.model_dump()
+    k = config.sampling.samples
+    variants: list[AdapterInfo | None] = [None] if config.include_base else []
+    variants += adapters
+    if not variants:
+        raise BadInput(
+            "nothing to evaluate: --no-base and no adapters",
+            [Problem("command line", "no model variant", fix="drop --no-base or add --adapter")],
+        )
+    jobs: list[PromptJob] = []
+    for entry in evalset.entries:
+        server_messages = evalset_messages(evalset, entry, arguments_as="str")
+        if renderer is not None:
+            prompt = renderer.render_prompt(evalset_messages(evalset, entry), tools)
+        else:
+            prompt = _canonical_request(server_messages, tools)
+        sha = prompt_sha256(prompt)
+        for adapter in variants:
+            for sample in range(k):
+                jobs.append(
+                    PromptJob(
+                        entry_id=entry.id,
+                        adapter=adapter.name if adapter else BASE_ADAPTER,
+                        sample=sample,
+                        prompt=prompt,
+                        messages=server_messages,
+                        prompt_sha256=sha,
+                        cache_key=cache_key(
+                            prompt_sha256=sha,
+                            model_id=model_id,
+                            revision=revision,
+                            adapter=adapter,
+                            sampling=sampling,
+                            sample=sample,
+                        ),
+                        seed=None
+                        if config.sampling.greedy
+                        else sample_seed(config.sampling.seed, sha, sample),
+                    )
+                )
+    return jobs
+
+
+def plan_run(
+    config: RunConfig,
+    *,
+    config_path: Path | None = None,
+    limit: int | None = None,
+    families: list[str] | None = None,
+) -> RunPlan:
+    """Check everything and work out what to generate; loads no model."""
+    backend = resolve_backend(config.backend)
+    full = load_evalset(resolve_evalset_path(config.evalset))
+    evalset = select_entries(full, families=families, limit=limit)
+    model = _resolve_model(config, backend)
+    if os.path.isdir(model.path):
+        # Local weights: make sure nothing reaches for a hub (tokenizer, engine workers).
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    adapters = _adapters(config, backend, model)
+    renderer: ChatRenderer | None = None
+    if backend in LOCAL_BACKENDS:
+        renderer = load_renderer(
+            model.path,
+            chat_template=model.chat_template,
+            enable_thinking=config.enable_thinking,
+            trust_remote_code=config.trust_remote_code,
+            revision=None if os.path.isdir(model.path) else model.revision,
+        )
+    jobs = build_jobs(
+        evalset,
+        renderer=renderer,
+        config=config,
+        model_id=model.id,
+        revision=model.revision,
+        adapters=adapters,
+    )
+    out_dir = Path(config.out or Path("runs") / default_run_name(config, config_path))
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInput(f"--out {out_dir} exists and is not a folder")
+    engine_opts: dict[str, Any] = {}
+    if backend in ("vllm", "hf", "openai"):
+        engine_opts = getattr(config, backend).model_dump()
+    manifest = RunManifest(
+        model=ModelRecord(
+            id=model.id,
+            revision=model.revision,
+            path=model.path,
+            source_sha256=model.source_sha256,
+            dtype=config.dtype,
+        ),
+        adapters=[adapter_record(a) for a in adapters],
+        include_base=config.include_base,
+        evalset=EvalsetRecord(
+            name=full.name, version=full.version, sha256=full.sha256, path=str(full.root)
+        ),
+        entries=len(evalset.entries),
+        sampling=config.sampling.model_dump(),
+        seed=config.sampling.seed,
+        backend=backend,
+        chat_template=renderer.source if renderer else "(server)",
+        chat_template_sha256=renderer.template_sha256 if renderer else "",
+        enable_thinking=config.enable_thinking,
+        engine=engine_opts,
+        packages=package_versions(),
+        git_revision=git_revision(),
+        host=host_info(),
+        started_at=now_iso(),
+        jobs=len(jobs),
+    )
+    check_compatible(read_manifest(out_dir) if out_dir.is_dir() else {}, manifest, out_dir)
+    wanted = {j.cache_key for j in jobs}
+    cached: dict[str, GenerationRecord] = {}
+    gen_path = out_dir / GENERATIONS
+    if gen_path.is_file():
+        for record in read_generations(gen_path, tolerate_torn_tail=True):
+            key = record.cache_key
+            if key is not None and key in wanted and key not in cached:
+                cached[key] = record
+    manifest.cached = len(cached)
+    setup = RunnerSetup(
+        config=config,
+        model_path=model.path,
+        model_id=model.id,
+        adapters=tuple(adapters),
+        tools=evalset.toolset.as_openai(),
+        generations_file=Path(config.generations) if config.generations else None,
+    )
+    return RunPlan(
+        config=config,
+        backend=backend,
+        evalset=evalset,
+        out_dir=out_dir,
+        setup=setup,
+        jobs=jobs,
+        cached=cached,
+        manifest=manifest,
+        renderer=renderer,
+    )
+
+
+def drop_torn_tail(path: Path) -> int:
+    """Cut a partial last line (a write cut short by a kill) off `path`; bytes removed.
+
+    Appending after it would turn the fragment into a corrupt line in the middle of
+    the file, which later reads rightly refuse.
+    """
+    if not path.is_file() or path.stat().st_size == 0:
+        return 0
+    size = path.stat().st_size
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return 0
+        keep, pos, chunk = 0, size, 1 << 16
+        while pos > 0:  # scan back for the last newline
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            idx = fh.read(pos - start).rfind(b"\n")
+            if idx >= 0:
+                keep = start + idx + 1
+                break
+            pos = start
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return size - keep
+
+
+def execute_run(
+    plan: RunPlan,
+    *,
+    on_records: Callable[[list[GenerationRecord]], None] | None = None,
+) -> RunOutcome:
+    """Generate the pending jobs (starting the runner only if there are any) and
+    return one record per job. `on_records` sees each persisted batch (progress)."""
+    from loragate.runners import get_runner
+
+    plan.out_dir.mkdir(parents=True, exist_ok=True)
+    manifest = plan.manifest
+    atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
+    pending = plan.pending
+    done: dict[str, GenerationRecord] = dict(plan.cached)
+    generated = 0
+    if pending:
+        wanted = {j.cache_key for j in pending}
+        drop_torn_tail(plan.out_dir / GENERATIONS)
+        with GenerationWriter(plan.out_dir / GENERATIONS) as writer:
+
+            def sink(records: list[GenerationRecord]) -> None:
+                nonlocal generated
+                # A runner that answers a job twice, or one it was not given, must not
+                # put a duplicate into the cache: keep the first record per cache key.
+                fresh: dict[str, GenerationRecord] = {}
+                for r in records:
+                    key = r.cache_key
+                    if key is not None and key in wanted and key not in done:
+                        fresh.setdefault(key, r)
+                if not fresh:
+                    return
+                writer.append(fresh.values())
+                done.update(fresh)
+                generated += len(fresh)
+                if on_records is not None:
+                    on_records(list(fresh.values()))
+
+            runner = get_runner(plan.backend)(plan.setup)
+            try:
+                runner.generate(pending, sink)
+            finally:
+                runner.close()
+    missing = [j for j in plan.jobs if j.cache_key not in done]
+    if missing:
+        raise RuntimeError(
+            f"the {plan.backend} runner returned no generation for {len(missing)} job(s), "
+            f"e.g. {missing[0].entry_id}/{missing[0].adapter}/{missing[0].sample}"
+        )
+    manifest.generated = generated
+    manifest.finished_at = now_iso()
+    atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
+    return RunOutcome(
+        records=[done[j.cache_key] for j in plan.jobs],
+        generated=generated,
+        cached=len(plan.cached),
+        manifest=manifest,
+    )

@@ -1,0 +1,62 @@
+"""Generation backends, looked up by name: `vllm`, `hf`, `openai`, `replay`.
+
+Each backend is a module of this package exposing `create(setup) -> Runner`; the
+module is imported only when its runner is asked for, so `import loragate.runners`
+pulls in no torch, vLLM or HTTP client. The contract is in `loragate.runners._base`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable
+from typing import cast
+
+from loragate.errors import BadInput
+from loragate.runners._base import (
+    BASE_ADAPTER,
+    AdapterInfo,
+    PromptJob,
+    Runner,
+    RunnerSetup,
+    Sink,
+)
+
+RUNNERS: dict[str, str] = {
+    "vllm": "loragate.runners.vllm",
+    "hf": "loragate.runners.hf",
+    "openai": "loragate.runners.openai",
+    "replay": "loragate.runners.replay",
+}
+"""Registry name -> module exposing `create(setup: RunnerSetup) -> Runner`."""
+
+RunnerFactory = Callable[[RunnerSetup], Runner]
+
+
+def runner_names() -> list[str]:
+    return sorted(RUNNERS)
+
+
+def get_runner(name: str) -> RunnerFactory:
+    """The factory of the runner `name`; `BadInput` with suggestions for unknown names."""
+    module_name = RUNNERS.get(name)
+    if module_name is None:
+        close = difflib.get_close_matches(name, RUNNERS, n=1)
+        hint = f"did you mean `{close[0]}`? " if close else ""
+        raise BadInput(f"unknown backend `{name}`: {hint}available: {', '.join(runner_names())}")
+    module = importlib.import_module(module_name)
+    return cast(RunnerFactory, module.create)
+
+
+__all__ = [
+    "BASE_ADAPTER",
+    "RUNNERS",
+    "AdapterInfo",
+    "PromptJob",
+    "Runner",
+    "RunnerFactory",
+    "RunnerSetup",
+    "Sink",
+    "get_runner",
+    "runner_names",
+]

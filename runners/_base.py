@@ -1,0 +1,157 @@
+"""The runner contract: what every generation backend receives and must do.
+
+A runner turns `PromptJob`s into `GenerationRecord`s. The orchestrator
+(`loragate run`) renders the prompts, computes the cache keys, drops the jobs whose
+key is already in `generations.jsonl`, and hands the rest to one `Runner.generate`
+call. The runner calls `sink` with records as they complete (one or many at a time);
+the sink appends them to `generations.jsonl` and flushes, so a killed run loses at
+most what the runner had not yet handed to the sink.
+
+One job is one sample: an entry with k samples and two adapters is 2 * k jobs. A
+runner never invents or drops sample indices: each record it emits is made from its
+job with `PromptJob.record(...)`, which copies `entry_id`, `adapter`, `sample`,
+`prompt_sha256` and `cache_key`.
+
+Factories: each backend module (`loragate.runners.vllm`, `.hf`, `.openai`,
+`.replay`) exposes `create(setup: RunnerSetup) -> Runner` and imports its heavy
+dependency inside `create` (or later), never at module import time.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loragate.records import GenerationRecord
+
+if TYPE_CHECKING:
+    from loragate.config import RunConfig
+
+BASE_ADAPTER = "base"
+"""Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
+
+Sink = Callable[[list[GenerationRecord]], None]
+"""Receives finished records; it persists them (append + flush + fsync) before returning."""
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """A LoRA adapter as inspected on disk before any model loads (`loragate.adapters`).
+
+    For the `openai` backend an adapter may live only on the server; then `path` is
+    `None` and the inspected fields are `None` too.
+    """
+
+    name: str
+    """Name used on the command line, in records and (openai) as the served model name."""
+    path: Path | None
+    sha256: str | None = None
+    """sha256 over the adapter's weight files (hex)."""
+    rank: int | None = None
+    alpha: float | None = None
+    target_modules: tuple[str, ...] = ()
+    base_model_name_or_path: str | None = None
+    weights_format: str | None = None
+    """`safetensors` or `pickle` (`adapter_model.bin`)."""
+
+    @property
+    def cache_identity(self) -> str:
+        """What identifies the adapter's weights in a cache key (sha256, else `served:NAME`)."""
+        return self.sha256 or f"served:{self.name}"
+
+
+@dataclass(frozen=True)
+class PromptJob:
+    """One sample to generate: an entry, rendered for the model, under one adapter."""
+
+    entry_id: str
+    adapter: str
+    """An `AdapterInfo.name`, or `BASE_ADAPTER` for the bare base model."""
+    sample: int
+    """Sample index 0..k-1."""
+    prompt: str
+    """The fully rendered prompt text (chat template + tools + generation prompt)."""
+    messages: list[dict[str, Any]]
+    """OpenAI chat messages incl. the system prompt, tool-call arguments as JSON strings
+    (what an OpenAI-compatible server takes); the tools are on `RunnerSetup.tools`."""
+    prompt_sha256: str
+    """sha256 (hex) of `prompt` encoded as UTF-8."""
+    cache_key: str
+    """sha256 over (prompt, model, adapter weights, sampling, sample); see `loragate.manifest`."""
+    seed: int | None = None
+    """Per-sample seed for backends that take one per request (`None` when greedy).
+    The same (entry, sample) has the same seed under every adapter, so paired
+    comparisons see the same random stream."""
+
+    def record(
+        self,
+        text: str,
+        *,
+        finish_reason: str | None = None,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+    ) -> GenerationRecord:
+        """The `GenerationRecord` of this job with the generated `text`."""
+        return GenerationRecord(
+            entry_id=self.entry_id,
+            adapter=self.adapter,
+            sample=self.sample,
+            text=text,
+            finish_reason=finish_reason,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            prompt_sha256=self.prompt_sha256,
+            cache_key=self.cache_key,
+        )
+
+
+@dataclass(frozen=True)
+class RunnerSetup:
+    """Everything a runner factory needs; built by the orchestrator after all checks."""
+
+    config: RunConfig
+    """The validated run config (sampling, engine and openai options, dtype, ...)."""
+    model_path: str
+    """What to load: a local folder (the embedded checkpoint, a user path) or a hub id."""
+    model_id: str
+    """How the model is named in manifests and cache keys (`embedded:smollm2-135m`, a hub id)."""
+    adapters: tuple[AdapterInfo, ...]
+    """The LoRA adapters to serve (never includes the base model)."""
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    """The evalset's tools in OpenAI form (for servers; local runners use `prompt`)."""
+    generations_file: Path | None = None
+    """The `replay` backend's input file."""
+
+    def adapter(self, name: str) -> AdapterInfo | None:
+        """The adapter of that name; `None` for `BASE_ADAPTER`."""
+        for a in self.adapters:
+            if a.name == name:
+                return a
+        return None
+
+
+class Runner(ABC):
+    """A generation backend. Use as a context manager or call `close()`."""
+
+    name: str = "runner"
+    """Registry name (`vllm`, `hf`, `openai`, `replay`)."""
+
+    @abstractmethod
+    def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
+        """Generate every job and hand each record to `sink` as soon as it is done.
+
+        Every job yields exactly one record (made with `job.record(...)`), in any
+        order. Errors that doom the whole run raise; a runner does not swallow them.
+        """
+
+    def close(self) -> None:  # noqa: B027 - optional hook, most runners free memory here
+        """Release the engine, model or connections. Idempotent."""
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

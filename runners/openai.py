@@ -1,0 +1,696 @@
+"""The `openai` backend: generate through any OpenAI-compatible chat-completions server.
+
+Typical server (vLLM; the base model and every adapter are served models):
+
+    vllm serve Qwen/Qwen3-4B --enable-lora --max-lora-rank 32 \\
+        --lora-modules round1=./adapters/round1 round2=./adapters/round2 \\
+        --enable-auto-tool-choice --tool-call-parser hermes \\
+        [--chat-template configs/templates/chatml-tools.jinja]
+
+A job for the base model is sent with `model = <served base name>` (config
+`openai.served_model`, else `model`); a job for an adapter is sent with
+`model = <adapter name>`, the name given to `--lora-modules`. Each request carries the
+entry's messages (system prompt included, tool-call arguments as JSON strings) and
+the evalset's tools. The server renders the prompt with *its* chat template, so start
+it with the same template the local backends use if the runs are to be compared.
+vLLM refuses requests with `tools` unless it runs a tool parser
+(`--enable-auto-tool-choice --tool-call-parser ...`); without one, send
+`tool_choice: "none"` through `extra_body`: vLLM still renders the tools into the
+prompt and returns the raw text.
+
+Output normalisation: a server that runs a tool parser returns structured
+`tool_calls` and strips the blocks from `content`; one without returns the raw text.
+Both become the raw form loragate's parser reads: the content, then one
+`<tool_call>{"name": ..., "arguments": {...}}</tool_call>` block per structured call
+(`message_text`). A `reasoning_content` / `reasoning` field is put back as a leading
+`<think>` block, which the parser ignores.
+
+Samples (k > 1), two ways:
+- `samples_via="requests"` (default): one request per sample, each with the job's
+  per-sample `seed` (the same (entry, sample) gets the same seed under every adapter,
+  so paired comparisons share a random stream; greedy jobs carry no seed).
+  `send_seed=False` leaves the seed out, for servers that refuse it. vLLM's CPU build
+  (0.32) honours seeds but kills its engine when a seeded request's prefill is split
+  by chunked prefill; serve it with `--no-enable-chunked-prefill
+  --max-num-batched-tokens N` (N >= `--max-model-len`) or turn seeds off.
+- `samples_via="n"`: one request per (entry, adapter) with `n` = the samples still
+  missing (and the first job's seed). Fewer requests and one prefill, but
+  `usage.completion_tokens` then covers all choices, so per-sample
+  `completion_tokens` is left `None`.
+
+Reliability: at most `concurrency` requests are in flight (a fixed pool of workers).
+429, 408, 5xx, connection errors and timeouts are retried up to `max_retries` times
+with exponential backoff and jitter (a `Retry-After` header is honoured, capped);
+other answers are not retried. A request that still fails, a server answer that is
+not a chat completion, or a sink error stops the run: the other requests are
+cancelled, and everything already handed to the sink stays in `generations.jsonl`,
+so a rerun resumes from there. Every job is handed to the sink at most once. A
+request is bounded in time by `(max_retries + 1) * timeout_s` plus the backoff
+delays (at most `max_retries * RetryPolicy.max_delay_s`).
+
+Config: `openai.base_url`, `api_key_env`, `served_model`, `concurrency`, `timeout_s`,
+`max_retries`; `samples_via`, `send_seed` and `extra_body` are read from the
+`openai` block when it defines them, else take the defaults above.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import email.utils
+import json
+import os
+import random
+import time
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass, field
+from datetime import timezone
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from loragate.errors import BadInput, LoragateError, MissingDependency, Problem
+from loragate.records import GenerationRecord
+from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+
+if TYPE_CHECKING:
+    import httpx
+
+    from loragate.config import SamplingConfig
+
+SamplesVia = Literal["requests", "n"]
+T = TypeVar("T")
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+"""HTTP statuses worth retrying: rate limits, overload, gateway and transient errors.
+Any other 5xx is retried too (see `_retryable_status`)."""
+
+_EXCERPT_CHARS = 300
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How failed requests are retried. Times in seconds."""
+
+    max_retries: int = 3
+    """Retries after the first attempt (so at most `max_retries + 1` attempts)."""
+    base_delay_s: float = 0.5
+    """Delay before the first retry; doubles with each retry."""
+    max_delay_s: float = 20.0
+    """Cap of one backoff delay (and of a server's `Retry-After`)."""
+
+    def delay(self, retry: int, retry_after_s: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry number `retry` (0-based).
+
+        Exponential backoff with "equal jitter" (half fixed, half random) so that
+        concurrent workers that failed together do not retry together; a server's
+        `Retry-After` is a floor, capped at `max_delay_s`.
+        """
+        backoff = min(self.max_delay_s, self.base_delay_s * (2.0**retry))
+        jittered = backoff / 2 + rng.uniform(0.0, backoff / 2)
+        if retry_after_s is not None:
+            return min(self.max_delay_s, max(retry_after_s, jittered))
+        return jittered
+
+
+@dataclass
+class OpenAIStats:
+    """Counters of one runner (accumulated over `generate` calls)."""
+
+    requests: int = 0
+    """HTTP attempts of chat completions, retries included."""
+    retries: int = 0
+    jobs_done: int = 0
+    """Jobs handed to the sink."""
+    max_in_flight: int = 0
+    """Most chat-completion requests open at the same time."""
+    elapsed_s: float = 0.0
+    """Wall time spent in `generate`, seconds."""
+    status_counts: dict[str, int] = field(default_factory=dict)
+    """Attempts per outcome: an HTTP status (`"200"`, `"429"`) or a transport error name."""
+
+    @property
+    def jobs_per_s(self) -> float:
+        return self.jobs_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+
+class ServerUnavailable(BadInput):
+    """The server could not be reached or kept failing after every retry."""
+
+
+class ServerAnswerInvalid(BadInput):
+    """The server answered something that is not a usable chat completion."""
+
+
+# -- output normalisation (pure) ---------------------------------------------------
+
+
+def _call_block(name: Any, arguments: Any) -> str:
+    """One `<tool_call>` block. Arguments that are a JSON string are decoded to an object;
+    a string that is not JSON is inserted raw, so the parser sees exactly what the model
+    produced (unparseable strictly, perhaps repairable)."""
+    name_json = json.dumps(name if isinstance(name, str) else str(name), ensure_ascii=False)
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return f'<tool_call>\n{{"name": {name_json}, "arguments": {arguments}}}\n</tool_call>'
+        arguments = decoded
+    if arguments is None:
+        arguments = {}
+    args_json = json.dumps(arguments, ensure_ascii=False)
+    return f'<tool_call>\n{{"name": {name_json}, "arguments": {args_json}}}\n</tool_call>'
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The raw text form of an OpenAI chat `message` that loragate's parser reads.
+
+    The content is kept as the model wrote it; structured `tool_calls` (or a legacy
+    `function_call`) are appended as `<tool_call>` blocks, one a line; a reasoning
+    field goes in front as a `<think>` block.
+    """
+    parts: list[str] = []
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        parts.append(f"<think>\n{reasoning}\n</think>")
+    content = message.get("content")
+    if isinstance(content, list):  # content parts (some servers): keep the text parts
+        content = "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("text")
+        )
+    if isinstance(content, str) and content:
+        parts.append(content)
+    calls = message.get("tool_calls")
+    if not calls and isinstance(message.get("function_call"), dict):
+        calls = [{"function": message["function_call"]}]
+    for call in calls if isinstance(calls, list) else []:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if isinstance(fn, dict):
+            parts.append(_call_block(fn.get("name", ""), fn.get("arguments")))
+    return "\n".join(parts)
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _excerpt(text: str) -> str:
+    text = text.strip().replace("\n", " ")
+    if len(text) > _EXCERPT_CHARS:
+        return text[:_EXCERPT_CHARS] + "..."
+    return text or "(empty body)"
+
+
+def _retryable_status(status: int) -> bool:
+    return status in RETRY_STATUS or 500 <= status < 600
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds from a `Retry-After` header (delta-seconds or an HTTP date); None if absent
+    or unreadable; never negative."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    current = now if now is not None else time.time()
+    return max(0.0, when.timestamp() - current)
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from sync code, also when an event loop already runs
+    in this thread (a notebook): then it runs on a fresh loop in a helper thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+# -- the runner ----------------------------------------------------------------------
+
+JobKey = tuple[str, str, int]
+
+
+def _job_key(job: PromptJob) -> JobKey:
+    return (job.entry_id, job.adapter, job.sample)
+
+
+class OpenAIRunner(Runner):
+    """Generates `PromptJob`s through an OpenAI-compatible `/chat/completions` endpoint."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        base_model: str,
+        sampling: SamplingConfig,
+        tools: list[dict[str, Any]] | None = None,
+        api_key: str | None = None,
+        concurrency: int = 8,
+        timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+        samples_via: SamplesVia = "requests",
+        send_seed: bool = True,
+        chat_template_kwargs: dict[str, Any] | None = None,
+        extra_body: dict[str, Any] | None = None,
+        check_models: bool = True,
+        rng: random.Random | None = None,
+    ) -> None:
+        """`base_url` ends in `/v1`; `base_model` is the served name of the bare base model.
+
+        `timeout_s` bounds one request (seconds); `extra_body` is merged into every
+        request body (server-specific options such as `top_k`); `check_models` asks
+        `/models` once before generating and fails early on a name the server does not
+        serve. `rng` drives the backoff jitter (tests pass a seeded one).
+        """
+        if not base_url.startswith(("http://", "https://")):
+            raise BadInput(
+                f"openai.base_url {base_url!r} is not an http(s) URL",
+                [
+                    Problem(
+                        "config",
+                        "must start with http:// or https://",
+                        field="openai.base_url",
+                        fix="e.g. http://localhost:8000/v1",
+                    )
+                ],
+            )
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.base_url = base_url.rstrip("/")
+        self.base_model = base_model
+        self.sampling = sampling
+        self.tools = list(tools or [])
+        self.api_key = api_key
+        self.concurrency = concurrency
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self.samples_via: SamplesVia = samples_via
+        self.send_seed = send_seed
+        self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.extra_body = dict(extra_body or {})
+        self.check_models = check_models
+        self.stats = OpenAIStats()
+        self._rng = rng or random.Random()
+        self._in_flight = 0
+        self._models_checked: set[str] = set()
+
+    # -- public API -------------------------------------------------------------------
+
+    @property
+    def chat_url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    @property
+    def models_url(self) -> str:
+        return f"{self.base_url}/models"
+
+    def served_name(self, adapter: str) -> str:
+        """The `model` field of a request for `adapter` (`base` -> the base model's name)."""
+        return self.base_model if adapter == BASE_ADAPTER else adapter
+
+    def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
+        seen: set[JobKey] = set()
+        for job in jobs:
+            key = _job_key(job)
+            if key in seen:
+                raise ValueError(
+                    f"job {key} appears twice; the orchestrator must pass each sample once"
+                )
+            seen.add(key)
+        if not jobs:
+            return
+        started = time.perf_counter()
+        try:
+            _run_sync(self._generate(list(jobs), sink))
+        finally:
+            self.stats.elapsed_s += time.perf_counter() - started
+
+    def close(self) -> None:
+        """Nothing persistent to free: each `generate` opens and closes its own client."""
+
+    # -- request building ---------------------------------------------------------------
+
+    def _groups(self, jobs: list[PromptJob]) -> list[list[PromptJob]]:
+        """Jobs sent together: one each, or (samples_via="n") all samples of one
+        (entry, adapter, prompt), sorted by sample index."""
+        if self.samples_via == "requests":
+            return [[j] for j in jobs]
+        grouped: dict[tuple[str, str, str], list[PromptJob]] = {}
+        for j in jobs:
+            grouped.setdefault((j.adapter, j.entry_id, j.prompt_sha256), []).append(j)
+        return [sorted(g, key=lambda j: j.sample) for g in grouped.values()]
+
+    def _payload(self, group: list[PromptJob]) -> dict[str, Any]:
+        first = group[0]
+        s = self.sampling
+        body: dict[str, Any] = {
+            "model": self.served_name(first.adapter),
+            "messages": first.messages,
+            "temperature": s.temperature,
+            "max_tokens": s.max_new_tokens,
+        }
+        if not s.greedy:
+            body["top_p"] = s.top_p
+        if self.tools:
+            body["tools"] = self.tools
+        if len(group) > 1:
+            body["n"] = len(group)
+        if self.send_seed and first.seed is not None:
+            body["seed"] = first.seed
+        if self.chat_template_kwargs:
+            body["chat_template_kwargs"] = self.chat_template_kwargs
+        body.update(self.extra_body)
+        return body
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    # -- async machinery ------------------------------------------------------------------
+
+    async def _generate(self, jobs: list[PromptJob], sink: Sink) -> None:
+        try:
+            import httpx
+        except ImportError:
+            raise MissingDependency("httpx (for the `openai` backend)", "openai") from None
+
+        timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0))
+        limits = httpx.Limits(
+            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
+        )
+        queue: asyncio.Queue[list[PromptJob]] = asyncio.Queue()
+        for group in self._groups(jobs):
+            queue.put_nowait(group)
+        emitted: set[JobKey] = set()
+        async with httpx.AsyncClient(
+            timeout=timeout, limits=limits, headers=self._headers()
+        ) as client:
+            if self.check_models:
+                await self._check_models(client, {self.served_name(j.adapter) for j in jobs})
+            workers = [
+                asyncio.create_task(self._worker(client, queue, sink, emitted))
+                for _ in range(min(self.concurrency, queue.qsize()))
+            ]
+            done, pending = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            for task in done:
+                exc = task.exception()
+                if exc is not None:
+                    raise exc
+
+    async def _worker(
+        self,
+        client: httpx.AsyncClient,
+        queue: asyncio.Queue[list[PromptJob]],
+        sink: Sink,
+        emitted: set[JobKey],
+    ) -> None:
+        while True:
+            try:
+                group = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            body = await self._chat(client, self._payload(group))
+            records = self._records(group, body)
+            fresh = [r for r, j in zip(records, group, strict=True) if _job_key(j) not in emitted]
+            for j in group:
+                emitted.add(_job_key(j))
+            if fresh:
+                sink(fresh)
+                self.stats.jobs_done += len(fresh)
+
+    def _records(self, group: list[PromptJob], body: Any) -> list[GenerationRecord]:
+        """One record per job of `group` out of a chat-completion body; raises
+        `ServerAnswerInvalid` when the body is not one."""
+        choices = body.get("choices") if isinstance(body, dict) else None
+        if not isinstance(choices, list) or len(choices) != len(group):
+            got = "no `choices` list" if not isinstance(choices, list) else f"{len(choices)}"
+            raise ServerAnswerInvalid(
+                f"{self.chat_url} answered 200 but not a chat completion with "
+                f"{len(group)} choice(s) (got {got}): {_excerpt(json.dumps(body)[:1000])}",
+                [
+                    Problem(
+                        self.chat_url,
+                        "unexpected response shape",
+                        fix="check that openai.base_url points at an OpenAI-compatible /v1 "
+                        "endpoint (and, with samples_via=n, that the server supports `n`)",
+                    )
+                ],
+            )
+        ordered: list[dict[str, Any]] = []
+        by_index = {c.get("index"): c for c in choices if isinstance(c, dict) and "index" in c}
+        for i in range(len(group)):
+            choice = by_index.get(i, choices[i])
+            if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+                raise ServerAnswerInvalid(
+                    f"{self.chat_url} answered a choice without a `message` object: "
+                    f"{_excerpt(json.dumps(choice)[:1000])}"
+                )
+            ordered.append(choice)
+        usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+        prompt_tokens = _int_or_none(usage.get("prompt_tokens"))
+        # With n > 1 the usage counts the completion tokens of all choices together.
+        completion_tokens = (
+            _int_or_none(usage.get("completion_tokens")) if len(group) == 1 else None
+        )
+        out: list[GenerationRecord] = []
+        for job, choice in zip(group, ordered, strict=True):
+            finish = choice.get("finish_reason")
+            out.append(
+                job.record(
+                    message_text(choice["message"]),
+                    finish_reason=finish if isinstance(finish, str) else None,
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens,
+                )
+            )
+        return out
+
+    async def _chat(self, client: httpx.AsyncClient, payload: dict[str, Any]) -> Any:
+        """POST one chat completion with retries; the decoded JSON body."""
+        response = await self._request(client, "POST", self.chat_url, payload, counted=True)
+        try:
+            return response.json()
+        except ValueError:
+            raise ServerAnswerInvalid(
+                f"{self.chat_url} answered {response.status_code} with a body that is not "
+                f"JSON: {_excerpt(response.text)}",
+                [
+                    Problem(
+                        self.chat_url,
+                        "not a JSON chat completion",
+                        fix="check that openai.base_url points at an OpenAI-compatible /v1 endpoint",
+                    )
+                ],
+            ) from None
+
+    async def _request(
+        self,
+        client: httpx.AsyncClient,
+        method: str,
+        url: str,
+        payload: dict[str, Any] | None,
+        *,
+        counted: bool,
+    ) -> httpx.Response:
+        """Send one request, retrying transient failures; a 2xx response or an error."""
+        import httpx
+
+        last = ""
+        attempts = self.retry.max_retries + 1
+        for attempt in range(attempts):
+            retry_after: float | None = None
+            if counted:
+                self.stats.requests += 1
+                self._in_flight += 1
+                self.stats.max_in_flight = max(self.stats.max_in_flight, self._in_flight)
+            try:
+                response = await client.request(method, url, json=payload)
+            except httpx.TransportError as exc:  # connect errors, timeouts, dropped connections
+                outcome = type(exc).__name__
+                last = f"{outcome}: {exc}" if str(exc) else outcome
+            else:
+                outcome = str(response.status_code)
+                if counted and (response.is_success or not _retryable_status(response.status_code)):
+                    self._count(outcome)
+                if response.is_success:
+                    return response
+                if not _retryable_status(response.status_code):
+                    raise self._rejected(url, payload, response)
+                last = f"HTTP {response.status_code}: {_excerpt(response.text)}"
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+            finally:
+                if counted:
+                    self._in_flight -= 1
+            if counted:
+                self._count(outcome)
+            if attempt + 1 < attempts:
+                if counted:
+                    self.stats.retries += 1
+                await asyncio.sleep(self.retry.delay(attempt, retry_after, self._rng))
+        fixes = [
+            "start the server (e.g. `vllm serve MODEL --enable-lora --lora-modules NAME=PATH`), "
+            "check openai.base_url, or raise openai.max_retries / openai.timeout_s; "
+            "generations finished so far are kept and a rerun resumes"
+        ]
+        if payload is not None and "seed" in payload and last.startswith("HTTP 5"):
+            fixes.append(
+                "vLLM's CPU build (0.32) kills its engine on a seeded request whose prefill "
+                "is split: serve with `--no-enable-chunked-prefill --max-num-batched-tokens "
+                "N` (N >= --max-model-len), or set openai.send_seed: false"
+            )
+        raise ServerUnavailable(
+            f"the server at {url} failed {attempts} time(s); last answer: {last}",
+            [Problem(url, "server unreachable or failing", fix=fix) for fix in fixes],
+        )
+
+    def _count(self, outcome: str) -> None:
+        self.stats.status_counts[outcome] = self.stats.status_counts.get(outcome, 0) + 1
+
+    def _rejected(
+        self, url: str, payload: dict[str, Any] | None, response: httpx.Response
+    ) -> LoragateError:
+        """The error for a non-retryable answer (4xx), with the likely fix."""
+        status = response.status_code
+        model = payload.get("model") if payload else None
+        text = response.text.lower()
+        if status in (401, 403):
+            fix = "set the API key: openai.api_key_env names the environment variable holding it"
+        elif status == 404:
+            fix = (
+                f"the server does not serve `{model}`: serve the adapter with "
+                f"`--lora-modules {model}=PATH`, or set openai.served_model to the base "
+                "model's served name; check that openai.base_url ends in /v1"
+            )
+        elif "tool-call-parser" in text or "tool choice" in text:
+            fix = (
+                "start vLLM with `--enable-auto-tool-choice --tool-call-parser hermes`, or "
+                "send `tool_choice: none` (openai.extra_body: {tool_choice: none}; vLLM "
+                "still puts the tools in the prompt and returns the raw text)"
+            )
+        elif "seed" in text and payload is not None and "seed" in payload:
+            fix = "the server refuses per-request seeds: set openai.send_seed: false"
+        else:
+            fix = "see the server's message above"
+        return BadInput(
+            f"the server at {url} rejected the request for model `{model}` with HTTP "
+            f"{status}: {_excerpt(response.text)}",
+            [Problem(url, f"HTTP {status}", field="model" if status == 404 else None, fix=fix)],
+        )
+
+    async def _check_models(self, client: httpx.AsyncClient, names: set[str]) -> None:
+        """Fail early when the server does not serve a requested model name.
+
+        Servers without a usable `/models` listing are not checked (the first chat
+        request then reports a 404 itself).
+        """
+        wanted = names - self._models_checked
+        if not wanted:
+            return
+        try:
+            response = await self._request(client, "GET", self.models_url, None, counted=False)
+        except BadInput as exc:
+            if isinstance(exc, ServerUnavailable):
+                raise
+            return  # a 4xx on /models: the server has no listing; chat requests will tell
+        try:
+            data = response.json().get("data")
+            served = {m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)}
+        except (ValueError, AttributeError, TypeError):
+            return
+        if not served:
+            return
+        missing = sorted(wanted - served)
+        if missing:
+            raise BadInput(
+                f"the server at {self.base_url} does not serve {', '.join(f'`{m}`' for m in missing)}; "
+                f"it serves: {', '.join(sorted(served))}",
+                [
+                    Problem(
+                        self.models_url,
+                        f"model `{m}` not served",
+                        field="adapters" if m != self.base_model else "openai.served_model",
+                        fix=(
+                            "set openai.served_model to the base model's served name"
+                            if m == self.base_model
+                            else f"serve it with `--enable-lora --lora-modules {m}=PATH`, "
+                            "or name the adapter as the server does"
+                        ),
+                    )
+                    for m in missing
+                ],
+            )
+        self._models_checked |= wanted
+
+
+def _api_key(env_name: str | None) -> str | None:
+    if env_name is None:
+        return None
+    value = os.environ.get(env_name)
+    if not value:
+        raise BadInput(
+            f"openai.api_key_env names `{env_name}`, but that environment variable is not set",
+            [
+                Problem(
+                    "config",
+                    "API key variable empty or unset",
+                    field="openai.api_key_env",
+                    fix=f"export {env_name}=... or drop openai.api_key_env for a server without keys",
+                )
+            ],
+        )
+    return value
+
+
+def create(setup: RunnerSetup) -> OpenAIRunner:
+    """The `openai` runner for a validated run setup."""
+    cfg = setup.config
+    opts = cfg.openai
+    # Options that `OpenAIOptions` may not define (yet) are read with their defaults.
+    samples_via: SamplesVia = "n" if getattr(opts, "samples_via", "requests") == "n" else "requests"
+    send_seed = bool(getattr(opts, "send_seed", True))
+    extra_body = getattr(opts, "extra_body", None)
+    kwargs: dict[str, Any] = {}
+    if cfg.enable_thinking is not None:
+        kwargs["chat_template_kwargs"] = {"enable_thinking": cfg.enable_thinking}
+    return OpenAIRunner(
+        base_url=opts.base_url,
+        base_model=opts.served_model or cfg.model or setup.model_path,
+        sampling=cfg.sampling,
+        tools=setup.tools,
+        api_key=_api_key(opts.api_key_env),
+        concurrency=opts.concurrency,
+        timeout_s=opts.timeout_s,
+        retry=RetryPolicy(max_retries=opts.max_retries),
+        samples_via=samples_via,
+        send_seed=send_seed,
+        extra_body=extra_body if isinstance(extra_body, dict) else None,
+        **kwargs,
+    )
+
+
+__all__ = [
+    "OpenAIRunner",
+    "OpenAIStats",
+    "RetryPolicy",
+    "ServerAnswerInvalid",
+    "ServerUnavailable",
+    "create",
+    "message_text",
+    "parse_retry_after",
+]

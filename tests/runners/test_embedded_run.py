@@ -1,0 +1,56 @@
+"""`loragate run` with no configuration: the embedded SmolLM2 on the bundled evalset."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_default_run_end_to_end(tmp_path: Path, embedded_dir: Path) -> None:
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "loragate", "run", "--limit", "3", "--max-new-tokens", "48"]
+    args += ["--out", str(out), "--quiet"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    first = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env, timeout=900)
+    assert first.returncode == 0, first.stderr[-3000:]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["model"]["id"] == "embedded:smollm2-135m"
+    assert manifest["model"]["path"] == str(embedded_dir)
+    assert manifest["evalset"]["name"] == "agent20"
+    assert manifest["chat_template"].endswith("chatml-tools.jinja")
+    assert manifest["generated"] == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["adapters"]["base"]["overall"]["entries"] == 3
+    generations = (out / "generations.jsonl").read_text().splitlines()
+    assert len(generations) == 3
+    assert all(json.loads(g)["completion_tokens"] > 0 for g in generations)
+    assert (out / "report.md").is_file() and (out / "results.jsonl").is_file()
+    assert "pass@1" in first.stdout
+
+    again = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "3 cached, 0 to generate" in again.stderr
+    assert (out / "generations.jsonl").read_text().splitlines() == generations
+
+
+def test_local_tokenizer_files_match_autotokenizer(embedded_dir: Path, tiny_model: Path) -> None:
+    """The fast path (reading tokenizer files) gives what AutoTokenizer gives."""
+    from transformers import AutoTokenizer
+
+    from loragate.render import _special_tokens, load_renderer
+
+    for folder in (embedded_dir, tiny_model):
+        fast = load_renderer(str(folder))
+        tok = AutoTokenizer.from_pretrained(str(folder))
+        assert fast.template == tok.chat_template
+        assert fast.special_tokens == _special_tokens(tok)
+        assert fast.source == f"tokenizer:{folder}"
