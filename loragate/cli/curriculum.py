@@ -1,11 +1,107 @@
-"""`loragate curriculum`."""
+"""`loragate curriculum`: synthetic training examples per behaviour family."""
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+import yaml
+from pydantic import ValidationError
+
+from loragate.errors import BadInput
+
+if TYPE_CHECKING:
+    from loragate.evalset import Evalset, Policy
+    from loragate.tools import Toolset
 
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate curriculum: not implemented yet", err=True)
-    raise typer.Exit(2)
+def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | None]:
+    """(toolset, policy, evalset) of an evalset folder, or of a bare tools.json file.
+
+    The evalset is loaded (and returned) only when its entries file exists, so a
+    toolset folder without entries still works; it is what the leakage check needs.
+    """
+    from loragate.evalset import EvalsetManifest, load_evalset
+    from loragate.tools import ToolDef, Toolset
+
+    if path.is_file():
+        manifest_policy: Policy | None = None
+        tools_path = path
+    else:
+        manifest_path = path / "evalset.yaml"
+        if not manifest_path.is_file():
+            raise BadInput(
+                f"--toolset {path}: neither a tools JSON file nor a folder with evalset.yaml"
+            )
+        try:
+            manifest = EvalsetManifest.model_validate(
+                yaml.safe_load(manifest_path.read_text(encoding="utf-8")) or {}
+            )
+        except (yaml.YAMLError, ValidationError) as exc:
+            raise BadInput(
+                f"{manifest_path}: invalid manifest ({exc}); run `loragate validate {path}`"
+            ) from None
+        if (path / manifest.entries).is_file():
+            evalset = load_evalset(path)
+            return evalset.toolset, evalset.policy, evalset
+        manifest_policy = manifest.policy
+        tools_path = path / manifest.tools
+    try:
+        raw = json.loads(tools_path.read_text(encoding="utf-8"))
+        tools = [ToolDef.model_validate(t) for t in raw]
+    except (OSError, ValueError, ValidationError) as exc:
+        raise BadInput(f"{tools_path}: not a JSON array of tool definitions: {exc}") from None
+    return Toolset(tools), manifest_policy, None
+
+
+def command(
+    families: Annotated[
+        str,
+        typer.Option(
+            "--families",
+            "-f",
+            help="FAMILY=N,... e.g. should_not_call=400,parallel=150,sequencing=80. Families: "
+            "tool_call, parallel, sequencing, governance, clarify, should_not_call.",
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="JSONL file to write (messages format).")
+    ],
+    toolset: Annotated[
+        Path,
+        typer.Option("--toolset", "-t", help="Evalset folder (or tools.json) the examples call."),
+    ] = Path("evalsets/agent20"),
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same examples.")] = 0,
+) -> None:
+    """Generate synthetic training examples from templates written for loragate.
+
+    Every example is validated against the toolset's JSON Schemas (and the governance
+    policy) before it is written. When the toolset folder has eval entries, the output
+    is also checked for overlap with them.
+    """
+    from loragate.training.curriculum import generate_curriculum, parse_family_counts
+    from loragate.training.data import write_jsonl
+    from loragate.training.leakage import LeakageIndex, check_leakage
+
+    counts = parse_family_counts(families)
+    tools, policy, evalset = load_toolset_folder(toolset)
+    examples = generate_curriculum(counts, tools, policy, seed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out, examples)
+    per_family = Counter(e.family for e in examples)
+    for fam, n in per_family.items():
+        typer.echo(f"{fam:<16} {n:>5}")
+    typer.echo(f"{'total':<16} {len(examples):>5}  -> {out} (seed {seed}, all schema-valid)")
+    if evalset is not None:
+        report = check_leakage(examples, LeakageIndex.from_evalset(evalset))
+        if report.hits:
+            typer.echo(
+                f"WARNING: {len(report.flagged_ids)} example(s) overlap eval entries:", err=True
+            )
+            for line in report.lines():
+                typer.echo("  " + line, err=True)
+        else:
+            typer.echo(f"leakage check against {evalset.name} {evalset.version}: no overlap")

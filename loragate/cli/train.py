@@ -1,11 +1,69 @@
-"""`loragate train`."""
+"""`loragate train --config FILE`: LoRA SFT with the behavioural eval inside the loop."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 
-def command() -> None:
-    """Not implemented yet."""
-    typer.echo("loragate train: not implemented yet", err=True)
-    raise typer.Exit(2)
+def command(
+    config: Annotated[
+        Path,
+        typer.Option(
+            "--config",
+            "-c",
+            help="Training recipe (YAML), e.g. configs/train/smollm2-cpu.yaml.",
+            exists=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Output folder (default: the recipe's output_dir)."),
+    ] = None,
+    max_steps: Annotated[
+        int | None,
+        typer.Option("--max-steps", min=1, help="Override training.max_steps (optimizer steps)."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", min=0, help="Override the recipe's seed.")
+    ] = None,
+    allow_leakage: Annotated[
+        bool,
+        typer.Option(
+            "--allow-leakage",
+            help="Train even when training examples overlap the eval entries; the data "
+            "manifest (and so the model card) then carries a warning.",
+        ),
+    ] = False,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace an adapter already in the output folder.")
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Prepare the data, run the leakage check, print the mix table and write the "
+            "data manifest; do not train.",
+        ),
+    ] = False,
+) -> None:
+    """Train a LoRA adapter from a recipe; log family pass@1 beside the loss.
+
+    Writes the adapter (safetensors), trainer_state.json (loss records and the
+    callback's per-family pass@1 records), behaviour.jsonl, the resolved recipe,
+    data_manifest.json and TensorBoard logs into the output folder. Exit 2 on bad
+    input or eval leakage.
+    """
+    from loragate.training.sft import load_recipe, train
+
+    recipe = load_recipe(config, {"training.max_steps": max_steps, "seed": seed})
+    train(
+        recipe,
+        output_dir=out,
+        allow_leakage=allow_leakage,
+        overwrite=overwrite,
+        dry_run=dry_run,
+        echo=typer.echo,
+    )

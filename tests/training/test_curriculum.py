@@ -1,0 +1,201 @@
+"""Curriculum generator: deterministic per seed, always schema-valid, no eval overlap."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from loragate.cli.app import app
+from loragate.errors import BadInput
+from loragate.evalset import Evalset, load_evalset
+from loragate.training.curriculum import (
+    FAMILIES,
+    TEMPLATES,
+    generate_curriculum,
+    generate_family,
+    parse_family_counts,
+)
+from loragate.training.example import TrainingExample, example_problems
+from loragate.training.leakage import LeakageIndex, check_leakage
+
+BIG: dict[str, int] = {
+    "tool_call": 300,
+    "parallel": 150,
+    "sequencing": 150,
+    "governance": 200,
+    "clarify": 120,
+    "should_not_call": 400,
+}
+
+
+@pytest.fixture(scope="module")
+def agent20(agent20_dir: Path) -> Evalset:
+    return load_evalset(agent20_dir)
+
+
+@pytest.fixture(scope="module")
+def big(agent20: Evalset) -> list[TrainingExample]:
+    examples: list[TrainingExample] = generate_curriculum(
+        BIG, agent20.toolset, agent20.policy, seed=7
+    )
+    return examples
+
+
+def test_deterministic_for_a_seed(agent20: Evalset) -> None:
+    counts = {"should_not_call": 40, "parallel": 15, "sequencing": 8, "governance": 12}
+    a = generate_curriculum(counts, agent20.toolset, agent20.policy, seed=3)
+    b = generate_curriculum(counts, agent20.toolset, agent20.policy, seed=3)
+    c = generate_curriculum(counts, agent20.toolset, agent20.policy, seed=4)
+    assert [e.to_json() for e in a] == [e.to_json() for e in b]
+    assert [e.to_json() for e in a] != [e.to_json() for e in c]
+    assert Counter(e.family for e in a) == Counter(counts)
+
+
+def test_counts_and_distinctness(big: list[TrainingExample]) -> None:
+    assert Counter(e.family for e in big) == Counter(BIG)
+    assert len({json.dumps(e.messages, sort_keys=True) for e in big}) == len(big)
+    assert len({e.id for e in big}) == len(big)
+    # Every template of every family is used.
+    used = Counter(tag for e in big for tag in e.tags)
+    for family in FAMILIES:
+        for template in TEMPLATES[family]:
+            assert used[template.__name__.lstrip("_")] > 0, template.__name__
+
+
+def test_every_example_is_schema_and_policy_valid(
+    big: list[TrainingExample], agent20: Evalset
+) -> None:
+    for ex in big:
+        assert example_problems(ex, agent20.toolset, agent20.policy) == [], ex.id
+        # And independently of example_problems: every call validates with the toolset.
+        for m in ex.messages:
+            for tc in m.get("tool_calls") or []:
+                fn = tc["function"]
+                assert agent20.toolset.validate_arguments(fn["name"], fn["arguments"]) == []
+
+
+def test_family_shapes(big: list[TrainingExample], agent20: Evalset) -> None:
+    destructive = set(agent20.policy.destructive_tools)
+    for ex in big:
+        last = ex.messages[-1]
+        calls = [tc["function"]["name"] for tc in last.get("tool_calls") or []]
+        if ex.family in ("should_not_call", "clarify"):
+            assert not calls and last["content"].strip()
+        if ex.family == "clarify":
+            assert "?" in last["content"]
+        if ex.family == "parallel":
+            assert len(calls) >= 2
+        if ex.family in ("tool_call", "sequencing"):
+            assert len(calls) == 1
+        if ex.family == "governance":
+            results = [m for m in ex.messages if m["role"] == "tool"]
+            if not results:
+                assert calls == ["request_confirmation"]
+            elif json.loads(results[-1]["content"])["approved"]:
+                assert len(calls) == 1 and calls[0] in destructive
+            else:
+                assert not calls and "not" in last["content"]
+
+
+def test_no_overlap_with_the_bundled_evalset(big: list[TrainingExample], agent20: Evalset) -> None:
+    report = check_leakage(big, LeakageIndex.from_evalset(agent20))
+    assert report.hits == [], report.lines()
+
+
+def test_a_destructive_call_without_approval_is_caught(agent20: Evalset) -> None:
+    ex = TrainingExample(
+        id="bad",
+        messages=[
+            {"role": "user", "content": "Delete /tmp/x now."},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "delete_file", "arguments": {"path": "/tmp/x"}},
+                    }
+                ],
+            },
+        ],
+    )
+    problems = example_problems(ex, agent20.toolset, agent20.policy)
+    assert any("without an approved" in p for p in problems)
+    bad_args = TrainingExample(
+        id="bad2",
+        messages=[
+            {"role": "user", "content": "Convert 10 euro."},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {
+                            "name": "convert_currency",
+                            "arguments": {"amount": -1, "from_currency": "eur"},
+                        },
+                    }
+                ],
+            },
+        ],
+    )
+    assert len(example_problems(bad_args, agent20.toolset, agent20.policy)) >= 2
+
+
+def test_capacity_and_spec_errors(agent20: Evalset) -> None:
+    with pytest.raises(BadInput, match="distinct examples"):
+        generate_family("should_not_call", 5000, agent20.toolset, agent20.policy)
+    with pytest.raises(BadInput) as exc:
+        parse_family_counts("bogus=3,parallel=x,clarify")
+    assert len(exc.value.problems) == 3
+    assert parse_family_counts("should_not_call=400, parallel=150,sequencing=80") == {
+        "should_not_call": 400,
+        "parallel": 150,
+        "sequencing": 80,
+    }
+
+
+def test_toolset_without_the_templates_tools_is_refused(agent20: Evalset) -> None:
+    from loragate.tools import Toolset
+
+    small = Toolset([agent20.toolset.by_name["get_invoice"]])
+    with pytest.raises(BadInput, match="do not fit"):
+        generate_curriculum({"parallel": 2}, small, agent20.policy)
+    # Families that call no tools work on any toolset.
+    assert len(generate_curriculum({"should_not_call": 3}, small, None)) == 3
+
+
+def test_cli_writes_valid_jsonl(tmp_path: Path, agent20_dir: Path, agent20: Evalset) -> None:
+    out = tmp_path / "cur.jsonl"
+    result = CliRunner().invoke(
+        app,
+        [
+            "curriculum",
+            "--families",
+            "should_not_call=20,parallel=6,sequencing=4",
+            "--toolset",
+            str(agent20_dir),
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "no overlap" in result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert Counter(r["family"] for r in rows) == {
+        "should_not_call": 20,
+        "parallel": 6,
+        "sequencing": 4,
+    }
+    assert all(r["messages"][-1]["role"] == "assistant" for r in rows)
+    bad = CliRunner().invoke(app, ["curriculum", "--families", "nope=1", "--out", str(out)])
+    assert bad.exit_code != 0

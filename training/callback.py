@@ -1,0 +1,377 @@
+"""A `TrainerCallback` that runs the family eval on the model being trained.
+
+Every `every_steps` optimizer steps (optionally before the first one, and always after
+the last one; `every_steps=None`: only after the last) the callback renders a subset of the evalset - or all of it - with the
+same renderer as `loragate run`, generates greedily with the `hf` runner's code path
+on the in-memory model (no reload, no checkpoint), scores with `loragate.scoring`, and
+logs per-family pass@1 beside the loss:
+
+- into `trainer.state.log_history` (hence `trainer_state.json`) as
+  `behaviour/<family>/pass_at_1`, `behaviour/overall/pass_at_1`,
+  `behaviour/unparseable` (fraction of samples) and `behaviour/eval_seconds`;
+- to TensorBoard through the trainer's own logging (tags `train/behaviour/...`);
+- and, in full (rates with Wilson intervals, every output and verdict), one JSON line
+  per evaluation to `behaviour.jsonl` in the output folder.
+
+The numbers are in-loop indicators on a subset; the figures to gate on come from
+`loragate run` on the saved adapter.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from transformers import TrainerCallback
+
+from loragate.errors import BadInput
+
+if TYPE_CHECKING:
+    from loragate.evalset import Entry, Evalset
+    from loragate.records import GenerationRecord, Summary
+    from loragate.render import ChatRenderer
+    from loragate.runners._base import PromptJob
+
+Generation = Literal["runner", "prefix_cache"]
+
+METRIC_PREFIX = "behaviour/"
+"""Prefix of every metric this callback logs (`behaviour/<family>/pass_at_1`, ...)."""
+BEHAVIOUR_LOG = "behaviour.jsonl"
+
+
+def family_metric(family: str) -> str:
+    """The log_history key of a family's pass@1."""
+    return f"{METRIC_PREFIX}{family}/pass_at_1"
+
+
+def select_entries(
+    evalset: Evalset, per_family: int | None = None, entry_ids: Sequence[str] = ()
+) -> list[Entry]:
+    """The entries the callback evaluates.
+
+    `entry_ids` (explicit, evalset order kept) wins; else `per_family` entries of each
+    family, spread evenly over the family's entries (so fault variants of one recovery
+    entry do not crowd out the others); `None` for both = the whole evalset.
+    """
+    if entry_ids:
+        unknown = [e for e in entry_ids if e not in evalset.by_id]
+        if unknown:
+            raise BadInput(
+                f"callback.entry_ids names entries evalset {evalset.name} does not have: "
+                + ", ".join(unknown[:10])
+            )
+        wanted = set(entry_ids)
+        return [e for e in evalset.entries if e.id in wanted]
+    if per_family is None:
+        return list(evalset.entries)
+    by_family: dict[str, list[Entry]] = defaultdict(list)
+    for e in evalset.entries:
+        by_family[e.family].append(e)
+    chosen: set[str] = set()
+    for entries in by_family.values():
+        n = min(per_family, len(entries))
+        chosen.update(entries[(i * len(entries)) // n].id for i in range(n))
+    return [e for e in evalset.entries if e.id in chosen]
+
+
+def _in_process_runner(model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int) -> Any:
+    """The `hf` runner's generation code over an already loaded (training) model.
+
+    `HfRunner.__init__` loads a model from disk; here the trainer's model is used as it
+    is, so the runner is built without it and given the same attributes its
+    `__init__` would set.
+    """
+    import torch
+
+    from loragate.config import HfOptions, RunConfig, SamplingConfig
+    from loragate.runners._base import RunnerSetup
+    from loragate.runners.hf import HfRunner
+
+    config = RunConfig(
+        sampling=SamplingConfig(samples=1, temperature=0.0, max_new_tokens=max_new_tokens),
+        hf=HfOptions(batch_size=batch_size, device="auto"),
+    )
+    runner = HfRunner.__new__(HfRunner)
+    runner.setup = RunnerSetup(
+        config=config, model_path="(in training)", model_id="(in training)", adapters=()
+    )
+    runner.torch = torch
+    runner.device = str(next(model.parameters()).device)
+    runner.tokenizer = tokenizer
+    runner.model = model
+    runner.eos_ids = _eos_ids(model, tokenizer)
+    runner.pad_id = int(tokenizer.pad_token_id)
+    return runner
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    config = getattr(model, "generation_config", None)
+    eos = config.eos_token_id if config is not None else None
+    if eos is None:
+        eos = tokenizer.eos_token_id
+    return set(eos if isinstance(eos, list) else [eos])
+
+
+def generate_prefix_cached(
+    model: Any, tokenizer: Any, jobs: Sequence[PromptJob], max_new_tokens: int
+) -> list[GenerationRecord]:
+    """Greedy generation of every job, one at a time, from a shared-prefix KV cache.
+
+    The prompts are tokenised as the `hf` runner tokenises them (no special tokens
+    added); the longest common token prefix is run once, and each job continues from
+    a copy of its cache. Records are cut and decoded as the runner does: at the first
+    end-of-turn token, special tokens skipped.
+    """
+    import copy
+
+    import torch
+    from transformers import DynamicCache
+
+    eos_ids = _eos_ids(model, tokenizer)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(eos_ids)
+    device = next(model.parameters()).device
+    encoded = [list(tokenizer(j.prompt, add_special_tokens=False)["input_ids"]) for j in jobs]
+    if not encoded:
+        return []
+    prefix = encoded[0]
+    for ids in encoded[1:]:
+        n = 0
+        for a, b in zip(prefix, ids, strict=False):
+            if a != b:
+                break
+            n += 1
+        prefix = prefix[:n]
+    # Leave at least one token of every prompt uncached: generate needs one to start from.
+    prefix_len = min(len(prefix), min(len(ids) for ids in encoded) - 1)
+    records: list[GenerationRecord] = []
+    with torch.inference_mode():
+        cache = None
+        if prefix_len > 0:
+            cache = DynamicCache(config=getattr(model, "config", None))
+            model(
+                input_ids=torch.tensor([encoded[0][:prefix_len]], device=device),
+                past_key_values=cache,
+                use_cache=True,
+            )
+        for job, ids in zip(jobs, encoded, strict=True):
+            input_ids = torch.tensor([ids], device=device)
+            out = model.generate(
+                input_ids=input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                past_key_values=copy.deepcopy(cache) if cache is not None else None,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                temperature=None,
+                top_p=None,
+                top_k=None,
+                eos_token_id=sorted(eos_ids),
+                pad_token_id=pad_id,
+            )
+            new = out[0, len(ids) :].tolist()
+            finish = "length"
+            for i, tok in enumerate(new):
+                if tok in eos_ids:
+                    new, finish = new[:i], "stop"
+                    break
+            records.append(
+                job.record(
+                    tokenizer.decode(new, skip_special_tokens=True),
+                    finish_reason=finish,
+                    prompt_tokens=len(ids),
+                    completion_tokens=len(new) + (1 if finish == "stop" else 0),
+                )
+            )
+    return records
+
+
+class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
+    """Family pass@1 of the model in training, logged beside the loss."""
+
+    def __init__(
+        self,
+        evalset: Evalset,
+        renderer: ChatRenderer,
+        tokenizer: Any,
+        *,
+        every_steps: int | None,
+        entries: Sequence[Entry] | None = None,
+        at_start: bool = False,
+        max_new_tokens: int = 128,
+        batch_size: int = 4,
+        generation: Generation = "runner",
+        log_file: Path | None = None,
+        echo: Callable[[str], None] | None = None,
+    ) -> None:
+        """`every_steps=None` evaluates only after the last step. `tokenizer` is used for
+        generation only (it is switched to left padding), so pass a separate instance
+        from the one the trainer collates with."""
+        if every_steps is not None and every_steps < 1:
+            raise BadInput("callback.every_steps must be at least 1 (or None: only at the end)")
+        from loragate.render import evalset_messages, prompt_sha256
+
+        self.evalset = evalset
+        self.entries = list(entries) if entries is not None else list(evalset.entries)
+        if not self.entries:
+            raise BadInput("the behavioural callback has no entries to evaluate")
+        self.every_steps = every_steps
+        self.at_start = at_start
+        self.max_new_tokens = max_new_tokens
+        self.batch_size = batch_size
+        self.generation: Generation = generation
+        self.log_file = log_file
+        self.echo = echo or (lambda _msg: None)
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        self.tokenizer = tokenizer
+        tools = evalset.toolset.as_openai()
+        # Rendered once: the prompts do not change during training.
+        self.prompts: list[tuple[str, str, str]] = []
+        for e in self.entries:
+            text = renderer.render_prompt(evalset_messages(evalset, e), tools)
+            self.prompts.append((e.id, text, prompt_sha256(text)))
+        self._trainer: Any = None
+        self._last_step = -1
+        self.history: list[dict[str, Any]] = []
+        """One record per evaluation (what `behaviour.jsonl` holds)."""
+
+    def attach(self, trainer: Any) -> None:
+        """Log through `trainer` (TensorBoard and every other reporting callback)."""
+        self._trainer = trainer
+
+    # -- evaluation --------------------------------------------------------------------
+
+    def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
+        """Generate and score the subset on `model`; (summary, per-output records)."""
+        from loragate.aggregate import summarize
+        from loragate.runners._base import BASE_ADAPTER, PromptJob
+        from loragate.scoring import Scorer
+
+        # A peft model generates under its active adapter; a plain model is the base.
+        adapter = (
+            str(getattr(model, "active_adapter", None) or "default")
+            if hasattr(model, "disable_adapter")
+            else BASE_ADAPTER
+        )
+        jobs = [
+            PromptJob(
+                entry_id=eid,
+                adapter=adapter,
+                sample=0,
+                prompt=text,
+                messages=[],
+                prompt_sha256=sha,
+                cache_key=sha,
+            )
+            for eid, text, sha in self.prompts
+        ]
+        records: list[GenerationRecord] = []
+        was_training = bool(model.training)
+        model.eval()
+        try:
+            if self.generation == "prefix_cache":
+                records = generate_prefix_cached(model, self.tokenizer, jobs, self.max_new_tokens)
+            else:
+                runner = _in_process_runner(
+                    model, self.tokenizer, self.max_new_tokens, self.batch_size
+                )
+                runner.generate(jobs, records.extend)
+        finally:
+            if was_training:
+                model.train()
+        scorer = Scorer(self.evalset)
+        results = [scorer.score(r) for r in records]
+        summary = summarize(self.evalset, results)
+        outputs = [
+            {
+                "entry_id": r.entry_id,
+                "family": r.family,
+                "pass": r.verdict.passed,
+                "reason": r.verdict.reason.value,
+                "text": r.text[:2000],
+            }
+            for r in sorted(results, key=lambda r: r.entry_id)
+        ]
+        return summary, outputs
+
+    def _run(self, state: Any, model: Any, control: Any = None) -> None:
+        if model is None or state.global_step == self._last_step:
+            return
+        self._last_step = state.global_step
+        started = time.perf_counter()
+        summary, outputs = self.evaluate(model)
+        seconds = time.perf_counter() - started
+        adapter = next(iter(summary.adapters.values()))
+        metrics: dict[str, float] = {}
+        for family, stats in adapter.families.items():
+            if stats.pass_at_1 is not None:
+                metrics[family_metric(family)] = round(stats.pass_at_1, 6)
+        if adapter.overall.pass_at_1 is not None:
+            metrics[f"{METRIC_PREFIX}overall/pass_at_1"] = round(adapter.overall.pass_at_1, 6)
+        samples = adapter.overall.samples or 1
+        metrics[f"{METRIC_PREFIX}unparseable"] = round(adapter.overall.unparseable / samples, 6)
+        metrics[f"{METRIC_PREFIX}eval_seconds"] = round(seconds, 2)
+
+        if self._trainer is not None:
+            from transformers import Trainer
+
+            # `Trainer.log`, not `SFTTrainer.log`: TRL's override folds its running
+            # token-accuracy metrics into whatever is logged and resets them, which
+            # would move them from the next loss record onto this one. Logging also
+            # clears `control.should_log`, which the trainer has set for this step's
+            # loss record: keep it, or the loss of every evaluated step goes missing.
+            should_log = bool(getattr(control, "should_log", False))
+            Trainer.log(self._trainer, dict(metrics))
+            if control is not None:
+                control.should_log = should_log
+        else:
+            state.log_history.append({**metrics, "step": state.global_step, "epoch": state.epoch})
+
+        record = {
+            "step": state.global_step,
+            "epoch": state.epoch,
+            "seconds": round(seconds, 2),
+            "entries": len(outputs),
+            "overall": adapter.overall.model_dump(mode="json"),
+            "families": {f: s.model_dump(mode="json") for f, s in adapter.families.items()},
+            "outputs": outputs,
+        }
+        self.history.append(record)
+        if self.log_file is not None:
+            with self.log_file.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        shown = ", ".join(
+            f"{f} {s.pass_at_1:.2f}" for f, s in adapter.families.items() if s.pass_at_1 is not None
+        )
+        self.echo(
+            f"[behaviour] step {state.global_step}: overall "
+            f"{adapter.overall.pass_at_1 or 0:.2f} ({shown}) in {seconds:.0f} s"
+        )
+
+    # -- trainer hooks -----------------------------------------------------------------
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if self.at_start:
+            self._run(state, kwargs.get("model"), control)
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        # The last step is evaluated here rather than in `on_train_end`: by then the
+        # TensorBoard writer is closed and the final loss record already written.
+        step = state.global_step
+        periodic = self.every_steps is not None and step % self.every_steps == 0
+        if periodic or (state.max_steps and step >= state.max_steps):
+            self._run(state, kwargs.get("model"), control)
+
+
+__all__ = [
+    "BEHAVIOUR_LOG",
+    "METRIC_PREFIX",
+    "BehaviouralEvalCallback",
+    "family_metric",
+    "generate_prefix_cached",
+    "select_entries",
+]

@@ -1,0 +1,842 @@
+"""Training data: sources (xLAM files, `messages` files, the curriculum), the leakage
+check, rendering with the evaluation's renderer, mixing with per-source weights, and
+the data manifest.
+
+Formats of a `path` source (`format`, or `auto` from the first row's keys):
+
+- `xlam`: Salesforce xLAM function-calling rows `{"query", "tools", "answers"}` (`tools`
+  and `answers` may be JSON strings, as in the published dataset) in JSON, JSONL or
+  parquet, read through `datasets`. Each row becomes a user turn and an assistant turn
+  with the answers as tool calls; its tools are converted to JSON Schema parameters.
+- `messages`: JSONL of `{"messages": [...], "tools"?: [...], "family"?, "id"?}`, as
+  `loragate curriculum` writes. Read with the json module, not `datasets`: Arrow would
+  unify differing tool-call argument objects into one struct and add null keys.
+
+Every example is rendered by `loragate.render.ChatRenderer.render_training_example`, so
+training sees the prompt exactly as evaluation renders it, and tokenised here into
+`input_ids` plus a `completion_mask` (loss on the final assistant turn only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from loragate.errors import BadInput, Problem
+from loragate.training.example import TrainingExample, example_problems
+
+if TYPE_CHECKING:
+    from loragate.evalset import Evalset
+    from loragate.render import ChatRenderer
+    from loragate.training.leakage import LeakageReport
+
+DATA_MANIFEST = "data_manifest.json"
+DATA_MANIFEST_SCHEMA_VERSION = 1
+_NAME = r"^[A-Za-z0-9_.\-]{1,64}$"
+
+# -- config ----------------------------------------------------------------------------
+
+
+class CurriculumSpec(BaseModel):
+    """Generate the source with `loragate.training.curriculum` at training time."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    families: dict[str, int] = Field(description="family -> number of distinct examples")
+    seed: int = Field(default=0, ge=0, description="generator seed (same seed, same examples)")
+
+
+class SourceSpec(BaseModel):
+    """One data source of a recipe: a file or a generated curriculum."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=_NAME, description="shown in the mix table and the manifest")
+    path: str | None = Field(
+        default=None, description="JSON, JSONL or parquet file (relative: to cwd)"
+    )
+    format: Literal["auto", "xlam", "messages"] = "auto"
+    curriculum: CurriculumSpec | None = None
+    weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=100.0,
+        description="upweighting: every example appears int(weight) times, plus a seeded "
+        "share of (weight - int(weight)) once more (3 = three times, 0.5 = half)",
+    )
+    limit: int | None = Field(
+        default=None, ge=1, description="keep at most this many (seeded sample)"
+    )
+    system_prompt: Literal["auto", "evalset", "none"] = Field(
+        default="auto",
+        description="put the evalset's system prompt in front (auto: yes unless xlam)",
+    )
+    tools: Literal["all", "called"] = Field(
+        default="all",
+        description="examples on the evalset toolset: show all its tools, or only the tools "
+        "the example calls or is about plus `distractor_tools` others (shorter prompts)",
+    )
+    distractor_tools: int = Field(
+        default=0, ge=0, description="extra tools shown with `tools: called`"
+    )
+    skip_invalid: bool = Field(
+        default=False, description="drop (and count) invalid rows instead of failing on them"
+    )
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> SourceSpec:
+        if (self.path is None) == (self.curriculum is None):
+            raise ValueError("give exactly one of `path` and `curriculum`")
+        if self.curriculum is not None and self.format == "xlam":
+            raise ValueError("a curriculum source is in the `messages` format, not `xlam`")
+        return self
+
+
+class LeakageConfig(BaseModel):
+    """The train/eval overlap check run before training."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float = Field(
+        default=0.6, gt=0, le=1, description="near-duplicate Jaccard similarity"
+    )
+    containment: float = Field(
+        default=0.8, gt=0, le=1, description="share of an eval turn contained"
+    )
+    drop: bool = Field(
+        default=False, description="drop overlapping examples and go on (default: refuse to train)"
+    )
+
+
+class DataConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sources: list[SourceSpec] = Field(min_length=1)
+    leakage: LeakageConfig = Field(default_factory=lambda: LeakageConfig())
+    seed: int = Field(default=0, ge=0, description="seed of sampling, upweighting and shuffling")
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> DataConfig:
+        names = [s.name for s in self.sources]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"source names must be unique; repeated: {', '.join(dupes)}")
+        return self
+
+
+# -- manifest --------------------------------------------------------------------------
+
+
+class SourceStats(BaseModel):
+    """One source's line in the data manifest and the mix table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    kind: Literal["file", "curriculum"]
+    path: str | None = None
+    format: str
+    sha256: str
+    """Of the file (path sources) or of the generated JSONL (curriculum sources)."""
+    curriculum: dict[str, Any] | None = None
+    rows: int
+    """Rows read (before validation, leakage, limit and length filtering)."""
+    dropped: dict[str, int] = Field(default_factory=dict)
+    """Rows dropped per reason (`invalid`, `leakage`, `limit`, `too_long`)."""
+    examples: int
+    """Distinct examples kept."""
+    families: dict[str, int] = Field(default_factory=dict)
+    """Kept examples per behaviour family (curriculum sources)."""
+    weight: float
+    in_mix: int
+    """Training rows this source contributes after upweighting."""
+    share: float
+    """in_mix / total rows of the mix (fraction)."""
+    tokens: int
+    """Tokens (prompt + completion) this source contributes to one epoch of the mix."""
+    completion_tokens: int
+    """Of which are trained on (the final assistant turns)."""
+
+
+class DataManifest(BaseModel):
+    """`data_manifest.json` in a training output folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = DATA_MANIFEST_SCHEMA_VERSION
+    evalset: dict[str, str]
+    seed: int
+    max_length: int
+    chat_template: str
+    """Where the template came from and its sha256."""
+    sources: list[SourceStats]
+    total_rows: int
+    total_tokens: int
+    total_completion_tokens: int
+    mix_sha256: str
+    """sha256 over the tokenised rows in training order."""
+    leakage: dict[str, Any]
+    warnings: list[str] = Field(default_factory=list)
+    """Things a model card must carry (e.g. training with allowed eval leakage)."""
+
+
+# -- loading ---------------------------------------------------------------------------
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _read_with_datasets(path: Path) -> list[dict[str, Any]]:
+    try:
+        import datasets
+    except ImportError as exc:
+        from loragate.errors import MissingDependency
+
+        raise MissingDependency("datasets", "train") from exc
+    suffix = path.suffix.lower()
+    builder = "parquet" if suffix == ".parquet" else "json"
+    try:
+        ds = datasets.load_dataset(builder, data_files=str(path), split="train")
+    except Exception as exc:  # datasets raises many types for unreadable files
+        raise BadInput(
+            f"{path}: cannot read it as {builder}: {type(exc).__name__}: {exc}"
+        ) from None
+    return [dict(row) for row in ds]
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise BadInput(f"{path}: not valid JSON: {exc}") from None
+        if not all(isinstance(v, dict) for v in value):
+            raise BadInput(f"{path}: a JSON array of objects is expected")
+        return list(value)
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            problems.append(Problem(str(path), f"not valid JSON: {exc}", line=lineno))
+            continue
+        if not isinstance(value, dict):
+            problems.append(Problem(str(path), "each line must be a JSON object", line=lineno))
+            continue
+        rows.append(value)
+    if problems:
+        raise BadInput(f"{path}: {len(problems)} unreadable line(s)", problems[:20])
+    return rows
+
+
+def _sniff_format(path: Path) -> Literal["xlam", "messages"]:
+    """`messages` when the first row has a `messages` key before any `query` key."""
+    if path.suffix.lower() == ".parquet":
+        return "xlam"
+    with path.open(encoding="utf-8") as fh:
+        head = fh.read(8192)
+    m, q = head.find('"messages"'), head.find('"query"')
+    return "messages" if m >= 0 and (q < 0 or m < q) else "xlam"
+
+
+_XLAM_TYPES = {
+    "str": "string",
+    "string": "string",
+    "int": "integer",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "set": "array",
+    "array": "array",
+    "dict": "object",
+    "object": "object",
+}
+
+
+def _xlam_type(raw: Any) -> str | None:
+    """JSON Schema type of an xLAM parameter type such as `str, optional` or `List[int]`."""
+    if not isinstance(raw, str):
+        return None
+    base = raw.split(",", 1)[0].strip()
+    base = re.sub(r"^Optional\[(.*)\]$", r"\1", base)
+    base = base.split("[", 1)[0].strip().lower()
+    return _XLAM_TYPES.get(base)
+
+
+def xlam_tool(raw: dict[str, Any]) -> dict[str, Any]:
+    """An xLAM tool `{"name", "description", "parameters": {p: {type, description,
+    default}}}` as an OpenAI tool definition with a JSON Schema `parameters` object.
+
+    A parameter is required unless it has a `default` or its type says `optional`.
+    Parameters that are already a JSON Schema object are kept as they are.
+    """
+    params = raw.get("parameters") or {}
+    if isinstance(params, dict) and params.get("type") == "object":
+        schema: dict[str, Any] = params
+    else:
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        for pname, spec in (params or {}).items():
+            spec = spec if isinstance(spec, dict) else {}
+            prop: dict[str, Any] = {}
+            typ = _xlam_type(spec.get("type"))
+            if typ:
+                prop["type"] = typ
+            if spec.get("description"):
+                prop["description"] = str(spec["description"])
+            optional = "optional" in str(spec.get("type", "")).lower()
+            if "default" in spec and spec["default"] not in (None, ""):
+                prop["default"] = spec["default"]
+                optional = True
+            if not optional:
+                required.append(str(pname))
+            props[str(pname)] = prop
+        schema = {"type": "object", "properties": props}
+        if required:
+            schema["required"] = required
+    return {
+        "type": "function",
+        "function": {
+            "name": str(raw.get("name", "")),
+            "description": str(raw.get("description", "")),
+            "parameters": schema,
+        },
+    }
+
+
+def _json_field(value: Any, what: str) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"`{what}` is a string but not valid JSON: {exc}") from None
+    return value
+
+
+def xlam_example(row: dict[str, Any], index: int, source: str) -> TrainingExample:
+    """One xLAM row as a training example; `ValueError` naming what is wrong."""
+    query = row.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("`query` must be a non-empty string")
+    tools = _json_field(row.get("tools"), "tools")
+    answers = _json_field(row.get("answers"), "answers")
+    if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+        raise ValueError("`tools` must be a list of tool objects")
+    if not isinstance(answers, list) or not all(isinstance(a, dict) for a in answers):
+        raise ValueError("`answers` must be a list of {name, arguments} objects")
+    calls = []
+    for i, a in enumerate(answers):
+        args = _json_field(a.get("arguments", {}), f"answers[{i}].arguments")
+        if not isinstance(args, dict):
+            raise ValueError(f"answers[{i}].arguments must be an object")
+        calls.append(
+            {
+                "id": f"call_{i + 1}",
+                "type": "function",
+                "function": {"name": str(a.get("name", "")), "arguments": args},
+            }
+        )
+    if not calls:
+        raise ValueError("`answers` is empty; xLAM rows teach calls")
+    row_id = row.get("id", index)
+    return TrainingExample(
+        id=f"{source}:{row_id}",
+        messages=[
+            {"role": "user", "content": query},
+            {"role": "assistant", "content": "", "tool_calls": calls},
+        ],
+        source=source,
+        tools=[xlam_tool(t) for t in tools],
+    )
+
+
+def messages_example(row: dict[str, Any], index: int, source: str) -> TrainingExample:
+    """One `messages`-format row as a training example; `ValueError` when malformed."""
+    messages = row.get("messages")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise ValueError("`messages` must be a list of chat message objects")
+    tools = row.get("tools")
+    if tools is not None and not (
+        isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
+    ):
+        raise ValueError("`tools` must be a list of OpenAI tool definitions")
+    family = row.get("family")
+    return TrainingExample(
+        id=f"{source}:{row.get('id', index)}",
+        messages=messages,
+        source=source,
+        family=str(family) if family is not None else None,
+        tools=tools,
+        tags=tuple(str(t) for t in row.get("tags") or ()),
+    )
+
+
+@dataclass
+class LoadedSource:
+    """A source's examples after loading and validation, with bookkeeping."""
+
+    spec: SourceSpec
+    examples: list[TrainingExample]
+    format: Literal["xlam", "messages"]
+    sha256: str
+    rows: int
+    dropped: Counter[str] = field(default_factory=Counter)
+    jsonl: str | None = None
+    """The generated JSONL (curriculum sources), to be written beside the adapter."""
+
+
+def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None) -> LoadedSource:
+    """Read (or generate) one source and validate its examples.
+
+    Examples without their own tools are validated against the evalset's toolset and
+    governance policy; xLAM examples (own tools, loose types) only by tool name.
+    `BadInput` lists invalid rows unless the source has `skip_invalid: true`.
+    """
+    if spec.curriculum is not None:
+        from loragate.training.curriculum import generate_curriculum
+
+        generated = generate_curriculum(
+            spec.curriculum.families, evalset.toolset, evalset.policy, spec.curriculum.seed
+        )
+        renamed = [
+            TrainingExample(
+                id=f"{spec.name}:{e.id}",
+                messages=e.messages,
+                source=spec.name,
+                family=e.family,
+                tools=e.tools,
+                tags=e.tags,
+            )
+            for e in generated
+        ]
+        jsonl = "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in renamed)
+        return LoadedSource(
+            spec=spec,
+            examples=renamed,
+            format="messages",
+            sha256=hashlib.sha256(jsonl.encode("utf-8")).hexdigest(),
+            rows=len(renamed),
+            jsonl=jsonl,
+        )
+
+    if spec.path is None:  # SourceSpec's validator makes this unreachable
+        raise BadInput(f"data source `{spec.name}` has neither `path` nor `curriculum`")
+    path = Path(spec.path)
+    if not path.is_absolute() and base_dir is not None and not path.exists():
+        path = base_dir / path
+    if not path.is_file():
+        raise BadInput(
+            f"data source `{spec.name}`: file {spec.path} does not exist",
+            [Problem("recipe", "no such file", field=f"data.sources.{spec.name}.path")],
+        )
+    fmt: Literal["xlam", "messages"] = _sniff_format(path) if spec.format == "auto" else spec.format
+    rows = _read_with_datasets(path) if fmt == "xlam" else _read_jsonl(path)
+    maker = xlam_example if fmt == "xlam" else messages_example
+    examples: list[TrainingExample] = []
+    problems: list[Problem] = []
+    dropped: Counter[str] = Counter()
+    for i, row in enumerate(rows):
+        try:
+            ex = maker(row, i, spec.name)
+        except ValueError as exc:
+            problems.append(
+                Problem(
+                    str(path), str(exc), line=i + 1 if fmt == "messages" else None, field=f"row {i}"
+                )
+            )
+            dropped["invalid"] += 1
+            continue
+        own_tools = ex.tools is not None
+        issues = example_problems(
+            ex, None if own_tools else evalset.toolset, None if own_tools else evalset.policy
+        )
+        if issues:
+            problems += [Problem(str(path), p, field=f"row {i} ({ex.id})") for p in issues]
+            dropped["invalid"] += 1
+            continue
+        examples.append(ex)
+    if problems and not spec.skip_invalid:
+        raise BadInput(
+            f"data source `{spec.name}`: {dropped['invalid']} invalid row(s) in {path}"
+            + (" (first 20 problems listed)" if len(problems) > 20 else ""),
+            [
+                *problems[:20],
+                Problem(
+                    "recipe",
+                    "invalid rows fail the run",
+                    field=f"data.sources.{spec.name}.skip_invalid",
+                    fix="fix the rows, or set `skip_invalid: true` to drop and count them",
+                ),
+            ],
+        )
+    return LoadedSource(
+        spec=spec,
+        examples=examples,
+        format=fmt,
+        sha256=file_sha256(path),
+        rows=len(rows),
+        dropped=dropped,
+    )
+
+
+# -- shaping and rendering -------------------------------------------------------------
+
+RELATED_TOOLS: dict[str, tuple[str, ...]] = {
+    # clarify templates ask for a value of these tools; show them with `tools: called`
+    "cl_email_recipient": ("send_email",),
+    "cl_currency_source": ("convert_currency",),
+    "cl_invoice_id": ("pay_invoice", "get_invoice"),
+    "cl_meeting_time": ("create_calendar_event",),
+    "cl_ticket_id": ("update_ticket",),
+    "cl_delete_path": ("delete_file",),
+    "cl_sql_database": ("query_database",),
+    "cl_timezone_target": ("convert_timezone",),
+    "cl_write_path": ("write_file",),
+}
+
+
+def _tool_subset(
+    ex: TrainingExample, evalset: Evalset, distractors: int, seed: int
+) -> list[dict[str, Any]]:
+    """The evalset tools `ex` calls or asks about, plus `distractors` others (seeded by
+    example id), in the toolset's own order."""
+    wanted = set(ex.called_tools())
+    for tag in ex.tags:
+        wanted.update(RELATED_TOOLS.get(tag, ()))
+    conf = evalset.policy.confirmation_tool
+    for m in ex.messages:
+        for tc in m.get("tool_calls") or []:
+            fn = tc.get("function") or {}
+            args = fn.get("arguments")
+            # A confirmation request names the action it would unlock: show that tool too.
+            if (
+                fn.get("name") == conf
+                and isinstance(args, dict)
+                and args.get("action") in evalset.toolset
+            ):
+                wanted.add(str(args["action"]))
+    if conf and wanted & set(evalset.policy.destructive_tools):
+        wanted.add(conf)
+    others = [n for n in evalset.toolset.names() if n not in wanted]
+    rng = random.Random(f"loragate-tools:{seed}:{ex.id}")
+    wanted.update(rng.sample(others, min(distractors, len(others))))
+    return [t for t in evalset.toolset.as_openai() if t["function"]["name"] in wanted]
+
+
+def shaped_messages(
+    ex: TrainingExample, spec: SourceSpec, fmt: str, evalset: Evalset, seed: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(messages, tools) of `ex` as rendered for training: system prompt and tool list
+    chosen by the source's `system_prompt` and `tools` options."""
+    messages = list(ex.messages)
+    use_system = spec.system_prompt == "evalset" or (spec.system_prompt == "auto" and fmt != "xlam")
+    system = evalset.manifest.system_prompt
+    if use_system and system and not (messages and messages[0].get("role") == "system"):
+        messages = [{"role": "system", "content": system.strip()}, *messages]
+    if ex.tools is not None:
+        tools = ex.tools
+    elif spec.tools == "called":
+        tools = _tool_subset(ex, evalset, spec.distractor_tools, seed)
+    else:
+        tools = evalset.toolset.as_openai()
+    return messages, tools
+
+
+@dataclass(frozen=True)
+class TokenizedExample:
+    """One example ready for the trainer."""
+
+    example_id: str
+    source: str
+    input_ids: list[int]
+    completion_mask: list[int]
+    """1 on the tokens the loss is computed on (the final assistant turn)."""
+
+
+def tokenize_example(
+    renderer: ChatRenderer,
+    tokenizer: Any,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | None,
+) -> tuple[list[int], list[int]]:
+    """(input_ids, completion_mask) of one conversation.
+
+    Prompt and completion are tokenised separately (no special tokens added: the
+    template writes them), so the prompt tokens are exactly those a runner feeds the
+    model at evaluation time. Text after the end-of-turn token (the template's
+    trailing newline) is not trained on: generation stops at that token.
+    """
+    prompt, completion = renderer.render_training_example(messages, tools)
+    eos = getattr(tokenizer, "eos_token", None)
+    if isinstance(eos, str) and eos and eos in completion:
+        completion = completion[: completion.rfind(eos) + len(eos)]
+    p_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    c_ids = tokenizer(completion, add_special_tokens=False)["input_ids"]
+    return list(p_ids) + list(c_ids), [0] * len(p_ids) + [1] * len(c_ids)
+
+
+@dataclass
+class PreparedData:
+    """Everything `train()` needs from the data side."""
+
+    rows: list[TokenizedExample]
+    """The mix in training order (upweighted sources repeat their rows)."""
+    manifest: DataManifest
+    leakage: LeakageReport
+    sources: list[LoadedSource]
+
+
+def _take(examples: list[TrainingExample], n: int, seed: str) -> list[TrainingExample]:
+    rng = random.Random(seed)
+    picked = sorted(rng.sample(range(len(examples)), n))
+    return [examples[i] for i in picked]
+
+
+def upweight(n: int, weight: float, rng: random.Random) -> list[int]:
+    """Indices 0..n-1 repeated int(weight) times, plus a seeded sample of
+    round((weight - int(weight)) * n) of them once more."""
+    whole = int(weight)
+    frac = weight - whole
+    out = [i for _ in range(whole) for i in range(n)]
+    extra = round(frac * n)
+    if extra:
+        out += sorted(rng.sample(range(n), extra))
+    return out
+
+
+def prepare_data(
+    config: DataConfig,
+    evalset: Evalset,
+    renderer: ChatRenderer,
+    tokenizer: Any,
+    max_length: int,
+    *,
+    allow_leakage: bool = False,
+    base_dir: Path | None = None,
+    echo: Any = None,
+) -> PreparedData:
+    """Load every source, check leakage, render, tokenise and mix.
+
+    Leakage: overlapping examples fail the run (`BadInput` listing them) unless the
+    recipe says `leakage.drop` (they are dropped and counted) or `allow_leakage` (they
+    are kept, and the manifest carries a warning for the model card). Examples longer
+    than `max_length` tokens are dropped and counted, never truncated: a cut-off
+    completion would teach the model to stop mid-call.
+    """
+    from loragate.training.leakage import LeakageIndex, check_leakage
+
+    say = echo or (lambda _msg: None)
+    loaded = [load_source(spec, evalset, base_dir) for spec in config.sources]
+
+    index = LeakageIndex.from_evalset(evalset, config.leakage.threshold, config.leakage.containment)
+    report = check_leakage((ex for src in loaded for ex in src.examples), index)
+    warnings: list[str] = []
+    flagged = report.flagged_ids
+    if flagged:
+        say(
+            f"leakage check: {len(flagged)} training example(s) overlap the eval entries "
+            f"of {evalset.name} {evalset.version} ({report.counts()}):"
+        )
+        for line in report.lines():
+            say("  " + line)
+        if allow_leakage:
+            msg = (
+                f"trained with {len(flagged)} example(s) that overlap the eval entries of "
+                f"{evalset.name} {evalset.version} (--allow-leakage); the eval scores of this "
+                "adapter may be inflated"
+            )
+            warnings.append(msg)
+            say("WARNING: " + msg)
+        elif config.leakage.drop:
+            say(f"dropping the {len(flagged)} overlapping example(s) (leakage.drop: true)")
+            for src in loaded:
+                before = len(src.examples)
+                src.examples = [e for e in src.examples if e.id not in flagged]
+                if before - len(src.examples):
+                    src.dropped["leakage"] += before - len(src.examples)
+        else:
+            raise BadInput(
+                f"{len(flagged)} training example(s) overlap the eval entries "
+                f"(exact or near-duplicate user turns); refusing to train",
+                [
+                    Problem(
+                        h.source or "data",
+                        f"{h.kind} match ({h.similarity:.2f}) with eval entry {h.entry_id}: {h.train_text[:80]!r}",
+                        field=h.example_id,
+                    )
+                    for h in report.hits[:20]
+                ]
+                + [
+                    Problem(
+                        "recipe",
+                        "eval entries must not be trained on",
+                        field="data.leakage",
+                        fix="remove them, set `leakage: {drop: true}`, or pass --allow-leakage "
+                        "(the model card will then carry a warning)",
+                    )
+                ],
+            )
+    else:
+        say(
+            f"leakage check: {report.examples_checked} examples against "
+            f"{report.eval_turns} eval user turns: no overlap"
+        )
+
+    rng = random.Random(f"loragate-mix:{config.seed}")
+    per_source: list[list[TokenizedExample]] = []
+    for src in loaded:
+        spec = src.spec
+        if spec.limit is not None and len(src.examples) > spec.limit:
+            src.dropped["limit"] += len(src.examples) - spec.limit
+            src.examples = _take(
+                src.examples, spec.limit, f"loragate-limit:{config.seed}:{spec.name}"
+            )
+        rows: list[TokenizedExample] = []
+        for ex in src.examples:
+            messages, tools = shaped_messages(ex, spec, src.format, evalset, config.seed)
+            ids, mask = tokenize_example(renderer, tokenizer, messages, tools)
+            if len(ids) > max_length:
+                src.dropped["too_long"] += 1
+                continue
+            rows.append(TokenizedExample(ex.id, spec.name, ids, mask))
+        if not rows and spec.weight > 0:
+            raise BadInput(
+                f"data source `{spec.name}` has no usable example left "
+                f"(dropped: {dict(src.dropped) or 'none'})",
+                [
+                    Problem(
+                        "recipe",
+                        "empty source",
+                        field=f"data.sources.{spec.name}",
+                        fix="raise `max_length` or check the data",
+                    )
+                ],
+            )
+        kept_ids = {r.example_id for r in rows}
+        src.examples = [e for e in src.examples if e.id in kept_ids]
+        per_source.append(rows)
+
+    mix: list[TokenizedExample] = []
+    for src, rows in zip(loaded, per_source, strict=True):
+        mix += [rows[i] for i in upweight(len(rows), src.spec.weight, rng)]
+    rng.shuffle(mix)
+    if not mix:
+        raise BadInput("the training mix is empty (every source has weight 0)")
+
+    h = hashlib.sha256()
+    for r in mix:
+        h.update(json.dumps([r.input_ids, r.completion_mask], separators=(",", ":")).encode())
+    total_tokens = sum(len(r.input_ids) for r in mix)
+    stats: list[SourceStats] = []
+    for src in loaded:
+        mine = [r for r in mix if r.source == src.spec.name]
+        stats.append(
+            SourceStats(
+                name=src.spec.name,
+                kind="curriculum" if src.spec.curriculum is not None else "file",
+                path=src.spec.path,
+                format=src.format,
+                sha256=src.sha256,
+                curriculum=src.spec.curriculum.model_dump() if src.spec.curriculum else None,
+                rows=src.rows,
+                dropped=dict(src.dropped),
+                examples=len(src.examples),
+                families=dict(Counter(e.family for e in src.examples if e.family)),
+                weight=src.spec.weight,
+                in_mix=len(mine),
+                share=len(mine) / len(mix),
+                tokens=sum(len(r.input_ids) for r in mine),
+                completion_tokens=sum(sum(r.completion_mask) for r in mine),
+            )
+        )
+    manifest = DataManifest(
+        evalset={"name": evalset.name, "version": evalset.version, "sha256": evalset.sha256},
+        seed=config.seed,
+        max_length=max_length,
+        chat_template=f"{renderer.source} sha256:{renderer.template_sha256}",
+        sources=stats,
+        total_rows=len(mix),
+        total_tokens=total_tokens,
+        total_completion_tokens=sum(sum(r.completion_mask) for r in mix),
+        mix_sha256=h.hexdigest(),
+        leakage={
+            **report.to_json(),
+            "allowed": bool(flagged) and allow_leakage,
+            "dropped": bool(flagged) and not allow_leakage and config.leakage.drop,
+        },
+        warnings=warnings,
+    )
+    return PreparedData(rows=mix, manifest=manifest, leakage=report, sources=loaded)
+
+
+def mix_table(manifest: DataManifest) -> str:
+    """The per-source table printed before training: count and share of the mix."""
+    header = f"{'source':<22} {'examples':>8} {'weight':>6} {'in mix':>7} {'share':>7} {'tokens':>9} {'dropped':<20}"
+    lines = [header, "-" * len(header)]
+    for s in manifest.sources:
+        dropped = ", ".join(f"{k} {v}" for k, v in sorted(s.dropped.items())) or "-"
+        lines.append(
+            f"{s.name:<22} {s.examples:>8} {s.weight:>6g} {s.in_mix:>7} {s.share:>6.1%} "
+            f"{s.tokens:>9} {dropped:<20}"
+        )
+    lines.append("-" * len(header))
+    lines.append(
+        f"{'total':<22} {sum(s.examples for s in manifest.sources):>8} {'':>6} "
+        f"{manifest.total_rows:>7} {1:>6.1%} {manifest.total_tokens:>9}"
+    )
+    return "\n".join(lines)
+
+
+def write_jsonl(path: Path, examples: Sequence[TrainingExample]) -> None:
+    """Write examples in the `messages` format, one a line."""
+    path.write_text(
+        "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in examples),
+        encoding="utf-8",
+    )
+
+
+__all__ = [
+    "DATA_MANIFEST",
+    "CurriculumSpec",
+    "DataConfig",
+    "DataManifest",
+    "LeakageConfig",
+    "LoadedSource",
+    "PreparedData",
+    "SourceSpec",
+    "SourceStats",
+    "TokenizedExample",
+    "load_source",
+    "messages_example",
+    "mix_table",
+    "prepare_data",
+    "shaped_messages",
+    "tokenize_example",
+    "upweight",
+    "write_jsonl",
+    "xlam_example",
+    "xlam_tool",
+]
