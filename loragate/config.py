@@ -90,6 +90,17 @@ class OpenAIOptions(BaseModel):
     concurrency: int = Field(default=8, ge=1, le=512, description="requests in flight")
     timeout_s: float = Field(default=120.0, gt=0, description="per request, seconds")
     max_retries: int = Field(default=3, ge=0, le=20, description="per request, on 429/5xx/timeouts")
+    samples_via: Literal["requests", "n"] = Field(
+        default="requests",
+        description="k samples as k requests (each with its own seed) or one request with n=k",
+    )
+    send_seed: bool = Field(
+        default=True,
+        description="send a per-request seed (the CPU build of vLLM needs chunked prefill off)",
+    )
+    extra_body: dict[str, Any] | None = Field(
+        default=None, description='extra request fields, e.g. {"tool_choice": "none"}'
+    )
 
 
 class RunConfig(BaseModel):

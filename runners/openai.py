@@ -661,10 +661,9 @@ def create(setup: RunnerSetup) -> OpenAIRunner:
     """The `openai` runner for a validated run setup."""
     cfg = setup.config
     opts = cfg.openai
-    # Options that `OpenAIOptions` may not define (yet) are read with their defaults.
-    samples_via: SamplesVia = "n" if getattr(opts, "samples_via", "requests") == "n" else "requests"
-    send_seed = bool(getattr(opts, "send_seed", True))
-    extra_body = getattr(opts, "extra_body", None)
+    samples_via: SamplesVia = opts.samples_via
+    send_seed = opts.send_seed
+    extra_body = opts.extra_body
     kwargs: dict[str, Any] = {}
     if cfg.enable_thinking is not None:
         kwargs["chat_template_kwargs"] = {"enable_thinking": cfg.enable_thinking}
