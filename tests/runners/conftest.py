@@ -178,3 +178,25 @@ def greedy_jobs(
         adapters=tiny_adapters,
     )
     return list(plan.jobs)
+
+
+@pytest.fixture(scope="session")
+def hf_outputs(hf_runner: Any, greedy_jobs: list[Any]) -> list[Any]:
+    """Records of the greedy jobs, all in one mixed `generate` call (hf)."""
+    records: list[Any] = []
+    hf_runner.generate(greedy_jobs, records.extend)
+    return records
+
+
+@pytest.fixture(scope="session")
+def vllm_outputs(vllm_runner: Any, greedy_jobs: list[Any]) -> list[Any]:
+    """Records of the greedy jobs, all in one mixed `generate` call (vLLM)."""
+    records: list[Any] = []
+    vllm_runner.generate(greedy_jobs, records.extend)
+    return records
+
+
+def texts(records: list[Any]) -> dict[tuple[str, str, int], str]:
+    out = {(r.entry_id, r.adapter, r.sample): r.text for r in records}
+    assert len(out) == len(records), "a job was answered twice"
+    return out

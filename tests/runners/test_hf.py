@@ -6,13 +6,14 @@ from typing import Any
 
 import pytest
 
-from tests.runners.conftest import collect
+from tests.runners.conftest import collect, texts
 
 pytestmark = pytest.mark.slow
 
 
-def test_adapters_change_greedy_outputs(hf_runner: Any, greedy_jobs: list[Any]) -> None:
-    got = collect(hf_runner, greedy_jobs)
+def test_adapters_change_greedy_outputs(hf_outputs: list[Any], greedy_jobs: list[Any]) -> None:
+    got = texts(hf_outputs)
+    assert len(got) == len(greedy_jobs)
     entries = sorted({j.entry_id for j in greedy_jobs})
     for adapter in ("lora1", "lora2"):
         changed = sum(got[(e, "base", 0)] != got[(e, adapter, 0)] for e in entries)
@@ -20,8 +21,10 @@ def test_adapters_change_greedy_outputs(hf_runner: Any, greedy_jobs: list[Any]) 
     assert all(got.values()), "every greedy output is non-empty"
 
 
-def test_mixed_batch_equals_single_adapter_runs(hf_runner: Any, greedy_jobs: list[Any]) -> None:
-    mixed = collect(hf_runner, greedy_jobs)
+def test_mixed_batch_equals_single_adapter_runs(
+    hf_runner: Any, hf_outputs: list[Any], greedy_jobs: list[Any]
+) -> None:
+    mixed = texts(hf_outputs)
     single: dict[tuple[str, str, int], str] = {}
     # the opposite order of the mixed run: adapter state must not leak between groups
     for adapter in ("lora2", "base", "lora1"):

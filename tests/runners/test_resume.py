@@ -120,5 +120,5 @@ def test_finished_run_reruns_without_a_model(
     monkeypatch.setattr(runners_pkg, "get_runner", no_model)
     code, _o, err = run_cli(["run", "--config", str(cfg), "--quiet", "--limit", "3"], capsys)
     assert code == 0, err
-    assert "9 cached, 0 to generate" in err
+    assert "6 cached, 0 to generate" in err  # 3 entries x 2 samples
     assert (out / "generations.jsonl").read_bytes() == first
