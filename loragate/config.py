@@ -42,7 +42,7 @@ class VllmOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_model_len: int | None = Field(
-        default=4096, ge=256, description="tokens; None = model's own"
+        default=8192, ge=256, description="tokens; None = model's own"
     )
     kv_cache_gib: int = Field(
         default=2, ge=1, description="CPU only: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)"
