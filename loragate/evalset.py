@@ -24,7 +24,10 @@ from loragate.tools import ToolDef, Toolset, schema_errors
 if TYPE_CHECKING:
     from loragate.families import Family
 
-EVALSET_FORMAT_VERSION = 1
+EVALSET_FORMAT_VERSION = 2
+"""2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
+(`answer_mentions`, `answer_forbids`, `reconfirmation`); format 1 evalsets load
+unchanged."""
 FAULT_SEPARATOR = "~"
 
 
@@ -35,6 +38,10 @@ class Policy(BaseModel):
 
     confirmation_tool: str | None = None
     destructive_tools: list[str] = Field(default_factory=list)
+    read_only_tools: list[str] | None = None
+    """Tools that change nothing (lookups, searches, conversions): one unchanged retry
+    after a transient fault is sane for them (family `recovery`). Format 2; unset in
+    format 1, where the older retry rule applies."""
 
 
 class EvalsetManifest(BaseModel):
@@ -411,8 +418,10 @@ def load_evalset(path: str | Path) -> Evalset:
 
     policy = manifest.policy
     for name in (
-        [policy.confirmation_tool] if policy.confirmation_tool else []
-    ) + policy.destructive_tools:
+        ([policy.confirmation_tool] if policy.confirmation_tool else [])
+        + policy.destructive_tools
+        + (policy.read_only_tools or [])
+    ):
         if name not in seen_tools:
             problems.append(
                 Problem(
@@ -423,9 +432,20 @@ def load_evalset(path: str | Path) -> Evalset:
                 )
             )
 
+    both = sorted(set(policy.destructive_tools) & set(policy.read_only_tools or []))
+    if both:
+        problems.append(
+            Problem(
+                str(manifest_path),
+                f"{', '.join(both)} listed as both destructive and read-only",
+                field="policy",
+                fix="a tool is one or the other; remove it from one list",
+            )
+        )
+
     from loragate.families._base import ScoringContext
 
-    ctx = ScoringContext(toolset=toolset, policy=policy)
+    ctx = ScoringContext(toolset=toolset, policy=policy, system_prompt=manifest.system_prompt)
     registry = get_families()
     entries_path = root / manifest.entries
     entries: list[Entry] = []
@@ -474,7 +494,7 @@ def load_evalset(path: str | Path) -> Evalset:
             )
             continue
         seen_ids[entry.id] = lineno
-        fam: Family | None = registry.get(entry.family)
+        fam: Family[Any] | None = registry.get(entry.family)
         if fam is None:
             problems.append(
                 Problem(

@@ -5,6 +5,8 @@ A matcher is one of:
 - a literal (string, bool, null, list, object): equal to the value; numbers compare
   numerically (`1 == 1.0`), strings exactly;
 - `{"$any": [m, ...]}`: any of the nested matchers holds;
+- `{"$all": [m, ...]}`: every nested matcher holds (e.g. a confirmation summary
+  that must name both the amount and the payee);
 - `{"$contains": "s"}`: the value is a string containing `s`, case-insensitively
   (or a list with an element that does);
 - `{"$regex": "..."}`: the value is a string and `re.search` finds the pattern;
@@ -21,7 +23,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-OPERATORS = ("$any", "$contains", "$regex", "$absent", "$present")
+OPERATORS = ("$any", "$all", "$contains", "$regex", "$absent", "$present")
 
 _MISSING = object()
 
@@ -41,12 +43,12 @@ def check_matcher(matcher: Any, path: str = "") -> list[str]:
     op, arg = next(iter(matcher.items()))
     if op not in OPERATORS:
         return [f"{path}: unknown matcher {op!r}; known: {', '.join(OPERATORS)}"]
-    if op == "$any":
+    if op in ("$any", "$all"):
         if not isinstance(arg, list) or not arg:
-            return [f"{path}: `$any` takes a non-empty list of matchers"]
+            return [f"{path}: `{op}` takes a non-empty list of matchers"]
         out: list[str] = []
         for i, sub in enumerate(arg):
-            out += check_matcher(sub, f"{path}.$any[{i}]")
+            out += check_matcher(sub, f"{path}.{op}[{i}]")
         return out
     if op == "$contains" and not isinstance(arg, str):
         return [f"{path}: `$contains` takes a string"]
@@ -94,6 +96,8 @@ def matches(matcher: Any, value: Any = _MISSING) -> bool:
                 return value is _MISSING
             if op == "$any":  # before the absence check: `$any: [$absent, X]` is legal
                 return any(matches(sub, value) for sub in arg)
+            if op == "$all":
+                return all(matches(sub, value) for sub in arg)
             if value is _MISSING:
                 return False
             if op == "$present":
@@ -134,7 +138,7 @@ def literal_values(matcher: Any) -> list[Any]:
     """The literal values a matcher can equal (for checking them against a schema)."""
     if is_operator(matcher):
         op, arg = next(iter(matcher.items()))
-        if op == "$any" and isinstance(arg, list):
+        if op in ("$any", "$all") and isinstance(arg, list):
             out: list[Any] = []
             for sub in arg:
                 out += literal_values(sub)

@@ -12,6 +12,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 RECORD_SCHEMA_VERSION = 1
+"""Version of `generations.jsonl` records."""
+RESULT_SCHEMA_VERSION = 2
+"""Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
+`echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
+`wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
+`claimed_success_after_denial`, `invented_result`); version 1 records still load."""
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
 FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
@@ -62,6 +68,34 @@ class ReasonCode(str, Enum):
     """After a failed tool result the answer claims the task succeeded."""
     repeated_failed_call = "repeated_failed_call"
     """The identical call that just failed was repeated without a change."""
+    # Free-text verdicts (result schema 2): a reply that is not a real answer.
+    refusal = "refusal"
+    """A refusal or capability excuse ("I cannot help with that", "As an AI ...")
+    where an answer, a report or a question was wanted."""
+    echo = "echo"
+    """The reply is mostly a copy of the user's message, a tool result or the system
+    prompt."""
+    template_leak = "template_leak"
+    """Chat-template or tool-protocol markup in the reply (`<tool_response>`,
+    `<|im_start|>`, `user:` turns): the model writes the other side of the dialogue."""
+    degenerate = "degenerate"
+    """A repetition loop: the same phrase over and over."""
+    non_answer = "non_answer"
+    """A content-free reply ("OK.", "Sure.", "Let me check.")."""
+    missing_content = "missing_content"
+    """The answer does not say what the entry requires (an `answer_mentions` group)."""
+    wrong_answer = "wrong_answer"
+    """The answer states a known wrong answer (an `answer_forbids` term)."""
+    failure_not_acknowledged = "failure_not_acknowledged"
+    """After a failed tool result, a text reply that does not say what failed."""
+    denial_not_acknowledged = "denial_not_acknowledged"
+    """After a denied confirmation, a text reply that does not say the action was not
+    carried out."""
+    claimed_success_after_denial = "claimed_success_after_denial"
+    """After a denied confirmation, the reply claims the action was done."""
+    invented_result = "invented_result"
+    """Prose beside a tool call states the call's result (a figure, a found record) or
+    that the action is done, before the result exists."""
 
 
 class ToolCall(BaseModel):
@@ -138,6 +172,8 @@ class GenerationRecord(BaseModel):
 
 class ResultRecord(GenerationRecord):
     """A scored sample: a line of `results.jsonl`."""
+
+    schema_version: int = RESULT_SCHEMA_VERSION
 
     family: str
     fault: FaultKind | None = None

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ValidationError
 
 from loragate.errors import BadInput, Problem
 from loragate.records import (
-    RECORD_SCHEMA_VERSION,
     SUMMARY_SCHEMA_VERSION,
     GenerationRecord,
     ResultRecord,
@@ -74,6 +73,8 @@ def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) 
     """
     if not path.is_file():
         raise BadInput(f"{path} does not exist")
+    version_field = model.model_fields.get("schema_version")
+    newest = version_field.default if version_field is not None else 1
     raw = path.read_bytes()
     text = raw.decode("utf-8", errors="replace")
     lines = text.split("\n")
@@ -93,12 +94,12 @@ def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) 
         if not isinstance(obj, dict):
             problems.append(Problem(str(path), "each line must be a JSON object", line=lineno))
             continue
-        version = obj.get("schema_version", RECORD_SCHEMA_VERSION)
-        if isinstance(version, int) and version > RECORD_SCHEMA_VERSION:
+        version = obj.get("schema_version", 1)
+        if isinstance(version, int) and version > newest:
             problems.append(
                 Problem(
                     str(path),
-                    f"schema_version {version} is newer than this loragate reads ({RECORD_SCHEMA_VERSION})",
+                    f"schema_version {version} is newer than this loragate reads ({newest})",
                     line=lineno,
                     fix="upgrade loragate",
                 )

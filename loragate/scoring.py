@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -73,9 +74,13 @@ class Scorer:
             raise BadInput(f"`parse_mode` must be strict or repaired, got {parse_mode!r}")
         self.evalset = evalset
         self.parse_mode: ParseMode = parse_mode
-        self.ctx = ScoringContext(toolset=evalset.toolset, policy=evalset.policy)
+        self.ctx = ScoringContext(
+            toolset=evalset.toolset,
+            policy=evalset.policy,
+            system_prompt=evalset.manifest.system_prompt,
+        )
         families = get_families()
-        self._plan: dict[str, tuple[Entry, BaseModel, Family]] = {
+        self._plan: dict[str, tuple[Entry, BaseModel, Family[Any]]] = {
             e.id: (e, evalset.expects[e.id], families[e.family]) for e in evalset.entries
         }
         # Parsing and judging are pure functions of (entry, text), and samples of one
