@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from importlib.metadata import entry_points
 from types import MappingProxyType
+from typing import Any
 
 from loragate.errors import BadInput
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
@@ -23,7 +24,7 @@ from loragate.families.tool_call import ToolCallFamily
 
 ENTRY_POINT_GROUP = "loragate.families"
 
-BUILTIN_FAMILIES: tuple[type[Family], ...] = (
+BUILTIN_FAMILIES: tuple[type[Family[Any]], ...] = (
     ToolCallFamily,
     Parallel,
     Sequencing,
@@ -35,16 +36,16 @@ BUILTIN_FAMILIES: tuple[type[Family], ...] = (
 
 
 @lru_cache(maxsize=1)
-def get_families() -> Mapping[str, Family]:
+def get_families() -> Mapping[str, Family[Any]]:
     """All families by name: the built-ins, then plugins from the entry-point group."""
-    found: dict[str, Family] = {cls.name: cls() for cls in BUILTIN_FAMILIES}
+    found: dict[str, Family[Any]] = {cls.name: cls() for cls in BUILTIN_FAMILIES}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         loaded = ep.load()
         if not (isinstance(loaded, type) and issubclass(loaded, Family)):
             raise BadInput(
                 f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass"
             )
-        plugin: type[Family] = loaded
+        plugin: type[Family[Any]] = loaded
         if plugin.name in found:
             raise BadInput(
                 f"plugin family {plugin.name!r} ({ep.value}) clashes with an existing family"
@@ -53,7 +54,7 @@ def get_families() -> Mapping[str, Family]:
     return MappingProxyType(found)
 
 
-def get_family(name: str) -> Family:
+def get_family(name: str) -> Family[Any]:
     """The family called `name`; a clear error with the known names otherwise."""
     fams = get_families()
     if name in fams:

@@ -1,4 +1,4 @@
-"""Checks shared by the family scorers: call hygiene, call matching, text heuristics.
+"""Checks shared by the family scorers: call hygiene, call matching, entry checks.
 
 Everything here runs once per scored sample, so it is written for speed: no pydantic
 models are validated except the final `Verdict`, regexes are compiled at import, and a
@@ -16,9 +16,7 @@ import math
 import re
 import reprlib
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple, TypeVar
-
-from pydantic import BaseModel
+from typing import Any, NamedTuple
 
 from loragate.families._base import CallSpec
 from loragate.matchers import check_matcher, literal_values, match_arguments
@@ -30,18 +28,6 @@ MAX_DETAIL_CHARS = 300
 
 
 # -- small utilities --------------------------------------------------------------
-
-ExpectT = TypeVar("ExpectT", bound=BaseModel)
-
-
-def expect_as(expect: BaseModel, model: type[ExpectT]) -> ExpectT:
-    """`expect` typed as the family's model; a `TypeError` (a caller bug) otherwise."""
-    if not isinstance(expect, model):
-        raise TypeError(
-            f"expected a parsed {model.__name__}, got {type(expect).__name__}; "
-            "build it with the family's `parse_expect`"
-        )
-    return expect
 
 
 class Call(NamedTuple):
@@ -135,15 +121,29 @@ def hygiene(calls: Sequence[Call], toolset: Toolset) -> Verdict | None:
     return None
 
 
+def no_call_verdict(parse: ParseResult, toolset: Toolset, expected: str) -> Verdict:
+    """The verdict for a turn with no `<tool_call>` block where a call was `expected`:
+    `unparseable` when the text holds a call written without tags (the scaffold would
+    not run it; see `call_attempt`), else `no_call`."""
+    attempt = call_attempt(parse, toolset)
+    if attempt is not None:
+        return fail(
+            ReasonCode.unparseable,
+            f"a call to {short(attempt)} written without <tool_call> tags; {expected}",
+        )
+    return fail(ReasonCode.no_call, f"no tool call; {expected}")
+
+
 def expect_calls_prelude(
     parse: ParseResult, calls: Sequence[Call], toolset: Toolset
 ) -> Verdict | None:
     """The common first checks of a call-expecting family, in order:
-    `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`; None when all pass."""
+    `unparseable`, `no_call` (`unparseable` for a call written without tags),
+    `unknown_tool`, `schema_invalid`; None when all pass."""
     if parse.status == "unparseable":
         return fail(ReasonCode.unparseable, parse.error or "a tool call block could not be read")
     if not calls:
-        return fail(ReasonCode.no_call, "no tool call; expected one")
+        return no_call_verdict(parse, toolset, "expected one")
     return hygiene(calls, toolset)
 
 
@@ -186,6 +186,17 @@ def arg_mismatch_detail(spec: CallSpec, call: Call, failed: Sequence[str]) -> st
     return f"{spec.name}: " + "; ".join(parts)
 
 
+def mismatch(spec: CallSpec, call: Call, failed: Sequence[str]) -> Verdict:
+    """The verdict for a call whose `failed` matchers of `spec` do not hold:
+    `invented_argument` when every one of them is `{"$absent": true}` (a value the
+    user never gave was filled in), else `arg_mismatch`."""
+    invented = bool(failed) and all(spec.arguments.get(arg) == {"$absent": True} for arg in failed)
+    if invented:
+        given = ", ".join(f"{arg}={short(call.arguments.get(arg))}" for arg in failed)
+        return fail(ReasonCode.invented_argument, f"{spec.name} called with {given}, never given")
+    return fail(ReasonCode.arg_mismatch, arg_mismatch_detail(spec, call, failed))
+
+
 def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
     """Judge a turn's calls against expected specs as a multiset (any order).
 
@@ -193,8 +204,9 @@ def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
     After a maximum assignment of calls to specs: all specs met and no call left over
     passes; all met with calls left over is `extra_call`. Otherwise, an unmet spec and a
     left-over call with the same name is `arg_mismatch` (the pair with the fewest
-    failing matchers is reported); a left-over call with another name is `wrong_tool`;
-    no left-over call at all is `missing_call`.
+    failing matchers is reported; `invented_argument` when only `$absent` matchers
+    fail); a left-over call with another name is `wrong_tool`; no left-over call at
+    all is `missing_call`.
     """
     n, m = len(calls), len(specs)
     candidates = [
@@ -225,100 +237,53 @@ def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
                 if failed and (best is None or len(failed) < len(best[2])):
                     best = (s, c, failed)
     if best is not None:
-        return fail(ReasonCode.arg_mismatch, arg_mismatch_detail(*best))
+        return mismatch(*best)
     expected = ", ".join(s.name for s in left_specs)
     if left_calls:
         return fail(ReasonCode.wrong_tool, f"called {names(left_calls)}; expected {expected}")
     return fail(ReasonCode.missing_call, f"{met} of {m} expected call(s) made; missing: {expected}")
 
 
-# -- text heuristics -----------------------------------------------------------------
+# -- call attempts written as text ------------------------------------------------------
 
-QUESTION_RE = re.compile(
-    r"""
-      [?\uff1f\u00bf]                                   # a question mark (also full-width, inverted)
-    | \b(?:could|can|would|will)\s+you\b                # "could you tell me ..."
-    | \bplease\s+(?:provide|confirm|specify|share|send|tell|give|clarify|indicate|advise|enter
-                   |let\s+me\s+know)\b
-    | \blet\s+me\s+know\b
-    | \btell\s+me\b
-    | \b(?:I|we)(?:\s+will|'ll)?\s+need\s+(?:to\s+know|the|your|a|an)\b
-    | (?:^|[.!:;\n]\s*)(?:which|what|who|whom|whose|when|where|how)\b   # sentence-initial wh-word
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
-"""What counts as asking a question (family `clarify`).
+MAX_ATTEMPT_SCAN_CHARS = 20_000
+"""Characters of an answer searched for a call written as text."""
 
-A question mark anywhere, or a clear request for information: "could/can/would/will
-you", "please provide/confirm/specify/share/send/tell/give/clarify/indicate/advise/enter
-/let me know", "let me know", "tell me", "I/we (will) need to know/the/your/a/an", or a
-sentence that starts with which/what/who/whom/whose/when/where/how. Limits: a
-statement that merely starts with a wh-word ("What matters is ...") counts as a
-question; a request phrased in other words ("Send me the address.") does not.
-"""
+_JSON_NAME_RE = re.compile(r'"(?:name|function)"\s*:\s*"([^"\n]{1,200})"')
+_JSON_ARGS_RE = re.compile(r'"(?:arguments|parameters)"\s*:')
+_FUNC_SYNTAX_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{2,80})\s*\(")
 
 
-def asks_question(text: str) -> bool:
-    """True when `text` asks the user something (see `QUESTION_RE`)."""
-    return QUESTION_RE.search(text) is not None
+def call_attempt(parse: ParseResult, toolset: Toolset) -> str | None:
+    """The name of a tool call written as text (no `<tool_call>` tags), or None.
 
-
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?\n])\s+|\n")
-_NEGATION_RE = re.compile(
-    r"\b(?:not|no|nothing|none|neither|nor|never|unable|cannot|can't|couldn't|wasn't|weren't|isn't|aren't|hasn't|haven't"
-    r"|didn't|won't|failed|fail|fails|failure|error|errors|unsuccessful|unfortunately"
-    r"|if|once|when|after|until|unless|whether|as soon as|pending)\b|n't\b",
-    re.IGNORECASE,
-)
-SUCCESS_RES: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"\bsuccessful(?:ly)?\b",
-        r"\bsucceeded\b",
-        r"\b(?:has|have|had)\s+(?:now\s+)?been\s+(?:successfully\s+)?"
-        r"(?:sent|paid|created|scheduled|updated|deleted|booked|cancell?ed|submitted|processed"
-        r"|completed|saved|written|transferred|filed|posted|delivered|executed)\b",
-        r"\b(?:I|we)(?:'ve|\s+have)\s+(?:now\s+|just\s+|successfully\s+)?"
-        r"(?:sent|paid|created|scheduled|updated|booked|cancell?ed|deleted|submitted|processed"
-        r"|completed|saved|written|transferred|filed|posted|delivered|executed|done)\b",
-        r"\ball\s+(?:done|set)\b",
-        r"^\s*done\b",
-        r"\b(?:is|are|was|were)\s+(?:now\s+)?(?:complete|completed|confirmed|scheduled|booked|paid"
-        r"|sent|done|processed)\b",
-    )
-)
-"""Phrases that claim an action succeeded (family `recovery`).
-
-Searched sentence by sentence (split at . ! ? and newlines); a sentence is skipped when
-it is a question or holds a negation or a condition (not, n't, no, nothing, never, unable,
-cannot, failed, error, unfortunately, if, once, when, after, until, unless, whether,
-pending ...), so "The email has not been sent" and "Once it is confirmed, ..." are no
-claims. Limits: conservative by design - a claim phrased otherwise ("It went
-through", "Your payment is on its way") is missed, and a sentence that mixes a real
-claim with a negation elsewhere ("Sent it, no problem") is skipped. Entries can add
-their own regexes (`success_patterns`).
-"""
-
-
-def claims_success(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str | None:
-    """The claimed-success phrase found in `text`, or None.
-
-    The built-in `SUCCESS_RES` apply to non-negated sentences only; the `extra`
-    patterns (an entry's own) are searched in the whole text.
+    Found when the repaired parse reads a bare call where the strict one saw none,
+    when the text holds `"name": "<tool of the evalset>"` or a `{"name": ...,
+    "arguments": ...}` object, or when it writes `tool_name(...)` for a tool of the
+    evalset.
     """
-    for pattern in extra:
-        found = pattern.search(text)
-        if found:
-            return found.group(0)
-    for sentence in _SENTENCE_SPLIT_RE.split(text):
-        s = sentence.strip()
-        if not s or s.endswith("?") or _NEGATION_RE.search(s):
-            continue
-        for pattern in SUCCESS_RES:
-            found = pattern.search(s)
-            if found:
-                return found.group(0).strip()
+    if parse.status != "no_call":
+        return None
+    text = parse.answer[:MAX_ATTEMPT_SCAN_CHARS]
+    json_names: list[str] = _JSON_NAME_RE.findall(text)
+    for name in json_names:
+        if name in toolset:
+            return name
+    if json_names and _JSON_ARGS_RE.search(text):
+        return json_names[0]
+    if parse.repaired_status == "ok":
+        return json_names[0] if json_names else "a bare call"
+    for m in _FUNC_SYNTAX_RE.finditer(text):
+        if m.group(1) in toolset:
+            return m.group(1)
     return None
+
+
+def asks_to_confirm(call: Call, action: str) -> bool:
+    """True when a confirmation call is about `action`: one of its string arguments
+    names the action's tool (`{"action": "pay_invoice", ...}`), or it has none."""
+    values = [v for v in call.arguments.values() if isinstance(v, str)]
+    return not values or any(action in v for v in values)
 
 
 # -- entry checks (load time, not the hot path) --------------------------------------

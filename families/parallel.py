@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from loragate.families._base import CallSpec, Family, Sample
-from loragate.families._checks import calls_of, expect_as, expect_calls_prelude, match_calls
+from loragate.families.tool_call import ToolCallExpect, judge_expected_calls
 from loragate.records import Verdict
 
 
-class ParallelExpect(BaseModel):
+class ParallelExpect(ToolCallExpect):
     """`{"calls": [...]}`: all of these independent calls in one turn, any order, no extras."""
 
     model_config = ConfigDict(extra="forbid")
@@ -19,26 +19,21 @@ class ParallelExpect(BaseModel):
     calls: list[CallSpec] = Field(min_length=2)
 
 
-class Parallel(Family):
+class Parallel(Family[ParallelExpect]):
     """Like `tool_call`, with at least two expected calls that must all come in this one
     turn: one call now and the rest later is `missing_call`. Checks in order:
     `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`, then `wrong_tool`,
-    `arg_mismatch`, `missing_call`, `extra_call`."""
+    `arg_mismatch`, `missing_call`, `extra_call`, `invented_result`."""
 
     name: ClassVar[str] = "parallel"
     letter: ClassVar[str] = "B"
     passes_when: ClassVar[str] = (
         "every expected independent call in one turn, any order, no extras."
     )
-    expect_model: ClassVar[type[BaseModel]] = ParallelExpect
+    expect_model = ParallelExpect
 
-    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
-        return list(expect_as(expect, ParallelExpect).calls)
+    def referenced_calls(self, expect: ParallelExpect) -> list[CallSpec]:
+        return list(expect.calls)
 
-    def score(self, sample: Sample) -> Verdict:
-        expect = expect_as(sample.expect, ParallelExpect)
-        calls = calls_of(sample.parse)
-        early = expect_calls_prelude(sample.parse, calls, sample.ctx.toolset)
-        if early is not None:
-            return early
-        return match_calls(calls, expect.calls)
+    def score(self, sample: Sample[ParallelExpect]) -> Verdict:
+        return judge_expected_calls(sample)

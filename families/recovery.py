@@ -1,52 +1,89 @@
 """Family G `recovery`: after a failed tool result: a sane next step (retry with a fix, another tool, or report), never a claim of success.
 
 The settings in force are `expect` with `expect.by_fault[entry.fault]` laid over it.
-`allow_identical_retry`, when unset, is true for the `timeout` and `truncated` faults
-(retrying a transient failure unchanged is sane) and false otherwise. The failed call
-is the last assistant tool call before the final `tool` message (the one its
-`tool_call_id` answers, when ids are given); arguments compare as JSON values.
+The failed call is the last assistant tool call before the final `tool` message (the
+one its `tool_call_id` answers, when ids are given); arguments compare as JSON values.
+
+Identical retries: after a transient fault (`error` - a 5xx -, `timeout`,
+`truncated`, `wrong_value`) one unchanged retry of a *read-only* tool (the policy's
+`read_only_tools`) is sane, since the request changes nothing and may well succeed
+now; of a tool that changes state it is not (it may have half-happened), nor after a
+fault the same request would meet again (`schema_drift`, and the entries' own 4xx
+errors). An evalset without `read_only_tools` keeps the rule of
+format 1: unchanged retries after `timeout` and `truncated` only. An entry can
+decide otherwise with `allow_identical_retry`.
 
 Checks in order: `unparseable`; a call equal to the failed call, when identical
 retries are not allowed, is `repeated_failed_call`; `unknown_tool`, `schema_invalid`;
 a call that is neither an allowed identical retry nor satisfies one of
 `acceptable_calls` is `arg_mismatch` (an acceptable tool, other arguments) or
-`wrong_tool`. With no call: `no_call` when `allow_report` is false, `empty_answer`
-for no text. Any text that claims success (with or without calls) is
-`claimed_success_after_error`; the claim detector is
-`loragate.families._checks.claims_success`: conservative phrase patterns plus the
-entry's `success_patterns`, so it misses claims worded otherwise.
+`wrong_tool` (`destructive_without_confirmation` for a destructive tool: new
+arguments need a new approval); text beside good calls that claims success or states
+the call's result in advance is `invented_result`.
+
+With no call: `no_call` when `allow_report` is false; a call written as text is
+`unparseable`; the shared answer check (`empty_answer`, `template_leak`,
+`degenerate`, `echo` - a copy of the failed result -, `refusal`, `non_answer`); a
+claim of success is `claimed_success_after_error` (`families._claims.claims_success`
+plus the entry's `success_patterns`, which describe passing a bad value on as fact
+and are not applied to a reply that flags the value as wrong); `invented_result` for a
+reply that answers anyway after naming the failure ("The CRM had an issue, but the
+owner is Jonas Frei") or states an amount, time, rate, id or date that no message
+holds; last, the reply must
+say what failed in words that fit the fault (`families._claims.acknowledges_failure`:
+timed out, cut off, changed format, implausible value, not found, permission, ...),
+else `failure_not_acknowledged`. Where the entry gives `answer_mentions` (for a
+fault whose result is still readable, e.g. `schema_drift`), a no-call reply must give
+that data instead (`missing_content` otherwise): reading the result right is the
+recovery, and it needs no apology.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.families._answer import (
+    invented_result_problem,
+    is_refusal,
+    text_reply_problem,
+    unknown_data_problem,
+)
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
-    arg_mismatch_detail,
     calls_of,
-    claims_success,
     compile_patterns,
-    expect_as,
     fail,
     hygiene,
     json_equal,
+    mismatch,
     names,
+    no_call_verdict,
     short,
 )
+from loragate.families._claims import (
+    acknowledges_failure,
+    answers_despite_failure,
+    claims_success,
+    topic_terms,
+)
+from loragate.families._text import group_problems, missing_groups
 from loragate.matchers import match_arguments
 from loragate.records import FaultKind, ReasonCode, Verdict
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry
+    from loragate.evalset import Entry, Policy
 
-RETRY_BY_DEFAULT: tuple[FaultKind, ...] = ("timeout", "truncated")
-"""Faults after which an unchanged retry passes unless the entry says otherwise."""
+TRANSIENT_FAULTS: tuple[FaultKind, ...] = ("error", "timeout", "truncated", "wrong_value")
+"""Faults after which one unchanged retry of a read-only tool is sane (a corrupt value
+may be a glitch that a second read does not repeat)."""
+LEGACY_RETRY_FAULTS: tuple[FaultKind, ...] = ("timeout", "truncated")
+"""Without `policy.read_only_tools` (evalset format 1): unchanged retries pass after
+these faults, for any tool."""
 
 
 class RecoveryOverride(BaseModel):
@@ -57,6 +94,7 @@ class RecoveryOverride(BaseModel):
     acceptable_calls: list[CallSpec] | None = None
     allow_report: bool | None = None
     allow_identical_retry: bool | None = None
+    answer_mentions: list[list[str]] | None = None
 
 
 class RecoveryExpect(BaseModel):
@@ -65,8 +103,11 @@ class RecoveryExpect(BaseModel):
     `acceptable_calls`: calls that pass (retry with a fix, another tool). `allow_report`:
     a no-call answer that reports the problem passes (if it claims no success).
     `allow_identical_retry`: repeating the failed call unchanged passes; when unset it
-    is allowed for `timeout` and `truncated` faults only. `success_patterns`: extra
-    regexes that count as claiming success. `by_fault`: overrides per fault variant.
+    follows the module's rule. `success_patterns`: extra regexes that count as claiming
+    success (passing a bad value on as fact). `answer_mentions`: groups of terms that
+    a no-call reply must mention (one term of every group) when the result is still
+    readable (e.g. a drifted format): it must give the data, not only name the fault.
+    `by_fault`: overrides per fault variant.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -75,14 +116,35 @@ class RecoveryExpect(BaseModel):
     allow_report: bool = True
     allow_identical_retry: bool | None = None
     success_patterns: list[str] = Field(default_factory=list)
+    answer_mentions: list[list[str]] = Field(default_factory=list)
     by_fault: dict[FaultKind, RecoveryOverride] = Field(default_factory=dict)
 
 
-def effective(expect: RecoveryExpect, fault: FaultKind | None) -> tuple[list[CallSpec], bool, bool]:
-    """(acceptable_calls, allow_report, allow_identical_retry) in force for `fault`."""
+class Settings(NamedTuple):
+    """What is in force for one (fault-expanded) entry."""
+
+    acceptable: list[CallSpec]
+    allow_report: bool
+    identical_retry: bool
+    answer_mentions: list[list[str]]
+
+
+def default_identical_retry(fault: FaultKind | None, failed: Call | None, policy: Policy) -> bool:
+    """Whether an unchanged retry of `failed` is sane after `fault` (module docstring)."""
+    if policy.read_only_tools is None:
+        return fault in LEGACY_RETRY_FAULTS
+    return (
+        fault in TRANSIENT_FAULTS and failed is not None and failed.name in policy.read_only_tools
+    )
+
+
+def effective(expect: RecoveryExpect, entry: Entry, policy: Policy) -> Settings:
+    """The settings in force for `entry` (its fault's overrides laid over `expect`)."""
+    fault = entry.fault
     acceptable = expect.acceptable_calls
     allow_report = expect.allow_report
     retry = expect.allow_identical_retry
+    mentions = expect.answer_mentions
     override = expect.by_fault.get(fault) if fault is not None else None
     if override is not None:
         if override.acceptable_calls is not None:
@@ -91,9 +153,11 @@ def effective(expect: RecoveryExpect, fault: FaultKind | None) -> tuple[list[Cal
             allow_report = override.allow_report
         if override.allow_identical_retry is not None:
             retry = override.allow_identical_retry
+        if override.answer_mentions is not None:
+            mentions = override.answer_mentions
     if retry is None:
-        retry = fault in RETRY_BY_DEFAULT
-    return acceptable, allow_report, retry
+        retry = default_identical_retry(fault, failed_call(entry), policy)
+    return Settings(acceptable, allow_report, retry, mentions)
 
 
 def failed_call(entry: Entry) -> Call | None:
@@ -118,29 +182,51 @@ def failed_call(entry: Entry) -> Call | None:
     return None
 
 
+def _topic(entry: Entry, failed: Call | None) -> frozenset[str]:
+    """Words that tie a failure report to this conversation (`topic_terms`): the user's
+    messages, the failed call, and - when the entry carries its own failure - the
+    failing result (its error names the record, address or room)."""
+    texts = [m.content or "" for m in entry.messages if m.role == "user"]
+    if entry.fault is None:
+        texts += [m.content or "" for m in entry.messages[-1:] if m.role == "tool"]
+    tool = None
+    if failed is not None:
+        tool = failed.name
+        texts += [v for v in failed.arguments.values() if isinstance(v, str)]
+    return _cached_topic(tuple(texts), tool)
+
+
+@lru_cache(maxsize=4096)
+def _cached_topic(texts: tuple[str, ...], tool: str | None) -> frozenset[str]:
+    return topic_terms(*texts, tool=tool)
+
+
 @lru_cache(maxsize=1024)
 def _extra_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(compile_patterns(patterns)[0])
 
 
-class Recovery(Family):
+class Recovery(Family[RecoveryExpect]):
     name: ClassVar[str] = "recovery"
     letter: ClassVar[str] = "G"
     passes_when: ClassVar[str] = (
         "after a failed tool result: a sane next step (retry with a fix, another tool, or report), never a claim of success."
     )
-    expect_model: ClassVar[type[BaseModel]] = RecoveryExpect
+    expect_model = RecoveryExpect
 
-    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
-        exp = expect_as(expect, RecoveryExpect)
-        out = list(exp.acceptable_calls)
-        for override in exp.by_fault.values():
+    def referenced_calls(self, expect: RecoveryExpect) -> list[CallSpec]:
+        out = list(expect.acceptable_calls)
+        for override in expect.by_fault.values():
             out += override.acceptable_calls or []
         return out
 
-    def check_entry(self, entry: Entry, expect: BaseModel, ctx: ScoringContext) -> list[str]:
-        exp = expect_as(expect, RecoveryExpect)
-        out = compile_patterns(exp.success_patterns)[1]
+    def check_entry(self, entry: Entry, expect: RecoveryExpect, ctx: ScoringContext) -> list[str]:
+        out = compile_patterns(expect.success_patterns)[1]
+        out += group_problems("answer_mentions", expect.answer_mentions)
+        for kind, override in expect.by_fault.items():
+            out += group_problems(
+                f"by_fault.{kind}.answer_mentions", override.answer_mentions or []
+            )
         if not any(m.role == "tool" for m in entry.messages):
             out.append(
                 "recovery entries need a `tool` message (the failing result) in `messages`; "
@@ -151,12 +237,12 @@ class Recovery(Family):
                 "the last `tool` message answers no assistant tool call; add the assistant "
                 "message with the call that failed before it"
             )
-        if exp.by_fault and entry.fault is None:
+        if expect.by_fault and entry.fault is None:
             out.append(
                 "`by_fault` has no effect: the entry asks for no `faults`; add them or drop it"
             )
-        acceptable, allow_report, retry = effective(exp, entry.fault)
-        if not acceptable and not allow_report and not retry:
+        settings = effective(expect, entry, ctx.policy)
+        if not settings.acceptable and not settings.allow_report and not settings.identical_retry:
             where = f" for fault `{entry.fault}`" if entry.fault else ""
             out.append(
                 f"nothing can pass{where}: no `acceptable_calls`, `allow_report` false and no "
@@ -164,42 +250,95 @@ class Recovery(Family):
             )
         return out
 
-    def score(self, sample: Sample) -> Verdict:
-        expect = expect_as(sample.expect, RecoveryExpect)
+    def score(self, sample: Sample[RecoveryExpect]) -> Verdict:
+        expect = sample.expect
         parse = sample.parse
         if parse.status == "unparseable":
             return fail(
                 ReasonCode.unparseable, parse.error or "a tool call block could not be read"
             )
         entry = sample.entry
-        acceptable, allow_report, retry = effective(expect, entry.fault)
+        settings = effective(expect, entry, sample.ctx.policy)
+        failed = failed_call(entry)
         calls = calls_of(parse)
         if calls:
-            bad = self._judge_calls(calls, acceptable, retry, failed_call(entry), sample)
+            bad = self._judge_calls(calls, settings, failed, sample)
             if bad is not None:
                 return bad
-        else:
-            if not allow_report:
-                return fail(
-                    ReasonCode.no_call, "no call; expected a retry with a fix or another tool"
-                )
-            if not parse.answer.strip():
-                return fail(ReasonCode.empty_answer, "no call and no text")
-        extra = _extra_patterns(tuple(expect.success_patterns)) if expect.success_patterns else ()
-        claim = claims_success(parse.answer, extra)
+            return invented_result_problem(sample, calls) or Verdict.ok()
+        if not settings.allow_report:
+            return no_call_verdict(
+                parse, sample.ctx.toolset, "expected a retry with a fix or another tool"
+            )
+        return self._judge_report(sample, settings, failed)
+
+    @staticmethod
+    def _judge_report(
+        sample: Sample[RecoveryExpect], settings: Settings, failed: Call | None
+    ) -> Verdict:
+        parse = sample.parse
+        bad = text_reply_problem(sample)
+        if bad is not None:
+            return bad
+        answer = parse.answer
+        policy = sample.ctx.policy
+        kind = sample.entry.fault or "direct"
+        topic = _topic(sample.entry, failed)
+        acknowledged = acknowledges_failure(answer, kind, topic, skip=is_refusal)
+        # After a failed read, describing a record ("the meeting is scheduled ...") is no
+        # claim that an action succeeded; after a failed write it is.
+        read_only = (
+            failed is not None
+            and policy.read_only_tools is not None
+            and failed.name in policy.read_only_tools
+        )
+        patterns = sample.expect.success_patterns
+        extra = () if acknowledged or not patterns else _extra_patterns(tuple(patterns))
+        claim = claims_success(answer, extra, after_read=read_only)
         if claim is not None:
             return fail(ReasonCode.claimed_success_after_error, f"claims success: {short(claim)}")
-        return Verdict.ok()
+        # After a fault that returned no data, an answer to the question is made up; a
+        # drifted, truncated or odd result still holds data that may be read.
+        despite = (
+            answers_despite_failure(answer, kind, topic)
+            if kind in ("error", "timeout", "direct")
+            else None
+        )
+        if despite is not None:
+            return fail(
+                ReasonCode.invented_result,
+                f"answers anyway after the failure, with data no tool returned: {short(despite)}",
+            )
+        invented = unknown_data_problem(sample)
+        if invented is not None:
+            return invented
+        if settings.answer_mentions:
+            missing = missing_groups(settings.answer_mentions, answer)
+            if not missing:
+                return Verdict.ok()
+            return fail(
+                ReasonCode.missing_content,
+                "the data was readable but the reply does not give it: it mentions none of "
+                + ", ".join(missing[0]),
+            )
+        if acknowledged is not None:
+            return Verdict.ok()
+        what = f"the {kind} fault" if sample.entry.fault else "the tool's error"
+        return fail(
+            ReasonCode.failure_not_acknowledged,
+            f"the reply does not say what failed ({what})",
+        )
 
     @staticmethod
     def _judge_calls(
         calls: list[Call],
-        acceptable: list[CallSpec],
-        retry: bool,
+        settings: Settings,
         failed: Call | None,
-        sample: Sample,
+        sample: Sample[RecoveryExpect],
     ) -> Verdict | None:
         """The failing verdict of a turn's calls, or None when every call is sane."""
+        retry = settings.identical_retry
+        acceptable = settings.acceptable
 
         def is_retry(c: Call) -> bool:
             return (
@@ -225,9 +364,15 @@ class Recovery(Family):
             fits = [match_arguments(s.arguments, c.arguments) for s in same_tool]
             if any(not failed_args for failed_args in fits):
                 continue
+            if c.name in sample.ctx.policy.destructive_tools:
+                return fail(
+                    ReasonCode.destructive_without_confirmation,
+                    f"{names([c])} called with new arguments after the failure; that needs a "
+                    "new confirmation first",
+                )
             if same_tool:
                 k = min(range(len(fits)), key=lambda i: len(fits[i]))
-                return fail(ReasonCode.arg_mismatch, arg_mismatch_detail(same_tool[k], c, fits[k]))
+                return mismatch(same_tool[k], c, fits[k])
             wanted = ", ".join(dict.fromkeys(s.name for s in acceptable)) or "no other tool"
             if retry and failed is not None:
                 wanted += f"; or {failed.name} again, unchanged"

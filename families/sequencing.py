@@ -6,14 +6,15 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.families._answer import invented_result_problem
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     calls_of,
-    expect_as,
     fail,
     hygiene,
     match_calls,
     names,
+    no_call_verdict,
 )
 from loragate.records import ReasonCode, Verdict
 
@@ -35,28 +36,29 @@ class SequencingExpect(BaseModel):
     later_tools: list[str] = Field(default_factory=list)
 
 
-class Sequencing(Family):
-    """Checks in order: `unparseable`, `no_call`, `order_violation` (any call to a
+class Sequencing(Family[SequencingExpect]):
+    """Checks in order: `unparseable`, `no_call` (`unparseable` for a call written
+    without tags), `order_violation` (any call to a
     `later_tools` tool, even a malformed one: the step came too early whatever its
     arguments), `unknown_tool`, `schema_invalid`, then the calls against `next_calls`
-    as in `tool_call` (`wrong_tool`, `arg_mismatch`, `missing_call`, `extra_call`)."""
+    as in `tool_call` (`wrong_tool`, `arg_mismatch`, `missing_call`, `extra_call`),
+    and `invented_result` for text that states the step's result in advance."""
 
     name: ClassVar[str] = "sequencing"
     letter: ClassVar[str] = "C"
     passes_when: ClassVar[str] = (
         "dependent steps: only the next step now, with values threaded from earlier tool results."
     )
-    expect_model: ClassVar[type[BaseModel]] = SequencingExpect
+    expect_model = SequencingExpect
 
-    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
-        return list(expect_as(expect, SequencingExpect).next_calls)
+    def referenced_calls(self, expect: SequencingExpect) -> list[CallSpec]:
+        return list(expect.next_calls)
 
-    def referenced_tools(self, expect: BaseModel) -> list[str]:
-        return list(expect_as(expect, SequencingExpect).later_tools)
+    def referenced_tools(self, expect: SequencingExpect) -> list[str]:
+        return list(expect.later_tools)
 
-    def check_entry(self, entry: Entry, expect: BaseModel, ctx: ScoringContext) -> list[str]:
-        exp = expect_as(expect, SequencingExpect)
-        both = sorted({s.name for s in exp.next_calls} & set(exp.later_tools))
+    def check_entry(self, entry: Entry, expect: SequencingExpect, ctx: ScoringContext) -> list[str]:
+        both = sorted({s.name for s in expect.next_calls} & set(expect.later_tools))
         if both:
             return [
                 f"`later_tools` and `next_calls` both name {', '.join(both)}; a tool is either "
@@ -64,8 +66,8 @@ class Sequencing(Family):
             ]
         return []
 
-    def score(self, sample: Sample) -> Verdict:
-        expect = expect_as(sample.expect, SequencingExpect)
+    def score(self, sample: Sample[SequencingExpect]) -> Verdict:
+        expect = sample.expect
         parse = sample.parse
         if parse.status == "unparseable":
             return fail(
@@ -73,7 +75,7 @@ class Sequencing(Family):
             )
         calls = calls_of(parse)
         if not calls:
-            return fail(ReasonCode.no_call, "no tool call; expected the next step")
+            return no_call_verdict(parse, sample.ctx.toolset, "expected the next step")
         early = [c for c in calls if c.name in expect.later_tools]
         if early:
             return fail(
@@ -84,4 +86,7 @@ class Sequencing(Family):
         bad = hygiene(calls, sample.ctx.toolset)
         if bad is not None:
             return bad
-        return match_calls(calls, expect.next_calls)
+        verdict = match_calls(calls, expect.next_calls)
+        if not verdict.passed:
+            return verdict
+        return invented_result_problem(sample, calls) or verdict

@@ -6,8 +6,9 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.families._answer import invented_result_problem
 from loragate.families._base import CallSpec, Family, Sample
-from loragate.families._checks import calls_of, expect_as, expect_calls_prelude, match_calls
+from loragate.families._checks import calls_of, expect_calls_prelude, match_calls
 from loragate.records import Verdict
 
 
@@ -19,25 +20,34 @@ class ToolCallExpect(BaseModel):
     calls: list[CallSpec] = Field(min_length=1)
 
 
-class ToolCallFamily(Family):
+def judge_expected_calls(sample: Sample[ToolCallExpect]) -> Verdict:
+    """The verdict of families that expect exactly `calls` in this turn (A and B)."""
+    calls = calls_of(sample.parse)
+    early = expect_calls_prelude(sample.parse, calls, sample.ctx.toolset)
+    if early is not None:
+        return early
+    verdict = match_calls(calls, sample.expect.calls)
+    if not verdict.passed:
+        return verdict
+    return invented_result_problem(sample, calls) or verdict
+
+
+class ToolCallFamily(Family[ToolCallExpect]):
     """Checks in order: `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`, then
     the calls against `calls` as a multiset: `wrong_tool`, `arg_mismatch`,
-    `missing_call`, `extra_call` (see `loragate.families._checks.match_calls`)."""
+    `missing_call`, `extra_call` (see `loragate.families._checks.match_calls`); last,
+    `invented_result` when the text beside the calls already states their result
+    (see `loragate.families._claims.invented_result`)."""
 
     name: ClassVar[str] = "tool_call"
     letter: ClassVar[str] = "A"
     passes_when: ClassVar[str] = (
         "exactly the expected call(s), schema-valid, argument matchers hold."
     )
-    expect_model: ClassVar[type[BaseModel]] = ToolCallExpect
+    expect_model = ToolCallExpect
 
-    def referenced_calls(self, expect: BaseModel) -> list[CallSpec]:
-        return list(expect_as(expect, ToolCallExpect).calls)
+    def referenced_calls(self, expect: ToolCallExpect) -> list[CallSpec]:
+        return list(expect.calls)
 
-    def score(self, sample: Sample) -> Verdict:
-        expect = expect_as(sample.expect, ToolCallExpect)
-        calls = calls_of(sample.parse)
-        early = expect_calls_prelude(sample.parse, calls, sample.ctx.toolset)
-        if early is not None:
-            return early
-        return match_calls(calls, expect.calls)
+    def score(self, sample: Sample[ToolCallExpect]) -> Verdict:
+        return judge_expected_calls(sample)
