@@ -186,7 +186,10 @@ FAILING: dict[str, tuple[str, str]] = {
         "invented_argument",
     ),
     "F-001": (tool_call("web_search", {"query": "GDPR meaning"}), "called_when_should_not"),
-    "G-001~error": (tool_call("get_invoice", {"invoice_id": "INV-58213"}), "repeated_failed_call"),
+    "G-001~error": (
+        "I've pulled up INV-58213 for you: EUR 1,200.50, all in order.",
+        "claimed_success_after_error",
+    ),
     "G-001~timeout": ("", "empty_answer"),
 }
 """An output per entry that fails, with the reason code its scorer gives."""

@@ -30,7 +30,7 @@ PASSES: dict[str, tuple[int, ReasonCode]] = {
     "D-001": (4, ReasonCode.ok),
     "E-001": (3, ReasonCode.no_question),
     "F-001": (1, ReasonCode.called_when_should_not),
-    "G-001~error": (0, ReasonCode.repeated_failed_call),
+    "G-001~error": (0, ReasonCode.claimed_success_after_error),
     "G-001~timeout": (4, ReasonCode.ok),
 }
 
@@ -143,12 +143,12 @@ def test_faults_and_reasons(evalset: Evalset) -> None:
     assert list(a.faults) == ["error", "timeout"]
     assert a.faults["error"].pass_at_1 == 0.0
     assert a.faults["timeout"].pass_at_1 == 1.0
-    # Failing samples: C 4 order_violation, G~error 4 repeated_failed_call, F 1 + 2
+    # Failing samples: C 4 order_violation, G~error 4 claimed_success_after_error, F 1 + 2
     # (called_when_should_not, unparseable x2), B 2 missing_call, E 1 no_question.
     # Sorted by count, ties in ReasonCode order.
     assert list(a.reasons.items()) == [
         ("order_violation", 4),
-        ("repeated_failed_call", 4),
+        ("claimed_success_after_error", 4),
         ("unparseable", 2),
         ("missing_call", 2),
         ("called_when_should_not", 1),

@@ -49,7 +49,7 @@ def test_card_section_golden(rounds: tuple[Path, Path]) -> None:
         "(p = 0.03); unparseable 2/24 -> 0/24**"
     ) in s
     assert (
-        "| F | should_not_call | settled knowledge: a direct answer and no tool call. | 8 "
+        "| F | should_not_call | settled knowledge: a real, direct answer and no tool call. | 8 "
         "| 87.5 % (7/8) \\[52.9, 97.8] | 87.5 % (k=1) | 0 / 0 |"
     ) in s
     assert "| Final training loss | 0.0663 |" in s

@@ -45,7 +45,7 @@ GOLDEN: list[tuple[str, str, int, str, bool, str]] = [
     ),
     ("F-001", "r2", 0, FAILING["F-001"][0], False, "called_when_should_not"),
     ("G-001~error", "r1", 0, PASSING["G-001~error"], True, "ok"),
-    ("G-001~error", "r2", 0, FAILING["G-001~error"][0], False, "repeated_failed_call"),
+    ("G-001~error", "r2", 0, FAILING["G-001~error"][0], False, "claimed_success_after_error"),
     ("G-001~timeout", "r1", 0, PASSING["G-001~timeout"], True, "ok"),
     ("G-001~timeout", "r2", 0, "", False, "empty_answer"),
 ]
@@ -96,7 +96,7 @@ def test_golden_verdicts(
     assert summary["adapters"]["r1"]["overall"]["unparseable"] == 1
     assert summary["adapters"]["r2"]["overall"]["pass_at_1"] == pytest.approx(2 / 8)
     printed = capsys.readouterr().out
-    assert "r1  (agent20 1.0.0, parse strict)" in printed
+    assert "r1  (agent20 2.0.0, parse strict)" in printed
     assert f"Wrote {out}" in printed
 
 

@@ -74,7 +74,7 @@ def test_fault_reason_and_failing_sections(evalset: Evalset) -> None:
     assert "| error | 1 | 50.0 % [5.5, 94.5] |" in md
     assert "| timeout | 1 | 100.0 % [20.7, 100.0] |" in md
     assert "| `destructive_without_confirmation` | 1 | 50.0 % |" in md
-    assert "| `repeated_failed_call` | 1 | 50.0 % |" in md
+    assert "| `claimed_success_after_error` | 1 | 50.0 % |" in md
     row = next(line for line in md.splitlines() if line.startswith("| `D-001`"))
     cells = [c.strip() for c in row[2:-2].split(" | ")]
     assert cells[0] == "`D-001`"
@@ -129,7 +129,7 @@ def test_print_summary(evalset: Evalset) -> None:
     buf = io.StringIO()
     print_summary(summary, Console(file=buf, width=140, color_system=None))
     out = buf.getvalue()
-    assert "base  (agent20 1.0.0, parse strict)" in out
+    assert "base  (agent20 2.0.0, parse strict)" in out
     for text in ("pass^2", "sequencing", "50.0 %", "[5.5, 94.5]", "overall", "fault: error"):
         assert text in out, text
     assert "base: 1 of 8 entries had no generation" in out

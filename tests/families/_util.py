@@ -25,7 +25,9 @@ def agent20_ctx() -> ScoringContext:
     manifest = EvalsetManifest.model_validate(
         yaml.safe_load((AGENT20 / "evalset.yaml").read_text())
     )
-    return ScoringContext(toolset=Toolset(tools), policy=manifest.policy)
+    return ScoringContext(
+        toolset=Toolset(tools), policy=manifest.policy, system_prompt=manifest.system_prompt
+    )
 
 
 def parse(
@@ -85,12 +87,14 @@ def score(
     parsed: ParseResult,
     messages: list[dict[str, Any]] | None = None,
     fault: FaultKind | None = None,
+    ctx: ScoringContext | None = None,
 ) -> Verdict:
-    """Score one parsed output against an entry built from `expect` and `messages`."""
+    """Score one parsed output against an entry built from `expect` and `messages`
+    (in the agent20 context unless `ctx` is given)."""
     fam = get_family(family)
     e = entry(family, expect, messages, fault)
     return fam.score(
-        Sample(entry=e, expect=fam.parse_expect(expect), parse=parsed, ctx=agent20_ctx())
+        Sample(entry=e, expect=fam.parse_expect(expect), parse=parsed, ctx=ctx or agent20_ctx())
     )
 
 

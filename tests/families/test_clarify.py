@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from loragate.families import get_family
-from loragate.families._checks import asks_question
+from loragate.families._questions import asks_question
 from loragate.records import ReasonCode
 
-from ._util import check, parse, score
+from ._util import check, parse, score, user
 
 EXPECT = {
     "tool": "send_email",
@@ -119,3 +119,63 @@ def test_check_entry() -> None:
 def test_referenced_tools() -> None:
     fam = get_family("clarify")
     assert fam.referenced_tools(fam.parse_expect(EXPECT)) == ["send_email", "search_crm"]
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Sure, what's the new number", True),
+        ("Send me the path to the file", True),
+        ("I'd need the file path", True),
+        ("I need the invoice number first.", True),
+        ("Which file.", True),
+        ("What a good idea to check!", False),
+        ("What matters is the amount.", False),
+        ("CEST, UTC+2, is the summer time.", False),
+        ("Your call is at 09:30, which is 09:30 for you in Zurich.", False),
+        ("Once Legal has reviewed it, let me know and I'll send it.", False),
+        ("Tell me when it's cleared and I'll pay it.", False),
+        ("Shall I try again?", False),
+        ("Want me to look it up on the web?", False),
+        ("Is there anything else I can help you with?", False),
+        ("Shall I send it, or who should receive it?", True),
+    ],
+)
+def test_question_detection_edge_cases(text: str, asks: bool) -> None:
+    assert asks_question(text) is asks
+
+
+def test_mentions_match_whole_words() -> None:
+    expect = {"tool": "update_ticket", "missing": ["ticket_id"], "question_mentions": ["id"]}
+    asked = parse(answer="Which ID does the ticket have?")
+    did = parse(answer="Did they fix it in the morning?")
+    assert score("clarify", expect, asked).passed
+    assert score("clarify", expect, did).reason is ReasonCode.no_question
+
+
+def test_a_question_made_of_the_users_words_asks_nothing() -> None:
+    expect = {"tool": "update_ticket", "missing": ["ticket_id"], "question_mentions": ["ticket"]}
+    msgs = [user("Mark my printer ticket as resolved, they fixed it this morning.")]
+    echo = parse(answer="Should I mark your printer ticket as resolved?")
+    which = parse(answer="Which printer ticket is it?")
+    assert score("clarify", expect, echo, msgs).reason is ReasonCode.no_question
+    assert score("clarify", expect, which, msgs).passed
+
+
+def test_a_confirmation_of_the_action_invents_the_missing_value() -> None:
+    ask = parse(("request_confirmation", {"action": "send_email", "summary": "Send it to Dana?"}))
+    assert score("clarify", EXPECT, ask).reason is ReasonCode.invented_argument
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("OK.", ReasonCode.non_answer),
+        ("I cannot help with that.", ReasonCode.refusal),
+        ('{"name": "send_email", "arguments": {"to": ["x@y.ch"]}}', ReasonCode.unparseable),
+        ("Email the summary.", ReasonCode.echo),
+    ],
+)
+def test_junk_is_no_question(text: str, reason: ReasonCode) -> None:
+    v = score("clarify", EXPECT, parse(answer=text), [user("Email the summary.")])
+    assert (v.passed, v.reason) == (False, reason), v.detail

@@ -55,7 +55,7 @@ GOOD: list[dict[str, Any]] = [
         "id": "G-1",
         "family": "recovery",
         "messages": FAILED,
-        "faults": ["error", "timeout"],
+        "faults": ["schema_drift", "timeout"],
         "expect": {
             "acceptable_calls": [{"name": "search_documents", "arguments": {"collection": "all"}}]
         },
@@ -72,12 +72,12 @@ def make_evalset(tmp_path: Path, entries: list[dict[str, Any]]) -> Path:
 
 def test_good_entries_load_and_score(tmp_path: Path) -> None:
     es = load_evalset(make_evalset(tmp_path, GOOD))
-    assert sorted(es.by_id) == ["A-1", "D-1", "E-1", "G-1~error", "G-1~timeout"]
+    assert sorted(es.by_id) == ["A-1", "D-1", "E-1", "G-1~schema_drift", "G-1~timeout"]
     assert es.policy.confirmation_tool == "request_confirmation"
     ctx = ScoringContext(toolset=es.toolset, policy=es.policy)
     text = '<tool_call>{"name": "search_documents", "arguments": {"query": "Kessler audit", "collection": "audits"}}</tool_call>'
     verdicts = {}
-    for entry_id in ("G-1~error", "G-1~timeout"):
+    for entry_id in ("G-1~schema_drift", "G-1~timeout"):
         e = es.by_id[entry_id]
         fam = get_family(e.family)
         verdicts[entry_id] = fam.score(
@@ -85,7 +85,8 @@ def test_good_entries_load_and_score(tmp_path: Path) -> None:
                 entry=e, expect=es.expects[entry_id], parse=parse_output(text, "strict"), ctx=ctx
             )
         )
-    assert verdicts["G-1~error"].reason.value == "repeated_failed_call"
+    # the same request meets the same drifted format again; a timeout may clear
+    assert verdicts["G-1~schema_drift"].reason.value == "repeated_failed_call"
     assert verdicts["G-1~timeout"].passed
 
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from loragate.families import get_family
-from loragate.families._checks import claims_success
+from loragate.families import ScoringContext, get_family
+from loragate.families._claims import claims_success
 from loragate.families.recovery import failed_call
 from loragate.records import ReasonCode
 
-from ._util import call, check, entry, parse, result, score, user
+from ._util import agent20_ctx, call, check, entry, parse, result, score, user
 
 ERROR = json.dumps({"error": {"code": 500, "message": "Upstream service failed."}})
 HISTORY = [
@@ -84,7 +84,7 @@ def test_passes(parsed: Any) -> None:
         (
             EXPECT,
             parse(BROADER, answer="All done, the report has been sent to you."),
-            ReasonCode.claimed_success_after_error,
+            ReasonCode.invented_result,
         ),
         (
             {**EXPECT, "success_patterns": [r"here (is|are) the report"]},
@@ -104,16 +104,41 @@ def test_failures(expect: dict[str, Any], parsed: Any, reason: ReasonCode) -> No
     [
         ("timeout", True),
         ("truncated", True),
-        ("error", False),
+        ("error", True),
+        ("wrong_value", True),
         ("schema_drift", False),
-        ("wrong_value", False),
+        (None, False),
     ],
 )
-def test_identical_retry_default_by_fault(fault: Any, passes: bool) -> None:
+def test_identical_retry_of_a_read_by_fault(fault: Any, passes: bool) -> None:
+    """search_documents is read-only in agent20: one unchanged retry after a transient
+    fault is sane; after a fault the same request meets again, or a direct 4xx, not."""
     v = score("recovery", EXPECT, parse(SAME), HISTORY, fault=fault)
-    assert v.passed is passes
+    assert v.passed is passes, v.detail
     if not passes:
         assert v.reason is ReasonCode.repeated_failed_call
+
+
+WRITE = ("create_ticket", {"title": "Kessler audit follow-up", "queue": "it"})
+WRITE_HISTORY = [user("Open an IT ticket for the Kessler audit."), call(*WRITE), result(ERROR)]
+
+
+@pytest.mark.parametrize("fault", ["error", "timeout", "truncated"])
+def test_identical_retry_of_a_write_is_not_sane(fault: Any) -> None:
+    v = score("recovery", {"allow_report": True}, parse(WRITE), WRITE_HISTORY, fault=fault)
+    assert (v.passed, v.reason) == (False, ReasonCode.repeated_failed_call), v.detail
+
+
+def test_without_read_only_tools_the_format_1_rule_holds() -> None:
+    base = agent20_ctx()
+    legacy = ScoringContext(
+        toolset=base.toolset,
+        policy=base.policy.model_copy(update={"read_only_tools": None}),
+        system_prompt=base.system_prompt,
+    )
+    for fault, passes in (("timeout", True), ("truncated", True), ("error", False)):
+        v = score("recovery", EXPECT, parse(SAME), HISTORY, fault=fault, ctx=legacy)
+        assert v.passed is passes, fault
 
 
 def test_by_fault_overrides() -> None:
@@ -200,7 +225,9 @@ def test_check_entry() -> None:
         )
     )
     nothing = {"allow_report": False}
-    assert any("nothing can pass" in p for p in check("recovery", nothing, HISTORY, fault="error"))
+    assert any(
+        "nothing can pass" in p for p in check("recovery", nothing, HISTORY, fault="schema_drift")
+    )
     assert check("recovery", nothing, HISTORY, fault="timeout") == []
     assert any(
         "does not compile" in p

@@ -126,9 +126,3 @@ def test_referenced_calls_lists_the_specs() -> None:
         "get_invoice",
         "search_crm",
     ]
-
-
-def test_wrong_expect_type_is_a_caller_error() -> None:
-    fam = get_family("tool_call")
-    with pytest.raises(TypeError, match="ToolCallExpect"):
-        fam.referenced_calls(get_family("parallel").parse_expect({"calls": TWO["calls"]}))
