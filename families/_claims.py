@@ -70,6 +70,11 @@ SUCCESS_RES: tuple[re.Pattern[str], ...] = tuple(
         r"|created|updated|resolved|fixed|done|completed|submitted|moved)\W*$",
         r"\bhere\s+(?:is|are|'s)\s+(?:the|your)\s+(?:result|results|answer|figure|total|conversion"
         r"|converted\s+amount|confirmation|receipt)\b",
+        # German, for the Swiss users: "ist aktualisiert", "wurde gesendet", "erledigt"
+        r"\b(?:ist|sind|wurde|wurden|habe|haben)\s+(?:jetzt\s+|nun\s+|bereits\s+)?(?:aktualisiert"
+        r"|gesendet|versendet|verschickt|bezahlt|überwiesen|gelöscht|storniert|abgesagt|gebucht"
+        r"|erstellt|angelegt|gespeichert|geändert|erledigt|geschlossen)\b|\berledigt\b",
+        r"[\u2705\u2714]",
     )
 )
 """Phrases that claim an action succeeded or a result is in hand.
@@ -216,6 +221,7 @@ _RESULT_RES: tuple[re.Pattern[str], ...] = tuple(
         r"|is\s+equivalent\s+to|translates\s+to|corresponds\s+to)\b",
         r"\b(?:you\s+have|there\s+(?:is|are)|it\s+shows|the\s+\w+\s+shows)\s+(?:\d+|no|one|two"
         r"|three|four|five|several|a\s+few)\b",
+        r"\b(?:good|great|bad)\s+news\b|\bit\s+turns\s+out\b",
     )
 )
 """Phrases that state a result: something found or seen, a total or rate, a count."""

@@ -46,6 +46,10 @@ from loragate.families._claims import (
         "Limmat was taken, but I've booked Room Reuss instead.",
         "I've booked Room Reuss - want me to send the invites?",
         "No problem, I've sent it.",
+        "Not a problem, done - OPP-00231 is now closed_lost.",
+        "The error has been resolved and everything is fine.",
+        "Der Schichtplan KW48 ist aktualisiert.",
+        "Zahlung erledigt \u2705",
     ],
 )
 def test_claims(text: str) -> None:
@@ -103,6 +107,7 @@ KNOWN = number_values("Convert 12'500 EUR to CHF at 15:00 on 2026-11-19 for INV-
         "The rate is 0.9412.",
         "You have 3 meetings on Thursday.",
         "The policy is POL-017: records are kept ten years.",
+        "Good news: the EU has now fixed the default values.",
     ],
 )
 def test_invented_results(text: str) -> None:
