@@ -278,3 +278,32 @@ def pattern_list_problems(field: str, patterns: Sequence[str]) -> list[str]:
         if problem:
             out.append(f"`{field}`: {problem}; write terms joined by ' & ', '!' for absent")
     return out
+
+
+def without_copied_runs(text: str, source: str, n: int = 3) -> str:
+    """`text` (folded) with every word that lies in a run of `n` or more words copied
+    from `source` replaced by `~`: what the text says in its own words. An answer that
+    repeats the question ("2/10 net 30 is ...") does not mention 10 and 30 by that."""
+    folded = fold(clip(text))
+    matches = list(_WORD.finditer(folded.translate(_MARKUP)))
+    if len(matches) < n:
+        return folded
+    src = words(source)
+    grams = {tuple(src[i : i + n]) for i in range(len(src) - n + 1)}
+    toks = [m.group(0) for m in matches]
+    copied = [False] * len(toks)
+    for i in range(len(toks) - n + 1):
+        if tuple(toks[i : i + n]) in grams:
+            for j in range(i, i + n):
+                copied[j] = True
+    if not any(copied):
+        return folded
+    plain = folded.translate(_MARKUP)
+    out: list[str] = []
+    pos = 0
+    for m, is_copy in zip(matches, copied, strict=True):
+        out.append(plain[pos : m.start()])
+        out.append("~" if is_copy else m.group(0))
+        pos = m.end()
+    out.append(plain[pos:])
+    return "".join(out)

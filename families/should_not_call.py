@@ -11,7 +11,9 @@ Checks in order:
 4. `wrong_answer`: a statement of the answer holds a pattern of `answer_forbids` (a
    known wrong answer: two terms swapped, the wrong standard, a wrong figure).
 5. `missing_content`: for some group of `answer_mentions`, the answer mentions none of
-   its terms (whole words, case-insensitive; `approv*` matches any word starting so).
+   its terms (whole words, case-insensitive; `approv*` matches any word starting so)
+   in its own words: a run of three or more words copied from the question does not
+   count ("2/10 net 30 is ..." does not mention 10 and 30).
 
 An entry without `answer_mentions` checks only that a real answer was given; write
 the groups from the knowledge the entry asks about, broad enough for any correct
@@ -32,6 +34,7 @@ from loragate.families._text import (
     group_problems,
     missing_groups,
     pattern_list_problems,
+    without_copied_runs,
 )
 from loragate.records import ReasonCode, Verdict
 
@@ -94,7 +97,10 @@ class ShouldNotCall(Family[ShouldNotCallExpect]):
         wrong = first_statement_match(expect.answer_forbids, parse.answer)
         if wrong is not None:
             return fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
-        missing = missing_groups(expect.answer_mentions, parse.answer)
+        question = next(
+            (m.content or "" for m in reversed(sample.entry.messages) if m.role == "user"), ""
+        )
+        missing = missing_groups(expect.answer_mentions, without_copied_runs(parse.answer, question))
         if missing:
             return fail(
                 ReasonCode.missing_content,

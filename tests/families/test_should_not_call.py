@@ -124,3 +124,14 @@ def test_check_entry_reports_bad_terms() -> None:
 def test_expect_rejects_unknown_fields() -> None:
     with pytest.raises(ValueError, match="answer_mention"):
         get_family("should_not_call").parse_expect({"answer_mention": [["x"]]})
+
+
+def test_mentions_count_only_in_the_answers_own_words() -> None:
+    expect = {"answer_mentions": [["10", "ten"], ["30", "thirty"]]}
+    msgs = [user("what does 2/10 net 30 actually mean?")]
+    echo = "2/10 net 30 is a discount of 2% of 30, a relatively low-risk option."
+    real = "You may take 2% off if you pay within 10 days; otherwise pay in full within 30 days."
+    assert score("should_not_call", expect, parse(answer=echo), msgs).reason is (
+        ReasonCode.missing_content
+    )
+    assert score("should_not_call", expect, parse(answer=real), msgs).passed
