@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from loragate.families._base import CallSpec
 from loragate.matchers import check_matcher, literal_values, match_arguments
 from loragate.records import ParseResult, ReasonCode, Verdict
+from loragate.regex import Pattern, compile_pattern, pattern_problem
 from loragate.tools import Toolset
 
 MAX_DETAIL_CHARS = 300
@@ -294,7 +295,7 @@ def spec_problems(spec: CallSpec, toolset: Toolset, where: str) -> list[str]:
     unknown tool, malformed matchers, unknown parameters, schema-invalid literals."""
     if spec.name not in toolset:
         return [f"{where}: unknown tool {spec.name!r}; use a tool name from tools.json"]
-    from jsonschema import Draft202012Validator
+    from loragate.tools import ArgumentsValidator
 
     props = toolset.by_name[spec.name].function.parameters.get("properties", {})
     out: list[str] = []
@@ -308,7 +309,7 @@ def spec_problems(spec: CallSpec, toolset: Toolset, where: str) -> list[str]:
             continue
         sub = props[arg]
         if isinstance(sub, dict):
-            validator = Draft202012Validator(sub)
+            validator = ArgumentsValidator(sub)
             for lit in literal_values(matcher):
                 errs = list(validator.iter_errors(lit))
                 if errs:
@@ -319,13 +320,15 @@ def spec_problems(spec: CallSpec, toolset: Toolset, where: str) -> list[str]:
     return out
 
 
-def compile_patterns(patterns: Sequence[str]) -> tuple[list[re.Pattern[str]], list[str]]:
-    """Compile an entry's regexes case-insensitively: (compiled, problems)."""
-    out: list[re.Pattern[str]] = []
+def compile_patterns(patterns: Sequence[str]) -> tuple[list[Pattern], list[str]]:
+    """Compile an entry's regexes case-insensitively with RE2 (linear time):
+    (compiled, problems)."""
+    out: list[Pattern] = []
     problems: list[str] = []
     for p in patterns:
-        try:
-            out.append(re.compile(p, re.IGNORECASE))
-        except re.error as exc:
-            problems.append(f"regex {p!r} does not compile: {exc}")
+        problem = pattern_problem(p)
+        if problem is not None:
+            problems.append(problem)
+            continue
+        out.append(compile_pattern(p, ignore_case=True))
     return out, problems

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 from loragate.families._text import clauses, clip, sentences, words
+from loragate.regex import Pattern
 
 # -- success claims -------------------------------------------------------------------
 
@@ -156,7 +157,7 @@ fine"): a claim of success even though the clause names the error."""
 
 
 def claims_success(
-    text: str, extra: Sequence[re.Pattern[str]] = (), *, after_read: bool = False
+    text: str, extra: Sequence[Pattern] = (), *, after_read: bool = False
 ) -> str | None:
     """The claimed-success phrase found in `text`, or None.
 

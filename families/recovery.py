@@ -40,7 +40,6 @@ recovery, and it needs no apology.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
@@ -74,6 +73,7 @@ from loragate.families._claims import (
 from loragate.families._text import group_problems, missing_groups
 from loragate.matchers import match_arguments
 from loragate.records import FaultKind, ReasonCode, Verdict
+from loragate.regex import Pattern
 
 if TYPE_CHECKING:
     from loragate.evalset import Entry, Policy
@@ -202,7 +202,7 @@ def _cached_topic(texts: tuple[str, ...], tool: str | None) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
-def _extra_patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+def _extra_patterns(patterns: tuple[str, ...]) -> tuple[Pattern, ...]:
     return tuple(compile_patterns(patterns)[0])
 
 

@@ -454,25 +454,6 @@ def update_readme(text: str, card: Card, *, metadata: bool = True, where: str = 
     return head + new_body
 
 
-def write_bytes_atomic(path: Path, text: str) -> None:
-    """Write `text` as UTF-8 bytes through a temp file and a rename (no newline translation)."""
-    import os
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 # -- chart ---------------------------------------------------------------------------
 
 
@@ -529,6 +510,5 @@ __all__ = [
     "build_card",
     "model_index",
     "update_readme",
-    "write_bytes_atomic",
     "write_chart",
 ]

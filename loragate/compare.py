@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.errors import BadInput, Problem
+from loragate.names import check_name
 from loragate.paired import PairedTest, paired_test
 from loragate.records import AdapterSummary, EvalsetRef, RateStats, ResultRecord, Summary
 from loragate.runfolder import read_manifest, read_results, read_summary
@@ -71,6 +72,7 @@ def parse_run_ref(text: str) -> RunRef:
     run, _, adapter = text.rpartition(":")
     if not adapter:
         raise BadInput(f"{text!r}: empty adapter name after ':'; write RUN or RUN:ADAPTER")
+    check_name(adapter, text, "adapter name")
     return RunRef(text=text, run_dir=Path(run), adapter=adapter)
 
 

@@ -7,12 +7,20 @@ file and field named. Nothing in a config runs code. See `configs/*.yaml`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
 
 from loragate.errors import BadInput, Problem
+from loragate.files import read_yaml
+from loragate.names import NAME_PATTERN
 
 Backend = Literal["vllm", "hf", "openai", "replay", "auto"]
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
@@ -108,7 +116,11 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, description="run name; default out folder runs/<name>")
+    name: str | None = Field(
+        default=None,
+        pattern=NAME_PATTERN,
+        description="run name (letters, digits, . _ + -); default out folder runs/<name>",
+    )
     model: str | None = Field(default=None, description="local folder or hub id of the base model")
     embedded: Literal["smollm2-135m"] | None = Field(
         default=None, description="use a model shipped in a PyPI package instead of `model`"
@@ -131,8 +143,10 @@ class RunConfig(BaseModel):
     vllm: VllmOptions = Field(default_factory=lambda: VllmOptions())
     hf: HfOptions = Field(default_factory=lambda: HfOptions())
     openai: OpenAIOptions = Field(default_factory=lambda: OpenAIOptions())
-    adapters: dict[str, str] = Field(
-        default_factory=dict, description="adapter name -> folder (openai: may be server-only)"
+    adapters: dict[Annotated[str, StringConstraints(pattern=NAME_PATTERN)], str] = Field(
+        default_factory=dict,
+        description="adapter name (letters, digits, . _ + -) -> folder (openai: may be "
+        "server-only)",
     )
     include_base: bool = Field(default=True, description="also evaluate the bare base model")
     parse_mode: ParseMode = "strict"
@@ -189,16 +203,14 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> R
     raw: dict[str, Any] = {}
     source = str(path) if path else "(defaults)"
     if path is not None:
-        if not path.is_file():
-            raise BadInput(f"config file {path} does not exist")
-        try:
-            value = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise BadInput(f"{path}: not valid YAML: {exc}") from None
+        value = read_yaml(path, "run config")
         if value is None:
             value = {}
         if not isinstance(value, dict):
-            raise BadInput(f"{path}: the top level must be a mapping of config keys")
+            raise BadInput(
+                f"{path}: the top level must be a mapping of config keys",
+                [Problem(str(path), "not a mapping", fix="see configs/default.yaml")],
+            )
         raw = value
     for dotted, val in (overrides or {}).items():
         if val is None:

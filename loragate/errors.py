@@ -52,3 +52,8 @@ class MissingDependency(LoragateError):
         super().__init__(
             f"{what} is not installed. Install it with: pip install 'loragate[{extra}]'"
         )
+
+
+class ServerUnreachable(BadInput):
+    """A server (the `openai` backend) could not be reached or kept failing after every
+    retry. The CLI exits 4, apart from bad input (2): the input may be fine, try again."""

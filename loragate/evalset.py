@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loragate.errors import BadInput, Problem
+from loragate.files import read_json, read_text, read_yaml
 from loragate.matchers import check_matcher, literal_values
 from loragate.records import FaultKind
 from loragate.tools import ToolDef, Toolset, schema_errors
@@ -354,13 +354,16 @@ def load_evalset(path: str | Path) -> Evalset:
     problems: list[Problem] = []
     manifest_path = root / "evalset.yaml"
     if not root.is_dir():
-        raise BadInput(f"evalset folder {root} does not exist")
+        raise BadInput(
+            f"evalset folder {root} does not exist",
+            [Problem(str(root), "no such folder", fix="pass an evalset folder (e.g. evalsets/agent20)")],
+        )
     if not manifest_path.is_file():
-        raise BadInput(f"{manifest_path} is missing; an evalset folder needs evalset.yaml")
-    try:
-        raw_manifest = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise BadInput(f"{manifest_path}: not valid YAML: {exc}") from None
+        raise BadInput(
+            f"{manifest_path} is missing",
+            [Problem(str(manifest_path), "no evalset.yaml", fix="an evalset folder needs evalset.yaml")],
+        )
+    raw_manifest = read_yaml(manifest_path, "evalset manifest")
     try:
         manifest = EvalsetManifest.model_validate(raw_manifest or {})
     except ValidationError as exc:
@@ -371,19 +374,18 @@ def load_evalset(path: str | Path) -> Evalset:
     if manifest.format_version > EVALSET_FORMAT_VERSION:
         raise BadInput(
             f"{manifest_path}: format_version {manifest.format_version} is newer than this "
-            f"loragate reads ({EVALSET_FORMAT_VERSION}); upgrade loragate"
+            f"loragate reads ({EVALSET_FORMAT_VERSION})",
+            [Problem(str(manifest_path), "newer format", field="format_version", fix="upgrade loragate")],
         )
 
     tools_path = root / manifest.tools
     tools: list[ToolDef] = []
-    try:
-        raw_tools = json.loads(tools_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(f"{tools_path} is missing (named by `tools` in {manifest_path})") from None
-    except ValueError as exc:
-        raise BadInput(f"{tools_path}: not valid JSON: {exc}") from None
+    raw_tools = read_json(tools_path, f"tools file (named by `tools` in {manifest_path})")
     if not isinstance(raw_tools, list):
-        raise BadInput(f"{tools_path}: must be a JSON array of tool definitions")
+        raise BadInput(
+            f"{tools_path}: must be a JSON array of tool definitions",
+            [Problem(str(tools_path), "not an array", fix='write [{"type": "function", ...}, ...]')],
+        )
     seen_tools: set[str] = set()
     for i, raw in enumerate(raw_tools):
         try:
@@ -451,12 +453,7 @@ def load_evalset(path: str | Path) -> Evalset:
     entries: list[Entry] = []
     expects: dict[str, BaseModel] = {}
     seen_ids: dict[str, int] = {}
-    try:
-        lines = entries_path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise BadInput(
-            f"{entries_path} is missing (named by `entries` in {manifest_path})"
-        ) from None
+    lines = read_text(entries_path, f"entries file (named by `entries` in {manifest_path})").splitlines()
     ef = str(entries_path)
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
@@ -567,9 +564,9 @@ def load_evalset(path: str | Path) -> Evalset:
                     continue
                 sub_schema = props.get(arg) if isinstance(props, dict) else None
                 if isinstance(sub_schema, dict):
-                    from jsonschema import Draft202012Validator
+                    from loragate.tools import ArgumentsValidator
 
-                    v = Draft202012Validator(sub_schema)
+                    v = ArgumentsValidator(sub_schema)
                     for lit in literal_values(matcher):
                         errs = list(v.iter_errors(lit))
                         if errs:

@@ -21,9 +21,10 @@ keyword (`$ref`, `anyOf`, `const`, `patternProperties`, ...) gets no fast check.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any
+
+from loragate.regex import PatternError, compile_pattern
 
 FastCheck = Callable[[Any], bool]
 """True when the instance is surely valid; False when not sure (ask `jsonschema`)."""
@@ -134,8 +135,8 @@ def _compile(schema: Any) -> FastCheck:
         if not isinstance(schema["pattern"], str):
             raise _Unsupported("pattern")
         try:
-            rx = re.compile(schema["pattern"])
-        except re.error:
+            rx = compile_pattern(schema["pattern"])
+        except PatternError:
             raise _Unsupported("pattern") from None
         checks.append(lambda x: not isinstance(x, str) or rx.search(x) is not None)
     min_len, max_len = _bound(schema, "minLength"), _bound(schema, "maxLength")

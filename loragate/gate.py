@@ -21,7 +21,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loragate.compare import (
@@ -33,6 +32,7 @@ from loragate.compare import (
     significant_drop,
 )
 from loragate.errors import BadInput, Problem
+from loragate.files import read_yaml
 from loragate.records import RateStats
 
 if TYPE_CHECKING:
@@ -110,16 +110,14 @@ class GatePolicy(BaseModel):
 
 def load_policy(path: Path) -> GatePolicy:
     """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
-    if not path.is_file():
-        raise BadInput(f"gate policy {path} does not exist (e.g. configs/gates/default.yaml)")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise BadInput(f"{path}: not readable YAML: {exc}") from None
+    raw = read_yaml(path, "gate policy")
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
-        raise BadInput(f"{path}: a gate policy is a mapping of rules, got {type(raw).__name__}")
+        raise BadInput(
+            f"{path}: a gate policy is a mapping of rules, got {type(raw).__name__}",
+            [Problem(str(path), "not a mapping", fix="see configs/gates/default.yaml")],
+        )
     try:
         return GatePolicy.model_validate(raw)
     except ValidationError as exc:

@@ -9,7 +9,8 @@ A matcher is one of:
   that must name both the amount and the payee);
 - `{"$contains": "s"}`: the value is a string containing `s`, case-insensitively
   (or a list with an element that does);
-- `{"$regex": "..."}`: the value is a string and `re.search` finds the pattern;
+- `{"$regex": "..."}`: the value is a string in which the pattern is found (RE2
+  syntax, linear time: no lookaround, no back-references; see `loragate.regex`);
 - `{"$absent": true}`: the argument is not given;
 - `{"$present": true}`: the argument is given, with any value.
 
@@ -19,9 +20,9 @@ Objects whose only key starts with `$` are operators; other objects are literals
 from __future__ import annotations
 
 import math
-import re
-from functools import lru_cache
 from typing import Any
+
+from loragate.regex import pattern_problem, search
 
 OPERATORS = ("$any", "$all", "$contains", "$regex", "$absent", "$present")
 
@@ -55,18 +56,12 @@ def check_matcher(matcher: Any, path: str = "") -> list[str]:
     if op == "$regex":
         if not isinstance(arg, str):
             return [f"{path}: `$regex` takes a string"]
-        try:
-            re.compile(arg)
-        except re.error as exc:
-            return [f"{path}: `$regex` pattern does not compile: {exc}"]
+        problem = pattern_problem(arg)
+        if problem is not None:
+            return [f"{path}: `$regex` {problem}"]
     if op in ("$absent", "$present") and arg is not True:
         return [f"{path}: `{op}` takes `true`"]
     return []
-
-
-@lru_cache(maxsize=4096)
-def _compiled(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
 
 
 def _literal_equal(expected: Any, value: Any) -> bool:
@@ -111,12 +106,12 @@ def matches(matcher: Any, value: Any = _MISSING) -> bool:
                     )
                 return False
             if op == "$regex":
-                return isinstance(value, str) and _compiled(str(arg)).search(value) is not None
+                return isinstance(value, str) and search(str(arg), value)
             return False
         if value is _MISSING:
             return False
         return _literal_equal(matcher, value)
-    except (RecursionError, TypeError, ValueError, re.error):
+    except (RecursionError, TypeError, ValueError):
         return False
 
 

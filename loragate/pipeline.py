@@ -31,6 +31,7 @@ from loragate.adapters import VLLM_LORA_RANKS, inspect_adapters
 from loragate.config import RunConfig
 from loragate.errors import BadInput, Problem
 from loragate.evalset import Evalset, load_evalset
+from loragate.files import atomic_write_json
 from loragate.manifest import (
     EvalsetRecord,
     ModelRecord,
@@ -50,7 +51,6 @@ from loragate.runfolder import (
     GENERATIONS,
     MANIFEST,
     GenerationWriter,
-    atomic_write_json,
     read_generations,
     read_manifest,
 )
@@ -136,14 +136,25 @@ def select_entries(evalset: Evalset, *, families: list[str] | None, limit: int |
     return dataclasses.replace(evalset, entries=entries, expects=expects, by_id={})
 
 
+def run_folder(config: RunConfig, config_path: Path | None) -> Path:
+    """Where the run goes: `out`, else `runs/<name>`; `BadInput` when it is a file."""
+    out_dir = Path(config.out or Path("runs") / default_run_name(config, config_path))
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInput(
+            f"--out {out_dir} exists and is not a folder",
+            [Problem(str(out_dir), "a file, not a run folder", fix="pass a folder path as --out")],
+        )
+    return out_dir
+
+
 def default_run_name(config: RunConfig, config_path: Path | None) -> str:
     """The run folder name: `name`, else the config file's stem, else the model's."""
     if config.name:
         return config.name
-    if config_path is not None:
-        return config_path.stem
-    label = config.embedded or (config.model or "run")
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", label.rstrip("/").rsplit("/", 1)[-1]).strip("-")
+    label = config_path.stem if config_path is not None else None
+    label = label or config.embedded or (config.model or "run")
+    slug = re.sub(r"[^A-Za-z0-9_.+-]+", "-", label.rstrip("/").rsplit("/", 1)[-1])
+    slug = slug.strip("-._+")[:100]
     return slug or datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
@@ -324,9 +335,7 @@ def plan_run(
         revision=model.revision,
         adapters=adapters,
     )
-    out_dir = Path(config.out or Path("runs") / default_run_name(config, config_path))
-    if out_dir.exists() and not out_dir.is_dir():
-        raise BadInput(f"--out {out_dir} exists and is not a folder")
+    out_dir = run_folder(config, config_path)
     engine_opts: dict[str, Any] = {}
     if backend in ("vllm", "hf", "openai"):
         engine_opts = getattr(config, backend).model_dump()
@@ -427,37 +436,44 @@ def execute_run(
 
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     manifest = plan.manifest
-    atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
-    pending = plan.pending
+    # Two names for the same weights (an A/A check) share one cache key: generate once.
+    pending = list({j.cache_key: j for j in plan.pending}.values())
     done: dict[str, GenerationRecord] = dict(plan.cached)
     generated = 0
     if pending:
         wanted = {j.cache_key for j in pending}
         drop_torn_tail(plan.out_dir / GENERATIONS)
-        with GenerationWriter(plan.out_dir / GENERATIONS) as writer:
+        writer: GenerationWriter | None = None
 
-            def sink(records: list[GenerationRecord]) -> None:
-                nonlocal generated
-                # A runner that answers a job twice, or one it was not given, must not
-                # put a duplicate into the cache: keep the first record per cache key.
-                fresh: dict[str, GenerationRecord] = {}
-                for r in records:
-                    key = r.cache_key
-                    if key is not None and key in wanted and key not in done:
-                        fresh.setdefault(key, r)
-                if not fresh:
-                    return
-                writer.append(fresh.values())
-                done.update(fresh)
-                generated += len(fresh)
-                if on_records is not None:
-                    on_records(list(fresh.values()))
+        def sink(records: list[GenerationRecord]) -> None:
+            nonlocal generated, writer
+            # A runner that answers a job twice, or one it was not given, must not
+            # put a duplicate into the cache: keep the first record per cache key.
+            fresh: dict[str, GenerationRecord] = {}
+            for r in records:
+                key = r.cache_key
+                if key is not None and key in wanted and key not in done:
+                    fresh.setdefault(key, r)
+            if not fresh:
+                return
+            if writer is None:
+                # Nothing is written before the first generation: a run that fails to
+                # start (a dead server, an incomplete replay file) leaves no files.
+                atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
+                writer = GenerationWriter(plan.out_dir / GENERATIONS)
+            writer.append(fresh.values())
+            done.update(fresh)
+            generated += len(fresh)
+            if on_records is not None:
+                on_records(list(fresh.values()))
 
-            runner = get_runner(plan.backend)(plan.setup)
-            try:
-                runner.generate(pending, sink)
-            finally:
-                runner.close()
+        runner = get_runner(plan.backend)(plan.setup)
+        try:
+            runner.generate(pending, sink)
+        finally:
+            runner.close()
+            if writer is not None:
+                writer.close()
     missing = [j for j in plan.jobs if j.cache_key not in done]
     if missing:
         raise RuntimeError(
@@ -468,8 +484,15 @@ def execute_run(
     manifest.finished_at = now_iso()
     atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
     return RunOutcome(
-        records=[done[j.cache_key] for j in plan.jobs],
+        # The cache is shared between names of the same weights; results carry the name
+        # this run asked for.
+        records=[_named(done[j.cache_key], j.adapter) for j in plan.jobs],
         generated=generated,
         cached=len(plan.cached),
         manifest=manifest,
     )
+
+
+def _named(record: GenerationRecord, adapter: str) -> GenerationRecord:
+    """`record` under the adapter name `adapter` (a copy when it differs)."""
+    return record if record.adapter == adapter else record.model_copy(update={"adapter": adapter})

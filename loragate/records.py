@@ -7,9 +7,11 @@ Field docs say what a field means; see DESIGN.md "File formats".
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from loragate.names import NAME_PATTERN
 
 RECORD_SCHEMA_VERSION = 1
 """Version of `generations.jsonl` records."""
@@ -157,8 +159,9 @@ class GenerationRecord(BaseModel):
     schema_version: int = RECORD_SCHEMA_VERSION
     entry_id: str
     """Id of the scored entry; fault variants carry `ID~fault`."""
-    adapter: str
-    """Adapter name as given on the command line; `base` for the bare base model."""
+    adapter: str = Field(pattern=NAME_PATTERN)
+    """Adapter name as given on the command line; `base` for the bare base model.
+    Letters, digits, `.`, `_`, `+`, `-` (it becomes part of file names)."""
     sample: int = Field(ge=0)
     """Sample index 0..k-1."""
     text: str
@@ -241,6 +244,6 @@ class Summary(BaseModel):
     parse_mode: Literal["strict", "repaired"] = "strict"
     samples_per_entry: int
     entry_ids: list[str]
-    adapters: dict[str, AdapterSummary]
+    adapters: dict[Annotated[str, StringConstraints(pattern=NAME_PATTERN)], AdapterSummary]
     training: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per adapter: training-log figures (final/best loss, token accuracy, ...)."""

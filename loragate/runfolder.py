@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from loragate.errors import BadInput, Problem
+from loragate.files import read_json
 from loragate.records import (
     SUMMARY_SCHEMA_VERSION,
     GenerationRecord,
@@ -35,65 +36,99 @@ REPORT = "report.md"
 M = TypeVar("M", bound=BaseModel)
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give the usual mode
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_json(path: Path, value: Any) -> None:
-    atomic_write_text(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-
-
 def dump_jsonl(records: Iterable[BaseModel]) -> str:
     return "".join(r.model_dump_json(by_alias=True) + "\n" for r in records)
 
 
-def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) -> list[M]:
+@dataclass
+class ReadReport:
+    """What `read_jsonl` had to mend: lines with bytes that are not UTF-8 (decoded with
+    U+FFFD in their place) and lines with lone UTF-16 surrogates (replaced the same
+    way), so a caller can say so instead of changing the text silently."""
+
+    not_utf8_lines: int = 0
+    surrogate_lines: int = 0
+
+    def warnings(self, path: Path) -> list[str]:
+        out = []
+        if self.not_utf8_lines:
+            out.append(
+                f"{path}: {self.not_utf8_lines} line(s) held bytes that are not UTF-8; "
+                "they were read with U+FFFD in their place"
+            )
+        if self.surrogate_lines:
+            out.append(
+                f"{path}: {self.surrogate_lines} line(s) held lone UTF-16 surrogates; "
+                "they were replaced by U+FFFD"
+            )
+        return out
+
+
+def _mend_surrogates(obj: dict[str, Any]) -> bool:
+    """Replace lone surrogates in the top-level strings of `obj`; True when any was."""
+    mended = False
+    for key, value in obj.items():
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                obj[key] = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+                mended = True
+    return mended
+
+
+def read_jsonl(
+    path: Path,
+    model: type[M],
+    *,
+    tolerate_torn_tail: bool = False,
+    report: ReadReport | None = None,
+) -> list[M]:
     """Read a JSONL file of `model` records; `BadInput` names every bad line.
 
     With `tolerate_torn_tail`, an unparseable *last* line without a trailing newline
-    (a write cut short by a kill) is dropped instead of reported.
+    (a write cut short by a kill) is dropped instead of reported. Bytes that are not
+    UTF-8 and lone surrogates are replaced by U+FFFD and counted in `report`.
     """
+    if path.is_dir():
+        raise BadInput(f"{path} is a folder", [Problem(str(path), "not a file", fix="pass the .jsonl file")])
     if not path.is_file():
-        raise BadInput(f"{path} does not exist")
+        raise BadInput(f"{path} does not exist", [Problem(str(path), "no such file", fix="check the path")])
     version_field = model.model_fields.get("schema_version")
     newest = version_field.default if version_field is not None else 1
-    raw = path.read_bytes()
-    text = raw.decode("utf-8", errors="replace")
-    lines = text.split("\n")
-    torn_possible = tolerate_torn_tail and not text.endswith("\n")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        from loragate.files import os_error_message
+
+        raise BadInput(f"cannot read {os_error_message(exc)}") from None
+    mended = report if report is not None else ReadReport()
+    raw_lines = raw.split(b"\n")
+    torn_possible = tolerate_torn_tail and not raw.endswith(b"\n")
     out: list[M] = []
     problems: list[Problem] = []
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, raw_line in enumerate(raw_lines, start=1):
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw_line.decode("utf-8", errors="replace")
+            mended.not_utf8_lines += 1
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except ValueError as exc:
-            if torn_possible and lineno == len(lines):
+            if torn_possible and lineno == len(raw_lines):
                 break
-            problems.append(Problem(str(path), f"not valid JSON: {exc}", line=lineno))
+            problems.append(
+                Problem(str(path), f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line")
+            )
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(str(path), "each line must be a JSON object", line=lineno))
             continue
+        if _mend_surrogates(obj):
+            mended.surrogate_lines += 1
         version = obj.get("schema_version", 1)
         if isinstance(version, int) and version > newest:
             problems.append(
@@ -110,14 +145,26 @@ def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) 
         except ValidationError as exc:
             for err in exc.errors():
                 loc = ".".join(str(x) for x in err["loc"])
-                problems.append(Problem(str(path), err["msg"], line=lineno, field=loc or None))
+                problems.append(
+                    Problem(
+                        str(path),
+                        err["msg"],
+                        line=lineno,
+                        field=loc or None,
+                        fix="correct the record or drop the line",
+                    )
+                )
     if problems:
         raise BadInput(f"{path}: {len(problems)} bad line(s)", problems[:50])
     return out
 
 
-def read_generations(path: Path, *, tolerate_torn_tail: bool = False) -> list[GenerationRecord]:
-    return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail)
+def read_generations(
+    path: Path, *, tolerate_torn_tail: bool = False, report: ReadReport | None = None
+) -> list[GenerationRecord]:
+    return read_jsonl(
+        path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report
+    )
 
 
 class GenerationWriter:
@@ -172,10 +219,7 @@ def read_summary(run_dir: Path) -> Summary:
     path = run_dir / SUMMARY
     if not path.is_file():
         raise BadInput(f"{run_dir} is not a scored run folder: {SUMMARY} is missing")
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise BadInput(f"{path}: not valid JSON: {exc}") from None
+    raw = read_json(path, "summary")
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version != SUMMARY_SCHEMA_VERSION:
         raise BadInput(
@@ -206,10 +250,7 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     path = run_dir / MANIFEST
     if not path.is_file():
         return {}
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise BadInput(f"{path}: not valid JSON: {exc}") from None
+    value = read_json(path, "run manifest")
     if not isinstance(value, dict):
         raise BadInput(f"{path}: must be a JSON object")
     return value

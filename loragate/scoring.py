@@ -14,8 +14,6 @@ original exception chained.
 from __future__ import annotations
 
 import gc
-import os
-import secrets
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +27,7 @@ from loragate.aggregate import ParseMode, summarize
 from loragate.errors import BadInput, Problem
 from loragate.evalset import Entry, Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
+from loragate.files import replace_files
 from loragate.parsing import parse_output
 from loragate.records import GenerationRecord, ParseResult, ResultRecord, Summary, Verdict
 from loragate.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, dump_jsonl
@@ -338,91 +337,16 @@ class ScoredRun:
     """Per adapter, entries without any generation (only with `allow_missing`)."""
 
 
-def _write_synced(path: Path, text: str) -> None:
-    # "x": never clobber; the file gets the usual umask permissions (unlike mkstemp's 0600).
-    with path.open("x", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems cannot fsync a directory; the rename is still atomic
-    finally:
-        os.close(fd)
-
-
-def _tmp_name(name: str) -> str:
-    return f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-
-
-def _replace_files(out_dir: Path, files: dict[str, str]) -> None:
-    """Write every file beside its target first, then rename them all into place.
-
-    Order matters to a reader: `summary.json` is renamed last, so a folder with a new
-    summary always has the matching results and report.
-    """
-    tmps: list[tuple[Path, Path]] = []
-    try:
-        for name, text in files.items():
-            tmp = out_dir / _tmp_name(name)
-            _write_synced(tmp, text)
-            tmps.append((tmp, out_dir / name))
-        for tmp, target in tmps:
-            os.replace(tmp, target)
-        _fsync_dir(out_dir)
-    finally:
-        for tmp, _ in tmps:
-            tmp.unlink(missing_ok=True)
-
-
-def write_run_files(out_dir: Path, files: dict[str, str], *, atomic: bool = True) -> None:
-    """Write `files` (name -> text) into `out_dir`, never leaving a half-written set.
-
-    When `out_dir` does not exist, the set is written into a temp folder beside it and
-    the folder is renamed into place. When it exists (a run folder with its
-    manifest.json and generations.jsonl), other files are kept and each named file is
-    replaced through a temp file, `summary.json` last. `atomic=False` writes in place.
-    Insertion order of `files` is the write order.
-    """
-    if not atomic:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
-            (out_dir / name).write_text(text, encoding="utf-8")
-        return
-    if not out_dir.exists():
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = out_dir.parent / _tmp_name(out_dir.name)
-        staging.mkdir()
-        try:
-            for name, text in files.items():
-                _write_synced(staging / name, text)
-            try:
-                os.rename(staging, out_dir)
-            except OSError:
-                if not out_dir.is_dir():
-                    raise
-                # Someone created the folder meanwhile: fall back to per-file replacement.
-                _replace_files(out_dir, files)
-            else:
-                _fsync_dir(out_dir.parent)
-                return
-        finally:
-            if staging.exists():
-                for child in staging.iterdir():
-                    child.unlink()
-                staging.rmdir()
-        return
-    if not out_dir.is_dir():
-        raise BadInput(f"--out {out_dir} exists and is not a folder", [])
-    _replace_files(out_dir, files)
+def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
+    """Write `files` (name -> text) into `out_dir` (created when missing), each through
+    a temp file and a rename, in insertion order - `summary.json` last, so a folder with
+    a new summary always has the matching results and report. Other files are kept."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BadInput(
+            f"{out_dir} exists and is not a folder",
+            [Problem(str(out_dir), "a file, not a run folder", fix="pass a folder path as --out")],
+        )
+    replace_files(out_dir, files)
 
 
 def finish_run(
@@ -431,7 +355,6 @@ def finish_run(
     out_dir: Path,
     parse_mode: ParseMode = "strict",
     k: int | None = None,
-    atomic: bool = True,
     *,
     allow_missing: bool = False,
     source: Path | None = None,
@@ -462,7 +385,7 @@ def finish_run(
         REPORT: render_markdown(summary, results),
         SUMMARY: summary.model_dump_json(indent=2) + "\n",
     }
-    write_run_files(out_dir, files, atomic=atomic)
+    write_run_files(out_dir, files)
     return ScoredRun(summary=summary, results=results, out_dir=out_dir, missing=missing)
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError, ValidationError
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.fastschema import FastCheck, compile_fast_check
 from loragate.records import ToolCall
+from loragate.regex import pattern_problem, search
 
 _MEMO_MAX_ENTRIES = 50_000
 _MEMO_MAX_KEY_CHARS = 4_000
@@ -37,6 +39,50 @@ class ToolDef(BaseModel):
         return self.function.name
 
 
+def _re2_pattern(
+    validator: Any, pattern: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not search(str(pattern), instance):
+        yield ValidationError(f"{instance[:80]!r} does not match {str(pattern)[:80]!r}")
+
+
+def _re2_pattern_properties(
+    validator: Any, pattern_properties: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in pattern_properties.items():
+        for key, value in instance.items():
+            if search(str(pattern), str(key)):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+ArgumentsValidator = validators.extend(
+    Draft202012Validator,
+    {"pattern": _re2_pattern, "patternProperties": _re2_pattern_properties},
+)
+"""Draft 2020-12 with `pattern` and `patternProperties` matched by RE2 (linear time:
+model output cannot make validation hang; see `loragate.regex`)."""
+
+
+def _patterns(schema: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """Every regex a schema holds (`pattern`, `patternProperties` keys), with its place."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            here = f"{path}/{key}"
+            if key == "pattern":
+                yield here, value
+            elif key == "patternProperties" and isinstance(value, dict):
+                for pattern, sub in value.items():
+                    yield f"{here}/{pattern}", pattern
+                    yield from _patterns(sub, f"{here}/{pattern}")
+                continue
+            yield from _patterns(value, here)
+    elif isinstance(schema, list):
+        for i, item in enumerate(schema):
+            yield from _patterns(item, f"{path}/{i}")
+
+
 def schema_errors(schema: Any) -> list[str]:
     """Problems with a tool's `parameters` as a Draft 2020-12 JSON Schema (empty if valid)."""
     try:
@@ -46,7 +92,12 @@ def schema_errors(schema: Any) -> list[str]:
         return [f"not a valid JSON Schema (Draft 2020-12) at `{path or '/'}`: {exc.message}"]
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return ['`parameters` must be a JSON Schema with `"type": "object"`']
-    return []
+    out = []
+    for where, pattern in _patterns(schema):
+        problem = pattern_problem(pattern)
+        if problem is not None:
+            out.append(f"`{where}`: {problem}")
+    return out
 
 
 class Toolset:
@@ -55,15 +106,15 @@ class Toolset:
     Validation is layered for speed (scoring checks every call of every sample): a
     conservative fast check (`loragate.fastschema`) answers "surely valid" in a few
     microseconds for the simple schemas tools have; anything else goes to the
-    `jsonschema` Draft 2020-12 validator, memoised on the tool name plus the arguments
+    `jsonschema` Draft 2020-12 validator (regexes on RE2), memoised on the tool name plus the arguments
     as canonical JSON (bounded; large or unserialisable arguments skip the memo).
     """
 
     def __init__(self, tools: list[ToolDef]) -> None:
         self.tools = tools
         self.by_name: dict[str, ToolDef] = {t.name: t for t in tools}
-        self._validators: dict[str, Draft202012Validator] = {
-            t.name: Draft202012Validator(t.function.parameters) for t in tools
+        self._validators: dict[str, Any] = {
+            t.name: ArgumentsValidator(t.function.parameters) for t in tools
         }
         self._fast: dict[str, FastCheck | None] = {
             t.name: compile_fast_check(t.function.parameters) for t in tools
@@ -106,7 +157,7 @@ class Toolset:
         return list(found)
 
     @staticmethod
-    def _jsonschema_errors(validator: Draft202012Validator, arguments: Any) -> list[str]:
+    def _jsonschema_errors(validator: Any, arguments: Any) -> list[str]:
         try:
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
             return [

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from datetime import timezone
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from loragate.errors import BadInput, LoragateError, MissingDependency, Problem
+from loragate.errors import BadInput, LoragateError, MissingDependency, Problem, ServerUnreachable
 from loragate.records import GenerationRecord
 from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
 
@@ -132,8 +132,8 @@ class OpenAIStats:
         return self.jobs_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
 
-class ServerUnavailable(BadInput):
-    """The server could not be reached or kept failing after every retry."""
+class ServerUnavailable(ServerUnreachable):
+    """The server could not be reached or kept failing after every retry (exit 4)."""
 
 
 class ServerAnswerInvalid(BadInput):

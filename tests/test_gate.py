@@ -152,7 +152,7 @@ def test_significance_alone(rounds: tuple[Path, Path]) -> None:
         ("defaults:\n  min_pass_at_1: 75\n", "less than or equal to 1"),
         ("", "defines no rule"),
         ("name: empty\ndefaults: {}\n", "defines no rule"),
-        ("defaults: [1, 2\n", "not readable YAML"),
+        ("defaults: [1, 2\n", "not valid YAML"),
         ("- min_pass_at_1: 0.5\n", "mapping of rules"),
         ("defaults:\n  max_drop_points: 5\n", "no rule could be evaluated"),
         ("max_unparseable: 0.1\nalpha: 2\n", "alpha"),

@@ -280,11 +280,6 @@ def test_finish_run_allow_missing_and_k(evalset: Evalset, tmp_path: Path) -> Non
     assert "`A-001`" in report
 
 
-def test_write_run_files_non_atomic(tmp_path: Path) -> None:
-    write_run_files(tmp_path / "x", {"a.txt": "1", "b.txt": "2"}, atomic=False)
-    assert (tmp_path / "x" / "b.txt").read_text() == "2"
-
-
 def test_write_run_files_refuses_a_file_as_folder(tmp_path: Path) -> None:
     target = tmp_path / "file"
     target.write_text("not a folder")

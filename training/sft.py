@@ -33,6 +33,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from loragate.errors import BadInput, MissingDependency, Problem
+from loragate.files import read_yaml
 from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
 
 RECIPE_FILE = "recipe.yaml"
@@ -178,14 +179,12 @@ def load_recipe(path: Path, overrides: dict[str, Any] | None = None) -> Recipe:
 
     `BadInput` names the file and field of every problem.
     """
-    if not path.is_file():
-        raise BadInput(f"recipe {path} does not exist")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise BadInput(f"{path}: not valid YAML: {exc}") from None
+    raw = read_yaml(path, "training recipe") or {}
     if not isinstance(raw, dict):
-        raise BadInput(f"{path}: the top level must be a mapping")
+        raise BadInput(
+            f"{path}: the top level must be a mapping",
+            [Problem(str(path), "not a mapping", fix="see configs/train/smollm2-cpu.yaml")],
+        )
     for dotted, value in (overrides or {}).items():
         if value is None:
             continue

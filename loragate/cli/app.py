@@ -17,7 +17,7 @@ from loragate.cli import (
     train,
     validate,
 )
-from loragate.errors import BadInput, LoragateError
+from loragate.errors import BadInput, LoragateError, ServerUnreachable
 
 app = typer.Typer(
     name="loragate",
@@ -38,39 +38,72 @@ app.command("train")(train.command)
 app.command("curriculum")(curriculum.command)
 
 
-def _is_click_exception(exc: BaseException) -> bool:
-    import click
+EXIT_OK = 0
+EXIT_RULE_FAILED = 1
+"""`gate`: a rule failed (the round may not ship)."""
+EXIT_BAD_INPUT = 2
+"""Bad input or an unusable path: the message names the file or option and the fix."""
+EXIT_INTERNAL = 3
+"""A bug in loragate or a plugin (e.g. a family scorer raised)."""
+EXIT_UNREACHABLE = 4
+"""A server (`--backend openai`) could not be reached."""
+EXIT_BUSY = 5
+"""Another loragate process kept writing the same folder past the lock timeout."""
 
-    classes: list[type[BaseException]] = [click.ClickException]
+
+def _click_exception_classes() -> tuple[type[BaseException], ...]:
+    """Click's exception classes: typer >= 0.20 vendors its own click (`typer._click`),
+    and `click` itself is not installed with loragate's core dependencies."""
+    classes: list[type[BaseException]] = []
     try:
-        from typer._click.exceptions import ClickException as VendoredClickException
+        from typer._click.exceptions import ClickException as Vendored
 
-        classes.append(VendoredClickException)
-    except ImportError:  # older typer uses click itself
+        classes.append(Vendored)
+    except ImportError:
         pass
-    return isinstance(exc, tuple(classes))
+    try:
+        import click
+
+        classes.append(click.ClickException)
+    except ImportError:
+        pass
+    return tuple(classes)
 
 
 def main() -> None:
     """Console entry point: bad input exits 2 with a message, never a traceback."""
+    from loragate.files import os_error_message
+    from loragate.locking import FolderBusy
+
     try:
         rc = app(standalone_mode=False)
+    except ServerUnreachable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
     except BadInput as exc:
         typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_BAD_INPUT)
+    except FolderBusy as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_BUSY)
     except LoragateError as exc:
         typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(EXIT_BAD_INPUT)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         typer.echo("aborted", err=True)
         sys.exit(130)
+    except OSError as exc:
+        # A path the user gave that cannot be used: a folder where a file belongs, no
+        # permission, a read-only or full disk. Writes are atomic, so nothing is half
+        # written; say which path and what to do.
+        typer.echo(f"error: cannot use {os_error_message(exc)}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     except Exception as exc:
-        # Usage errors (bad option values, unknown options) are click exceptions; typer
-        # 0.29 vendors its own click, so match on both to be independent of that.
-        if _is_click_exception(exc):
+        # Usage errors (bad option values, unknown options) are click exceptions.
+        if isinstance(exc, _click_exception_classes()):
             exc.show()  # type: ignore[attr-defined]
-            sys.exit(2)
+            sys.exit(EXIT_BAD_INPUT)
         raise
-    sys.exit(rc if isinstance(rc, int) else 0)
+    sys.exit(rc if isinstance(rc, int) else EXIT_OK)

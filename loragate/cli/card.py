@@ -72,12 +72,11 @@ def command(
         CHART_NAME,
         build_card,
         update_readme,
-        write_bytes_atomic,
         write_chart,
     )
     from loragate.compare import assign_training_logs, load_run, parse_run_ref
     from loragate.errors import BadInput
-    from loragate.runfolder import atomic_write_text
+    from loragate.files import atomic_write_text
 
     refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
     logs = assign_training_logs(training_log or [], refs)
@@ -109,7 +108,7 @@ def command(
         if new == old:
             typer.echo(f"{update}: already up to date", err=True)
         else:
-            write_bytes_atomic(update, new)
+            atomic_write_text(update, new)
             typer.echo(f"{update}: updated the loragate section", err=True)
         return
 

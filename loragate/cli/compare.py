@@ -62,7 +62,7 @@ def command(
         render_terminal,
     )
     from loragate.errors import BadInput
-    from loragate.runfolder import atomic_write_text
+    from loragate.files import atomic_write_text
 
     if len(runs) < 2:
         raise BadInput("compare needs at least two runs: BASELINE RUN [RUN ...]")

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-import yaml
 from pydantic import ValidationError
 
-from loragate.errors import BadInput
+from loragate.errors import BadInput, Problem
+from loragate.files import read_json, read_yaml
 
 if TYPE_CHECKING:
     from loragate.evalset import Evalset, Policy
@@ -34,26 +33,31 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
         manifest_path = path / "evalset.yaml"
         if not manifest_path.is_file():
             raise BadInput(
-                f"--toolset {path}: neither a tools JSON file nor a folder with evalset.yaml"
+                f"--toolset {path}: neither a tools JSON file nor a folder with evalset.yaml",
+                [Problem(str(path), "no tools", fix="pass tools.json or an evalset folder")],
             )
         try:
             manifest = EvalsetManifest.model_validate(
-                yaml.safe_load(manifest_path.read_text(encoding="utf-8")) or {}
+                read_yaml(manifest_path, "evalset manifest") or {}
             )
-        except (yaml.YAMLError, ValidationError) as exc:
+        except ValidationError as exc:
             raise BadInput(
-                f"{manifest_path}: invalid manifest ({exc}); run `loragate validate {path}`"
+                f"{manifest_path}: invalid manifest ({exc.error_count()} problem(s))",
+                [Problem(str(manifest_path), "invalid", fix=f"run `loragate validate {path}`")],
             ) from None
         if (path / manifest.entries).is_file():
             evalset = load_evalset(path)
             return evalset.toolset, evalset.policy, evalset
         manifest_policy = manifest.policy
         tools_path = path / manifest.tools
+    raw = read_json(tools_path, "tools file")
     try:
-        raw = json.loads(tools_path.read_text(encoding="utf-8"))
         tools = [ToolDef.model_validate(t) for t in raw]
-    except (OSError, ValueError, ValidationError) as exc:
-        raise BadInput(f"{tools_path}: not a JSON array of tool definitions: {exc}") from None
+    except (TypeError, ValidationError) as exc:
+        raise BadInput(
+            f"{tools_path}: not a JSON array of tool definitions: {exc}",
+            [Problem(str(tools_path), "not tool definitions", fix="see evalsets/agent20/tools.json")],
+        ) from None
     return Toolset(tools), manifest_policy, None
 
 

@@ -44,8 +44,10 @@ def command(
 ) -> None:
     """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input."""
     from loragate.compare import load_run
+    from loragate.files import append_text, atomic_write_text
     from loragate.gate import evaluate_gate, load_policy, render_markdown, render_terminal
-    from loragate.runfolder import atomic_write_text
+    from loragate.locking import writing
+    from loragate.names import child_path
 
     gate_policy = load_policy(policy)
     loaded = load_run(run)
@@ -60,16 +62,19 @@ def command(
 
         Console().print(render_terminal(result))
 
+    text = result.model_dump_json(indent=2) + "\n"
     if out is None:
         several = len(loaded.summary.adapters) > 1
-        out = loaded.run_dir / (f"gate-{loaded.adapter}.json" if several else "gate.json")
-    atomic_write_text(out, result.model_dump_json(indent=2) + "\n")
+        name = f"gate-{loaded.adapter}.json" if several else "gate.json"
+        with writing(loaded.run_dir):
+            atomic_write_text(child_path(loaded.run_dir, name), text)
+    else:
+        atomic_write_text(out, text)
 
     # GitHub Actions shows this file on the job's summary page.
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as fh:
-            fh.write(md + "\n")
+        append_text(Path(step_summary), md + "\n")
 
     if not result.passed:
         raise typer.Exit(1)

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from loragate.errors import BadInput, Problem
+from loragate.names import check_name
 
 
 def parse_adapter_option(values: list[str]) -> dict[str, str]:
@@ -34,6 +35,7 @@ def parse_adapter_option(values: list[str]) -> dict[str, str]:
                     )
                 ],
             )
+        check_name(name, "--adapter", "adapter name")
         if name in out:
             raise BadInput(
                 f"--adapter: the name {name!r} is given twice",
@@ -147,8 +149,31 @@ def run_and_report(
     console: Any,
     quiet: bool = False,
 ) -> Any:
-    """Plan, generate with a progress bar, score with `finish_run`, print the tables.
-    Returns the `ScoredRun`."""
+    """Plan, generate with a progress bar, score with `finish_run`, print the tables,
+    holding the run folder's write lock throughout. Returns the `ScoredRun`."""
+    from loragate.locking import writing
+    from loragate.pipeline import run_folder
+
+    with writing(run_folder(cfg, config_path)):
+        return _run_locked(
+            cfg,
+            config_path=config_path,
+            limit=limit,
+            families=families,
+            console=console,
+            quiet=quiet,
+        )
+
+
+def _run_locked(
+    cfg: Any,
+    *,
+    config_path: Path | None,
+    limit: int | None,
+    families: list[str] | None,
+    console: Any,
+    quiet: bool,
+) -> Any:
     from rich.console import Console
     from rich.progress import (
         BarColumn,

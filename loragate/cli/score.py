@@ -13,17 +13,24 @@ from typing import Annotated, Literal
 
 import typer
 
-from loragate.errors import BadInput
+from loragate.errors import BadInput, Problem
 from loragate.evalset import load_evalset
-from loragate.runfolder import GENERATIONS, read_generations
+from loragate.locking import writing
+from loragate.runfolder import GENERATIONS, ReadReport, read_generations
 
 EXIT_SCORER_BUG = 3
 
 
-def _check_out(out: Path, generations: Path) -> None:
-    """`--out` must be a folder (or not exist); its own generations must be the input."""
+def _check_out_is_folder(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise BadInput(f"--out {out} exists and is not a folder; pass a run folder path")
+        raise BadInput(
+            f"--out {out} exists and is not a folder",
+            [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
+        )
+
+
+def _check_out(out: Path, generations: Path) -> None:
+    """`--out`'s own generations, when it has any, must be the input."""
     existing = out / GENERATIONS
     if existing.exists() and not existing.samefile(generations):
         raise BadInput(
@@ -91,27 +98,33 @@ def command(
     from loragate.scoring import ScorerError, finish_run
 
     loaded = load_evalset(evalset)
-    records = read_generations(generations)
+    mended = ReadReport()
+    records = read_generations(generations, report=mended)
     if not records:
         raise BadInput(
-            f"{generations} holds no generation records; generate some with `loragate run`"
+            f"{generations} holds no generation records",
+            [Problem(str(generations), "empty", fix="generate some with `loragate run`")],
         )
-    _check_out(out, generations)
-    try:
-        done = finish_run(
-            loaded,
-            records,
-            out,
-            parse_mode,
-            k,
-            allow_missing=allow_missing,
-            source=generations,
-            include_generations=True,
-        )
-    except ScorerError as exc:
-        traceback.print_exception(exc.__cause__ or exc)
-        typer.echo(f"internal error: {exc}", err=True)
-        raise typer.Exit(EXIT_SCORER_BUG) from None
+    for warning in mended.warnings(generations):
+        typer.echo(f"warning: {warning}", err=True)
+    _check_out_is_folder(out)
+    with writing(out):
+        _check_out(out, generations)
+        try:
+            done = finish_run(
+                loaded,
+                records,
+                out,
+                parse_mode,
+                k,
+                allow_missing=allow_missing,
+                source=generations,
+                include_generations=True,
+            )
+        except ScorerError as exc:
+            traceback.print_exception(exc.__cause__ or exc)
+            typer.echo(f"internal error: {exc}", err=True)
+            raise typer.Exit(EXIT_SCORER_BUG) from None
     console = Console()
     print_summary(done.summary, console)
     console.print(f"Wrote {out} (results.jsonl, summary.json, report.md)")

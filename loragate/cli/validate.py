@@ -54,6 +54,7 @@ def command(
     except BadInput as exc:
         if not exc.problems:
             raise
+        typer.echo(f"error: {exc.message}", err=True)
         for problem in exc.problems:
             typer.echo(str(problem))
         typer.echo(f"{len(exc.problems)} problem(s) in {evalset}")
