@@ -43,12 +43,14 @@ def get_families() -> Mapping[str, Family[Any]]:
         loaded = ep.load()
         if not (isinstance(loaded, type) and issubclass(loaded, Family)):
             raise BadInput(
-                f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass"
+                f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass",
+                fix="point the entry point at a loragate.families.Family subclass",
             )
         plugin: type[Family[Any]] = loaded
         if plugin.name in found:
             raise BadInput(
-                f"plugin family {plugin.name!r} ({ep.value}) clashes with an existing family"
+                f"plugin family {plugin.name!r} ({ep.value}) clashes with an existing family",
+                fix="give the plugin family another name",
             )
         found[plugin.name] = plugin()
     return MappingProxyType(found)
@@ -63,7 +65,10 @@ def get_family(name: str) -> Family[Any]:
 
     close = difflib.get_close_matches(name, list(fams), n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise BadInput(f"unknown family {name!r}.{hint} Available: {', '.join(fams)}")
+    raise BadInput(
+        f"unknown family {name!r}.{hint} Available: {', '.join(fams)}",
+        fix="use one of the families listed",
+    )
 
 
 __all__ = [

@@ -100,7 +100,9 @@ class ShouldNotCall(Family[ShouldNotCallExpect]):
         question = next(
             (m.content or "" for m in reversed(sample.entry.messages) if m.role == "user"), ""
         )
-        missing = missing_groups(expect.answer_mentions, without_copied_runs(parse.answer, question))
+        missing = missing_groups(
+            expect.answer_mentions, without_copied_runs(parse.answer, question)
+        )
         if missing:
             return fail(
                 ReasonCode.missing_content,

@@ -93,7 +93,7 @@ def summarize(
     `BadInput` when a result names an entry the evalset does not have.
     """
     if k is not None and k < 1:
-        raise BadInput(f"`k` must be at least 1, got {k}")
+        raise BadInput(f"`k` must be at least 1, got {k}", fix="pass --k 1 or more")
     by_adapter: dict[str, dict[str, list[ResultRecord]]] = {}
     unknown: list[str] = []
     for r in results:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from loragate.compare import (
     md_text,
 )
 from loragate.errors import BadInput, MissingDependency
+from loragate.files import atomic_write_text
 from loragate.records import RateStats
 from loragate.reliability import percent, percent_floor, project
 
@@ -313,11 +315,15 @@ def build_card(
     from loragate.report import md_cell
 
     if not steps or any(n < 1 for n in steps):
-        raise BadInput(f"--steps must be positive step counts, got {list(steps)}")
+        raise BadInput(
+            f"--steps must be positive step counts, got {list(steps)}",
+            fix="pass step counts such as --steps 5 --steps 10",
+        )
     if focus_family is not None and focus_family not in run.stats.families:
         raise BadInput(
             f"--project-family {focus_family!r} is not a family of the run; "
-            f"it has: {', '.join(run.stats.families)}"
+            f"it has: {', '.join(run.stats.families)}",
+            fix="pass one of the families listed",
         )
     name = model_name or run.adapter
     s = run.summary
@@ -384,7 +390,8 @@ def _split_front_matter(text: str) -> tuple[int, int, int] | None:
     close = _FM_CLOSE.search(text, m.end())
     if close is None:
         raise BadInput(
-            "README front matter opens with `---` but never closes; add the closing `---` line"
+            "README front matter opens with `---` but never closes; add the closing `---` line",
+            fix="add the closing `---` line",
         )
     end_line = close.end()
     if text.startswith("\r\n", end_line):
@@ -495,9 +502,10 @@ def write_chart(path: Path, runs: Sequence[LoadedRun]) -> None:
     ax.set_title("pass@1 per family, 95 % Wilson interval", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", ncol=max(1, len(runs)), frameon=False)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
     # No software/date metadata: the same data gives the same bytes.
-    fig.savefig(path, format="png", metadata={"Software": None})
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    atomic_write_text(path, buf.getvalue())
 
 
 __all__ = [

@@ -71,7 +71,10 @@ def parse_run_ref(text: str) -> RunRef:
         return RunRef(text=text, run_dir=path, adapter=None)
     run, _, adapter = text.rpartition(":")
     if not adapter:
-        raise BadInput(f"{text!r}: empty adapter name after ':'; write RUN or RUN:ADAPTER")
+        raise BadInput(
+            f"{text!r}: empty adapter name after ':'; write RUN or RUN:ADAPTER",
+            fix="write RUN or RUN:ADAPTER",
+        )
     check_name(adapter, text, "adapter name")
     return RunRef(text=text, run_dir=Path(run), adapter=adapter)
 
@@ -143,14 +146,18 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
     if isinstance(ref, str):
         ref = parse_run_ref(ref)
     if not ref.run_dir.is_dir():
-        raise BadInput(f"run folder {ref.run_dir} does not exist (from {ref.text!r})")
+        raise BadInput(
+            f"run folder {ref.run_dir} does not exist (from {ref.text!r})",
+            fix="check the path; a run folder is what `loragate run` or `score` wrote",
+        )
     summary = read_summary(ref.run_dir)
     names = list(summary.adapters)
     if ref.adapter is None:
         if len(names) != 1:
             listed = ", ".join(f"{ref.run_dir}:{n}" for n in names) or "(none)"
             raise BadInput(
-                f"run folder {ref.run_dir} holds {len(names)} adapters; name one: {listed}"
+                f"run folder {ref.run_dir} holds {len(names)} adapters; name one: {listed}",
+                fix="pass RUN:ADAPTER with one of the names listed",
             )
         adapter = names[0]
     else:
@@ -158,7 +165,8 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
         if adapter not in summary.adapters:
             raise BadInput(
                 f"run folder {ref.run_dir} has no adapter {adapter!r}; "
-                f"it holds: {', '.join(names) or '(none)'}"
+                f"it holds: {', '.join(names) or '(none)'}",
+                fix="pass RUN:ADAPTER with one of the names listed",
             )
     records: dict[str, list[ResultRecord]] = defaultdict(list)
     family_of: dict[str, str] = {}
@@ -170,7 +178,8 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
     if not records:
         raise BadInput(
             f"{ref.run_dir}/results.jsonl has no scored sample of adapter {adapter!r}; "
-            "re-score the run (`loragate score`)"
+            "re-score the run (`loragate score`)",
+            fix="re-score the run with `loragate score`",
         )
     manifest = read_manifest(ref.run_dir)
     label = ref.run_dir.name + (f":{adapter}" if len(names) > 1 else "")
@@ -197,7 +206,8 @@ def assign_training_logs(specs: Sequence[str], refs: Sequence[RunRef]) -> list[P
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
             raise BadInput(
-                f"--training-log {spec!r}: expected NAME=PATH, e.g. round2=out/round2/trainer_state.json"
+                f"--training-log {spec!r}: expected NAME=PATH, e.g. round2=out/round2/trainer_state.json",
+                fix="write --training-log NAME=PATH",
             )
         hits = [
             i
@@ -212,13 +222,20 @@ def assign_training_logs(specs: Sequence[str], refs: Sequence[RunRef]) -> list[P
         ]
         if not hits:
             known = ", ".join(r.run_dir.name for r in refs)
-            raise BadInput(f"--training-log {spec!r}: {name!r} names no run; the runs are: {known}")
+            raise BadInput(
+                f"--training-log {spec!r}: {name!r} names no run; the runs are: {known}",
+                fix="use one of the run names listed",
+            )
         if len(hits) > 1:
             raise BadInput(
-                f"--training-log {spec!r}: {name!r} matches {len(hits)} runs; use RUN:ADAPTER"
+                f"--training-log {spec!r}: {name!r} matches {len(hits)} runs; use RUN:ADAPTER",
+                fix="use RUN:ADAPTER in the run argument and in NAME",
             )
         if out[hits[0]] is not None:
-            raise BadInput(f"--training-log: two logs given for {name!r}")
+            raise BadInput(
+                f"--training-log: two logs given for {name!r}",
+                fix="give one --training-log per run",
+            )
         out[hits[0]] = Path(path)
     return out
 
@@ -389,9 +406,16 @@ def _check_compatible(
                     )
                 )
     if problems:
-        raise BadInput("runs are not over the same entries; refusing to pair them", problems)
+        raise BadInput(
+            "runs are not over the same entries; refusing to pair them",
+            problems,
+            fix="score both runs on the same entries, or pass --intersect",
+        )
     if not common:
-        raise BadInput("the runs have no entry in common; nothing to compare")
+        raise BadInput(
+            "the runs have no entry in common; nothing to compare",
+            fix="compare runs of the same evalset and entries",
+        )
     if dropped:
         notes.append(
             f"--intersect: compared {len(common)} common entries, dropped {len(dropped)} "
@@ -522,16 +546,23 @@ def compare_runs(
     `training=False` leaves training metrics out (the gate does not use them).
     """
     if len(runs) < 2:
-        raise BadInput("compare needs at least two runs: a baseline and a run")
+        raise BadInput(
+            "compare needs at least two runs: a baseline and a run", fix="pass BASELINE RUN"
+        )
     if not 0.0 < alpha < 1.0:
-        raise BadInput(f"alpha must lie strictly between 0 and 1, got {alpha}")
+        raise BadInput(
+            f"alpha must lie strictly between 0 and 1, got {alpha}",
+            fix="pass --alpha between 0 and 1, e.g. 0.05",
+        )
     labels = [r.label for r in runs]
     if len(set(labels)) < len(labels):
         for r in runs:
             r.label = r.ref.text
         labels = [r.label for r in runs]
         if len(set(labels)) < len(labels):
-            raise BadInput(f"the same run is given twice: {', '.join(labels)}")
+            raise BadInput(
+                f"the same run is given twice: {', '.join(labels)}", fix="pass each run once"
+            )
     ids, dropped, notes = _check_compatible(runs, intersect)
     recompute = bool(dropped)
     from loragate.aggregate import family_order

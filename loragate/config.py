@@ -187,7 +187,7 @@ def _problems(source: str, exc: ValidationError) -> list[Problem]:
             field=".".join(str(x) for x in e["loc"]) or None,
             fix="see configs/default.yaml for the accepted keys"
             if e["type"] == "extra_forbidden"
-            else None,
+            else "correct the value (see configs/default.yaml)",
         )
         for e in exc.errors()
     ]

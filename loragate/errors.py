@@ -33,15 +33,20 @@ class Problem:
 class BadInput(LoragateError):
     """The user's input is wrong; `problems` lists every problem found, not just the first."""
 
-    def __init__(self, message: str, problems: list[Problem] | None = None) -> None:
+    def __init__(
+        self, message: str, problems: list[Problem] | None = None, *, fix: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.problems = problems or []
+        self.fix = fix
+        """How to fix it, when the problems do not say (shown as `(fix: ...)`)."""
 
     def __str__(self) -> str:
+        head = self.message + (f" (fix: {self.fix})" if self.fix else "")
         if not self.problems:
-            return self.message
-        lines = [self.message] + [f"  - {p}" for p in self.problems]
+            return head
+        lines = [head] + [f"  - {p}" for p in self.problems]
         return "\n".join(lines)
 
 

@@ -356,12 +356,24 @@ def load_evalset(path: str | Path) -> Evalset:
     if not root.is_dir():
         raise BadInput(
             f"evalset folder {root} does not exist",
-            [Problem(str(root), "no such folder", fix="pass an evalset folder (e.g. evalsets/agent20)")],
+            [
+                Problem(
+                    str(root),
+                    "no such folder",
+                    fix="pass an evalset folder (e.g. evalsets/agent20)",
+                )
+            ],
         )
     if not manifest_path.is_file():
         raise BadInput(
             f"{manifest_path} is missing",
-            [Problem(str(manifest_path), "no evalset.yaml", fix="an evalset folder needs evalset.yaml")],
+            [
+                Problem(
+                    str(manifest_path),
+                    "no evalset.yaml",
+                    fix="an evalset folder needs evalset.yaml",
+                )
+            ],
         )
     raw_manifest = read_yaml(manifest_path, "evalset manifest")
     try:
@@ -375,7 +387,14 @@ def load_evalset(path: str | Path) -> Evalset:
         raise BadInput(
             f"{manifest_path}: format_version {manifest.format_version} is newer than this "
             f"loragate reads ({EVALSET_FORMAT_VERSION})",
-            [Problem(str(manifest_path), "newer format", field="format_version", fix="upgrade loragate")],
+            [
+                Problem(
+                    str(manifest_path),
+                    "newer format",
+                    field="format_version",
+                    fix="upgrade loragate",
+                )
+            ],
         )
 
     tools_path = root / manifest.tools
@@ -384,7 +403,11 @@ def load_evalset(path: str | Path) -> Evalset:
     if not isinstance(raw_tools, list):
         raise BadInput(
             f"{tools_path}: must be a JSON array of tool definitions",
-            [Problem(str(tools_path), "not an array", fix='write [{"type": "function", ...}, ...]')],
+            [
+                Problem(
+                    str(tools_path), "not an array", fix='write [{"type": "function", ...}, ...]'
+                )
+            ],
         )
     seen_tools: set[str] = set()
     for i, raw in enumerate(raw_tools):
@@ -453,7 +476,9 @@ def load_evalset(path: str | Path) -> Evalset:
     entries: list[Entry] = []
     expects: dict[str, BaseModel] = {}
     seen_ids: dict[str, int] = {}
-    lines = read_text(entries_path, f"entries file (named by `entries` in {manifest_path})").splitlines()
+    lines = read_text(
+        entries_path, f"entries file (named by `entries` in {manifest_path})"
+    ).splitlines()
     ef = str(entries_path)
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():

@@ -261,7 +261,8 @@ def evaluate_gate(
     if policy.require_baseline and baseline is None:
         raise BadInput(
             f"{policy_path}: `require_baseline` is set; give the run to compare against "
-            "with --baseline RUN"
+            "with --baseline RUN",
+            fix="pass --baseline RUN",
         )
     comparison: Comparison | None = None
     if baseline is not None:
@@ -394,7 +395,8 @@ def evaluate_gate(
                 if results
                 else " for the families of this run"
             )
-            + "; a gate that checks nothing would ship anything"
+            + "; a gate that checks nothing would ship anything",
+            fix="add rules that apply to this run (see configs/gates/default.yaml)",
         )
     skipped = len(results) - len(evaluated)
     if skipped:

@@ -97,8 +97,10 @@ def updating(path: Path) -> Iterator[Path]:
                     break
                 except BlockingIOError:
                     if not announced:
-                        print(f"waiting for another loragate process updating {path} ...",
-                              file=sys.stderr)
+                        print(
+                            f"waiting for another loragate process updating {path} ...",
+                            file=sys.stderr,
+                        )
                         announced = True
                     if time.monotonic() - started > timeout:
                         raise _busy(path, time.monotonic() - started) from None

@@ -49,8 +49,14 @@ def child_path(folder: Path, filename: str) -> Path:
         or "\0" in filename
         or filename in (".", "..")
     ):
-        raise BadInput(f"{filename!r} cannot be a file name inside {folder}")
+        raise BadInput(
+            f"{filename!r} cannot be a file name inside {folder}",
+            fix="use a name of letters, digits, '.', '_', '+' or '-'",
+        )
     path = folder / filename
     if path.resolve().parent != folder.resolve():
-        raise BadInput(f"{path} would leave the folder {folder}; refusing to write there")
+        raise BadInput(
+            f"{path} would leave the folder {folder}; refusing to write there",
+            fix="use a name of letters, digits, '.', '_', '+' or '-'",
+        )
     return path

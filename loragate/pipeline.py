@@ -128,7 +128,7 @@ def select_entries(evalset: Evalset, *, families: list[str] | None, limit: int |
         entries = [e for e in entries if e.family in families]
     if limit is not None:
         if limit < 1:
-            raise BadInput("--limit must be at least 1")
+            raise BadInput("--limit must be at least 1", fix="pass --limit 1 or more")
         entries = entries[:limit]
     if len(entries) == len(evalset.entries):
         return evalset

@@ -29,9 +29,14 @@ def _check_rate(value: float, what: str, *, allow_zero: bool = True) -> None:
         raise ValueError(f"{what} must be a fraction with {lo} {what} <= 1, got {value}")
 
 
+MAX_COUNT = 1_000_000
+"""Largest number of steps or runs accepted: beyond it every rate is 0 or 1 anyway."""
+
+
 def _check_count(value: int, what: str) -> None:
-    if value < 1:
-        raise ValueError(f"{what} must be at least 1, got {value}")
+    if value < 1 or value > MAX_COUNT:
+        shown = str(value) if len(str(value)) <= 20 else f"a {len(str(value))}-digit number"
+        raise ValueError(f"{what} must be between 1 and {MAX_COUNT:,}, got {shown}")
 
 
 def end_to_end(per_step: float, steps: int) -> float:

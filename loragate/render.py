@@ -124,7 +124,8 @@ class ChatRenderer:
             )
         except Exception as exc:  # jinja errors, raise_exception() in templates
             raise BadInput(
-                f"chat template {self.source} failed to render: {type(exc).__name__}: {exc}"
+                f"chat template {self.source} failed to render: {type(exc).__name__}: {exc}",
+                fix="fix the chat template, or set chat_template to a working one (configs/templates/)",
             ) from None
         # transformers returns (rendered, generation_indices): a list of one string here.
         texts = rendered[0] if isinstance(rendered, tuple) else rendered
@@ -156,7 +157,10 @@ class ChatRenderer:
         could not be split honestly).
         """
         if not messages or messages[-1].get("role") != "assistant":
-            raise BadInput("a training example must end with an assistant message")
+            raise BadInput(
+                "a training example must end with an assistant message",
+                fix="end every training example with the assistant turn",
+            )
         prompt = self.render_prompt(messages[:-1], tools)
         full = self.render_conversation(messages, tools)
         if not full.startswith(prompt):
@@ -279,7 +283,10 @@ def load_renderer(
                 model_path, trust_remote_code=trust_remote_code, revision=revision
             )
         except (OSError, ValueError) as exc:
-            raise BadInput(f"cannot load the tokenizer of `{model_path}`: {exc}") from None
+            raise BadInput(
+                f"cannot load the tokenizer of `{model_path}`: {exc}",
+                fix="check that the model folder holds tokenizer files, or pass --model",
+            ) from None
         raw = getattr(tokenizer, "chat_template", None)
         if isinstance(raw, dict):  # several named templates: take the default one
             raw = raw.get("default")

@@ -91,9 +91,13 @@ def read_jsonl(
     UTF-8 and lone surrogates are replaced by U+FFFD and counted in `report`.
     """
     if path.is_dir():
-        raise BadInput(f"{path} is a folder", [Problem(str(path), "not a file", fix="pass the .jsonl file")])
+        raise BadInput(
+            f"{path} is a folder", [Problem(str(path), "not a file", fix="pass the .jsonl file")]
+        )
     if not path.is_file():
-        raise BadInput(f"{path} does not exist", [Problem(str(path), "no such file", fix="check the path")])
+        raise BadInput(
+            f"{path} does not exist", [Problem(str(path), "no such file", fix="check the path")]
+        )
     version_field = model.model_fields.get("schema_version")
     newest = version_field.default if version_field is not None else 1
     try:
@@ -101,7 +105,10 @@ def read_jsonl(
     except OSError as exc:
         from loragate.files import os_error_message
 
-        raise BadInput(f"cannot read {os_error_message(exc)}") from None
+        raise BadInput(
+            f"cannot read {os_error_message(exc)}",
+            fix="the manifest is written by `loragate run`; re-run it",
+        ) from None
     mended = report if report is not None else ReadReport()
     raw_lines = raw.split(b"\n")
     torn_possible = tolerate_torn_tail and not raw.endswith(b"\n")
@@ -121,7 +128,9 @@ def read_jsonl(
             if torn_possible and lineno == len(raw_lines):
                 break
             problems.append(
-                Problem(str(path), f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line")
+                Problem(
+                    str(path), f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line"
+                )
             )
             continue
         if not isinstance(obj, dict):
@@ -162,9 +171,7 @@ def read_jsonl(
 def read_generations(
     path: Path, *, tolerate_torn_tail: bool = False, report: ReadReport | None = None
 ) -> list[GenerationRecord]:
-    return read_jsonl(
-        path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report
-    )
+    return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report)
 
 
 class GenerationWriter:
@@ -202,7 +209,7 @@ class GenerationWriter:
 def iter_run_dirs(paths: Iterable[Path]) -> Iterator[Path]:
     for p in paths:
         if not p.is_dir():
-            raise BadInput(f"run folder {p} does not exist")
+            raise BadInput(f"run folder {p} does not exist", fix="check the path")
         yield p
 
 
@@ -218,7 +225,10 @@ def read_results(run_dir: Path) -> list[ResultRecord]:
 def read_summary(run_dir: Path) -> Summary:
     path = run_dir / SUMMARY
     if not path.is_file():
-        raise BadInput(f"{run_dir} is not a scored run folder: {SUMMARY} is missing")
+        raise BadInput(
+            f"{run_dir} is not a scored run folder: {SUMMARY} is missing",
+            fix="run `loragate score` or `loragate run` first",
+        )
     raw = read_json(path, "summary")
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version != SUMMARY_SCHEMA_VERSION:

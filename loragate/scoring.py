@@ -70,7 +70,10 @@ class Scorer:
 
     def __init__(self, evalset: Evalset, parse_mode: ParseMode = "strict") -> None:
         if parse_mode not in ("strict", "repaired"):
-            raise BadInput(f"`parse_mode` must be strict or repaired, got {parse_mode!r}")
+            raise BadInput(
+                f"`parse_mode` must be strict or repaired, got {parse_mode!r}",
+                fix="pass --parse-mode strict or repaired",
+            )
         self.evalset = evalset
         self.parse_mode: ParseMode = parse_mode
         self.ctx = ScoringContext(
@@ -94,7 +97,8 @@ class Scorer:
         if plan is None:
             raise BadInput(
                 f"generation names entry {record.entry_id!r}, which evalset "
-                f"{self.evalset.name} {self.evalset.version} does not have"
+                f"{self.evalset.name} {self.evalset.version} does not have",
+                fix="score against the evalset the generations were made for",
             )
         entry, expect, family = plan
         key = (record.entry_id, record.text)

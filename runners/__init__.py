@@ -43,7 +43,10 @@ def get_runner(name: str) -> RunnerFactory:
     if module_name is None:
         close = difflib.get_close_matches(name, RUNNERS, n=1)
         hint = f"did you mean `{close[0]}`? " if close else ""
-        raise BadInput(f"unknown backend `{name}`: {hint}available: {', '.join(runner_names())}")
+        raise BadInput(
+            f"unknown backend `{name}`: {hint}available: {', '.join(runner_names())}",
+            fix="use one of the backends listed",
+        )
     module = importlib.import_module(module_name)
     return cast(RunnerFactory, module.create)
 

@@ -62,7 +62,8 @@ def select_entries(
         if unknown:
             raise BadInput(
                 f"callback.entry_ids names entries evalset {evalset.name} does not have: "
-                + ", ".join(unknown[:10])
+                + ", ".join(unknown[:10]),
+                fix="list entry ids of the evalset (see `loragate validate`)",
             )
         wanted = set(entry_ids)
         return [e for e in evalset.entries if e.id in wanted]
@@ -210,13 +211,19 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         generation only (it is switched to left padding), so pass a separate instance
         from the one the trainer collates with."""
         if every_steps is not None and every_steps < 1:
-            raise BadInput("callback.every_steps must be at least 1 (or None: only at the end)")
+            raise BadInput(
+                "callback.every_steps must be at least 1 (or None: only at the end)",
+                fix="set callback.every_steps to 1 or more, or null",
+            )
         from loragate.render import evalset_messages, prompt_sha256
 
         self.evalset = evalset
         self.entries = list(entries) if entries is not None else list(evalset.entries)
         if not self.entries:
-            raise BadInput("the behavioural callback has no entries to evaluate")
+            raise BadInput(
+                "the behavioural callback has no entries to evaluate",
+                fix="widen callback.families / entry_ids",
+            )
         self.every_steps = every_steps
         self.at_start = at_start
         self.max_new_tokens = max_new_tokens

@@ -1513,7 +1513,8 @@ def generate_curriculum(
     unknown = [f for f in families if f not in TEMPLATES]
     if unknown:
         raise BadInput(
-            f"unknown curriculum families: {', '.join(unknown)}; known: {', '.join(FAMILIES)}"
+            f"unknown curriculum families: {', '.join(unknown)}; known: {', '.join(FAMILIES)}",
+            fix="use families from the list",
         )
     _check_toolset(families, toolset, policy)
     out: list[TrainingExample] = []

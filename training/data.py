@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.errors import BadInput, Problem
+from loragate.files import atomic_write_text
 from loragate.training.example import TrainingExample, example_problems
 
 if TYPE_CHECKING:
@@ -213,7 +214,8 @@ def _read_with_datasets(path: Path) -> list[dict[str, Any]]:
         ds = datasets.load_dataset(builder, data_files=str(path), split="train")
     except Exception as exc:  # datasets raises many types for unreadable files
         raise BadInput(
-            f"{path}: cannot read it as {builder}: {type(exc).__name__}: {exc}"
+            f"{path}: cannot read it as {builder}: {type(exc).__name__}: {exc}",
+            fix="check the file format named in the recipe",
         ) from None
     return [dict(row) for row in ds]
 
@@ -225,9 +227,12 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
         try:
             value = json.loads(text)
         except ValueError as exc:
-            raise BadInput(f"{path}: not valid JSON: {exc}") from None
+            raise BadInput(f"{path}: not valid JSON: {exc}", fix="fix the JSON syntax") from None
         if not all(isinstance(v, dict) for v in value):
-            raise BadInput(f"{path}: a JSON array of objects is expected")
+            raise BadInput(
+                f"{path}: a JSON array of objects is expected",
+                fix="write a JSON array of example objects",
+            )
         return list(value)
     rows: list[dict[str, Any]] = []
     problems: list[Problem] = []
@@ -443,7 +448,10 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
         )
 
     if spec.path is None:  # SourceSpec's validator makes this unreachable
-        raise BadInput(f"data source `{spec.name}` has neither `path` nor `curriculum`")
+        raise BadInput(
+            f"data source `{spec.name}` has neither `path` nor `curriculum`",
+            fix="give the source a `path` or `curriculum`",
+        )
     path = Path(spec.path)
     if not path.is_absolute() and base_dir is not None and not path.exists():
         path = base_dir / path
@@ -744,7 +752,10 @@ def prepare_data(
         mix += [rows[i] for i in upweight(len(rows), src.spec.weight, rng)]
     rng.shuffle(mix)
     if not mix:
-        raise BadInput("the training mix is empty (every source has weight 0)")
+        raise BadInput(
+            "the training mix is empty (every source has weight 0)",
+            fix="give at least one source a positive weight",
+        )
 
     h = hashlib.sha256()
     for r in mix:
@@ -812,9 +823,8 @@ def mix_table(manifest: DataManifest) -> str:
 
 def write_jsonl(path: Path, examples: Sequence[TrainingExample]) -> None:
     """Write examples in the `messages` format, one a line."""
-    path.write_text(
-        "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in examples),
-        encoding="utf-8",
+    atomic_write_text(
+        path, "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in examples)
     )
 
 

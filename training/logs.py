@@ -216,7 +216,8 @@ def _from_objects(objs: Iterable[Any], path: Path, fmt: LogFormat) -> TrainingLo
         if not isinstance(obj, Mapping):
             raise BadInput(
                 f"{path}: log entry {i + 1} is {type(obj).__name__}, expected an object "
-                "of metric values"
+                "of metric values",
+                fix="give a trainer_state.json, or CSV/JSONL of logged steps",
             )
         p = _point(obj)
         if p.metrics:
@@ -224,7 +225,8 @@ def _from_objects(objs: Iterable[Any], path: Path, fmt: LogFormat) -> TrainingLo
     if not points:
         raise BadInput(
             f"{path}: no numeric metrics found; expected logged values such as `loss` "
-            "or `mean_token_accuracy`"
+            "or `mean_token_accuracy`",
+            fix="give the log with loss values (trainer_state.json)",
         )
     return TrainingLog(
         source=str(path), format=fmt, points=points, metrics=summarize_points(points)
@@ -235,13 +237,16 @@ def _read_json(path: Path) -> TrainingLog:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise BadInput(f"{path}: not a readable JSON file: {exc}") from None
+        raise BadInput(
+            f"{path}: not a readable JSON file: {exc}", fix="give a valid trainer_state.json"
+        ) from None
     if isinstance(raw, Mapping):
         history = raw.get("log_history")
         if not isinstance(history, list):
             raise BadInput(
                 f"{path}: no `log_history` list; expected a transformers trainer_state.json "
-                "(or give a CSV/JSONL of logged steps)"
+                "(or give a CSV/JSONL of logged steps)",
+                fix="give a transformers trainer_state.json or a CSV/JSONL log",
             )
         log = _from_objects(history, path, "trainer_state")
         log.run = {
@@ -252,7 +257,10 @@ def _read_json(path: Path) -> TrainingLog:
         return log
     if isinstance(raw, list):
         return _from_objects(raw, path, "jsonl")
-    raise BadInput(f"{path}: expected a trainer_state.json object or a list of log objects")
+    raise BadInput(
+        f"{path}: expected a trainer_state.json object or a list of log objects",
+        fix="give a transformers trainer_state.json",
+    )
 
 
 def _read_jsonl(path: Path) -> TrainingLog:
@@ -260,14 +268,18 @@ def _read_jsonl(path: Path) -> TrainingLog:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read: {exc}") from None
+        raise BadInput(
+            f"{path}: cannot read: {exc}", fix="check the path and permissions"
+        ) from None
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             objs.append(json.loads(line))
         except ValueError as exc:
-            raise BadInput(f"{path}:{lineno}: not valid JSON: {exc}") from None
+            raise BadInput(
+                f"{path}:{lineno}: not valid JSON: {exc}", fix="fix the line or remove it"
+            ) from None
     return _from_objects(objs, path, "jsonl")
 
 
@@ -276,7 +288,9 @@ def _read_csv(path: Path) -> TrainingLog:
         with path.open(encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise BadInput(f"{path}: not a readable CSV file: {exc}") from None
+        raise BadInput(
+            f"{path}: not a readable CSV file: {exc}", fix="give a CSV with a header row"
+        ) from None
     objs: list[dict[str, Any]] = []
     for lineno, row in enumerate(rows, start=2):
         obj: dict[str, Any] = {}
@@ -289,6 +303,7 @@ def _read_csv(path: Path) -> TrainingLog:
                 raise BadInput(
                     f"{path}:{lineno}: column {key!r} holds {cell!r}, not a number",
                     [],
+                    fix="keep only numbers in metric columns",
                 ) from None
         objs.append(obj)
     return _from_objects(objs, path, "csv")
@@ -336,7 +351,7 @@ def read_training_log(path: str | Path) -> TrainingLog:
             )
         p = found
     if not p.is_file():
-        raise BadInput(f"training log {p} does not exist")
+        raise BadInput(f"training log {p} does not exist", fix="check the path")
     suffix = p.suffix.lower()
     if suffix == ".csv":
         return _read_csv(p)

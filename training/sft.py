@@ -228,7 +228,10 @@ def resolve_model(recipe: Recipe) -> tuple[str, str, str | None]:
             recipe.chat_template or spec.chat_template,
         )
     if recipe.model is None:  # Recipe's validator makes this unreachable
-        raise BadInput("the recipe names no model: set `model` or `embedded`")
+        raise BadInput(
+            "the recipe names no model: set `model` or `embedded`",
+            fix="set `model` or `embedded` in the recipe",
+        )
     return recipe.model, recipe.model, recipe.chat_template
 
 
@@ -397,7 +400,8 @@ def train(
     cuda = torch.cuda.is_available()
     if t.device == "cuda" and not cuda:
         raise BadInput(
-            "the recipe asks for `training.device: cuda` but no CUDA device is available"
+            "the recipe asks for `training.device: cuda` but no CUDA device is available",
+            fix="set training.device: cpu, or run on a GPU box",
         )
     use_cpu = t.device == "cpu" or not cuda
     if use_cpu and t.precision != "fp32":
@@ -415,7 +419,8 @@ def train(
     if use_cpu and t.attn_implementation == "flash_attention_2":
         raise BadInput(
             "`training.attn_implementation: flash_attention_2` needs a CUDA GPU and the "
-            "flash-attn package; use `sdpa` on the CPU"
+            "flash-attn package; use `sdpa` on the CPU",
+            fix="use attn_implementation: sdpa",
         )
     if t.torch_threads:
         torch.set_num_threads(t.torch_threads)

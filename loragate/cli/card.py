@@ -75,8 +75,9 @@ def command(
         write_chart,
     )
     from loragate.compare import assign_training_logs, load_run, parse_run_ref
-    from loragate.errors import BadInput
-    from loragate.files import atomic_write_text
+    from loragate.errors import BadInput, Problem
+    from loragate.files import atomic_write_text, read_text
+    from loragate.locking import updating, writing
 
     refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
     logs = assign_training_logs(training_log or [], refs)
@@ -85,10 +86,18 @@ def command(
 
     if update is not None:
         if not update.is_file():
-            raise BadInput(f"--update {update}: no such file; create the README first")
+            raise BadInput(
+                f"--update {update}: no such file",
+                [Problem(str(update), "no such file", fix="create the README first")],
+            )
         folder = out or update.parent
     else:
         folder = out or loaded.run_dir / "card"
+    if folder.exists() and not folder.is_dir():
+        raise BadInput(
+            f"--out {folder} exists and is not a folder",
+            [Problem(str(folder), "a file", fix="pass a folder for the card files")],
+        )
     card = build_card(
         loaded,
         base,
@@ -97,24 +106,28 @@ def command(
         chart=CHART_NAME if chart else None,
         focus_family=project_family,
     )
-    if chart:
-        runs = [base, loaded] if base is not None else [loaded]
-        write_chart(folder / CHART_NAME, runs)
-
     if update is not None:
-        # Bytes, not text mode: newline translation would change lines we must keep.
-        old = update.read_bytes().decode("utf-8")
-        new = update_readme(old, card, metadata=metadata, where=str(update))
-        if new == old:
-            typer.echo(f"{update}: already up to date", err=True)
-        else:
-            atomic_write_text(update, new)
-            typer.echo(f"{update}: updated the loragate section", err=True)
+        with updating(update):
+            # Keep the bytes: newline translation would change lines we must keep.
+            old = read_text(update, "README")
+            new = update_readme(old, card, metadata=metadata, where=str(update))
+            if chart:
+                runs = [base, loaded] if base is not None else [loaded]
+                write_chart(folder / CHART_NAME, runs)
+            if new == old:
+                typer.echo(f"{update}: already up to date", err=True)
+            else:
+                atomic_write_text(update, new)
+                typer.echo(f"{update}: updated the loragate section", err=True)
         return
 
     text = card.standalone() if metadata else card.section
-    atomic_write_text(folder / "card.md", text)
-    if metadata:
-        atomic_write_text(folder / "model_index.yaml", card.metadata_block)
+    with writing(folder):
+        if chart:
+            runs = [base, loaded] if base is not None else [loaded]
+            write_chart(folder / CHART_NAME, runs)
+        atomic_write_text(folder / "card.md", text)
+        if metadata:
+            atomic_write_text(folder / "model_index.yaml", card.metadata_block)
     typer.echo(text, nl=False)
     typer.echo(f"wrote {folder}/card.md" + (" and the chart" if chart else ""), err=True)

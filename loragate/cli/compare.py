@@ -65,7 +65,10 @@ def command(
     from loragate.files import atomic_write_text
 
     if len(runs) < 2:
-        raise BadInput("compare needs at least two runs: BASELINE RUN [RUN ...]")
+        raise BadInput(
+            "compare needs at least two runs: BASELINE RUN [RUN ...]",
+            fix="pass BASELINE RUN [RUN ...]",
+        )
     refs = [parse_run_ref(r) for r in runs]
     logs = assign_training_logs(training_log or [], refs)
     loaded = [load_run(ref, log) for ref, log in zip(refs, logs, strict=True)]

@@ -56,7 +56,11 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
     except (TypeError, ValidationError) as exc:
         raise BadInput(
             f"{tools_path}: not a JSON array of tool definitions: {exc}",
-            [Problem(str(tools_path), "not tool definitions", fix="see evalsets/agent20/tools.json")],
+            [
+                Problem(
+                    str(tools_path), "not tool definitions", fix="see evalsets/agent20/tools.json"
+                )
+            ],
         ) from None
     return Toolset(tools), manifest_policy, None
 
@@ -93,7 +97,6 @@ def command(
     counts = parse_family_counts(families)
     tools, policy, evalset = load_toolset_folder(toolset)
     examples = generate_curriculum(counts, tools, policy, seed)
-    out.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(out, examples)
     per_family = Counter(e.family for e in examples)
     for fam, n in per_family.items():

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from loragate import reliability as rel
-from loragate.errors import BadInput
+from loragate.errors import BadInput, Problem
 
 OutputFormat = Literal["table", "markdown", "json"]
 
@@ -111,7 +111,10 @@ def command(
                     "per-step reliability a target needs; drop one of them"
                 )
             if len(ns) != 1:
-                raise BadInput("`--target` needs exactly one `--steps N`")
+                raise BadInput(
+                    "`--target` needs exactly one `--steps N`",
+                    fix="pass one --steps N with --target",
+                )
             res = _inverse(target, ns[0], k)
             if output_format == "json":
                 typer.echo(json.dumps(res, indent=2))
@@ -136,12 +139,28 @@ def command(
             return
         if not rs or not ns:
             raise BadInput(
-                "give `--per-step R --steps N` (r^n), `--target P --steps N` (required r), "
-                "or `--table` for the grid"
+                "nothing to compute",
+                [
+                    Problem(
+                        "command line",
+                        "no rate and steps given",
+                        fix="give `--per-step R --steps N` (r^n), `--target P --steps N` "
+                        "(required r), or `--table` for the grid",
+                    )
+                ],
             )
         res = _single(rs[0], ns[0], k)
     except ValueError as exc:
-        raise BadInput(f"reliability: {exc}") from None
+        raise BadInput(
+            f"reliability: {exc}",
+            [
+                Problem(
+                    "command line",
+                    str(exc),
+                    fix="pass r and P as fractions (0.99), n and k as counts",
+                )
+            ],
+        ) from None
     if output_format == "json":
         typer.echo(json.dumps(res, indent=2))
         return

@@ -101,6 +101,13 @@ def command(
         str | None, typer.Option("--parse-mode", help="strict | repaired")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    trust_remote_code: Annotated[
+        bool,
+        typer.Option(
+            "--trust-remote-code",
+            help="Allow the config's trust_remote_code: runs the model's own Python code.",
+        ),
+    ] = False,
 ) -> None:
     """Generate over an evalset with a base model and LoRA adapters, then score it."""
     from rich.console import Console
@@ -123,6 +130,12 @@ def command(
     if adapter:
         overrides["adapters"] = parse_adapter_option(adapter)
     cfg = _load(config, overrides)
+    from loragate.cli._remote_code import resolve_remote_code
+
+    trusted = resolve_remote_code(
+        cfg.trust_remote_code, trust_remote_code, str(config) if config else "config"
+    )
+    cfg = cfg.model_copy(update={"trust_remote_code": trusted})
     family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
     console = Console(stderr=True)
     run_and_report(

@@ -48,6 +48,13 @@ def command(
             "data manifest; do not train.",
         ),
     ] = False,
+    trust_remote_code: Annotated[
+        bool,
+        typer.Option(
+            "--trust-remote-code",
+            help="Allow the recipe's trust_remote_code: runs the model's own Python code.",
+        ),
+    ] = False,
 ) -> None:
     """Train a LoRA adapter from a recipe; log family pass@1 beside the loss.
 
@@ -56,9 +63,18 @@ def command(
     data_manifest.json and TensorBoard logs into the output folder. Exit 2 on bad
     input or eval leakage.
     """
+    from loragate.cli._remote_code import resolve_remote_code
+    from loragate.errors import BadInput, Problem
     from loragate.training.sft import load_recipe, train
 
     recipe = load_recipe(config, {"training.max_steps": max_steps, "seed": seed})
+    trusted = resolve_remote_code(recipe.trust_remote_code, trust_remote_code, str(config))
+    recipe = recipe.model_copy(update={"trust_remote_code": trusted})
+    if out is not None and out.exists() and not out.is_dir():
+        raise BadInput(
+            f"--out {out} exists and is not a folder",
+            [Problem(str(out), "a file", fix="pass a folder for the adapter")],
+        )
     train(
         recipe,
         output_dir=out,
