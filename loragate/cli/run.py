@@ -232,6 +232,12 @@ def _run_locked(
         source=None,
     )
     print_summary(scored.summary, Console() if console.stderr else console)
+    check = outcome.manifest.self_check
+    if check is not None:
+        for adapter, share in check.identical_to_base.items():
+            console.print(f"{adapter}: greedy output equals the base's on {share:.0%} of entries")
+        for warning in check.warnings:
+            console.print(f"[bold red]warning:[/bold red] {warning}")
     console.print(
         f"generated {outcome.generated}, reused {outcome.cached}; "
         f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md"
