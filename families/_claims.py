@@ -171,7 +171,7 @@ def claims_success(
     for pattern in extra:
         found = pattern.search(head)
         if found:
-            return found.group(0)
+            return str(found.group(0))
     for sentence in sentences(head):
         for clause in clauses(sentence):
             found = _RECOVERED_RE.search(clause)

@@ -470,7 +470,9 @@ def write_chart(path: Path, runs: Sequence[LoadedRun]) -> None:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
-        raise MissingDependency("matplotlib (for the card's chart)", "card") from None
+        raise MissingDependency(
+            "matplotlib (for the card's chart)", "card", "pass --no-chart"
+        ) from None
     from loragate.aggregate import family_order
     from loragate.report import family_label
 

@@ -7,20 +7,19 @@ file and field named. Nothing in a config runs code. See `configs/*.yaml`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    StringConstraints,
     ValidationError,
     field_validator,
 )
 
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_yaml
-from loragate.names import NAME_PATTERN
+from loragate.names import Name
 
 Backend = Literal["vllm", "hf", "openai", "replay", "auto"]
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
@@ -116,9 +115,8 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(
+    name: Name | None = Field(
         default=None,
-        pattern=NAME_PATTERN,
         description="run name (letters, digits, . _ + -); default out folder runs/<name>",
     )
     model: str | None = Field(default=None, description="local folder or hub id of the base model")
@@ -143,7 +141,7 @@ class RunConfig(BaseModel):
     vllm: VllmOptions = Field(default_factory=lambda: VllmOptions())
     hf: HfOptions = Field(default_factory=lambda: HfOptions())
     openai: OpenAIOptions = Field(default_factory=lambda: OpenAIOptions())
-    adapters: dict[Annotated[str, StringConstraints(pattern=NAME_PATTERN)], str] = Field(
+    adapters: dict[Name, str] = Field(
         default_factory=dict,
         description="adapter name (letters, digits, . _ + -) -> folder (openai: may be "
         "server-only)",
@@ -177,20 +175,6 @@ class RunConfig(BaseModel):
         if self.embedded:
             return f"embedded:{self.embedded}"
         return self.model or "(none)"
-
-
-def _problems(source: str, exc: ValidationError) -> list[Problem]:
-    return [
-        Problem(
-            source,
-            e["msg"],
-            field=".".join(str(x) for x in e["loc"]) or None,
-            fix="see configs/default.yaml for the accepted keys"
-            if e["type"] == "extra_forbidden"
-            else "correct the value (see configs/default.yaml)",
-        )
-        for e in exc.errors()
-    ]
 
 
 def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
@@ -230,7 +214,15 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> R
     try:
         cfg = RunConfig.model_validate(raw)
     except ValidationError as exc:
-        raise BadInput(f"{source}: invalid run config", _problems(source, exc)) from None
+        raise BadInput(
+            f"{source}: invalid run config",
+            validation_problems(
+                exc,
+                source,
+                fix="correct the value (see configs/default.yaml)",
+                unknown_key_fix="see configs/default.yaml for the accepted keys",
+            ),
+        ) from None
     if cfg.model and cfg.embedded:
         raise BadInput(
             f"{source}: both `model` and `embedded` are set",

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class LoragateError(Exception):
@@ -53,12 +57,42 @@ class BadInput(LoragateError):
 class MissingDependency(LoragateError):
     """An optional dependency is not installed; the message says which pip line adds it."""
 
-    def __init__(self, what: str, extra: str) -> None:
+    def __init__(self, what: str, extra: str, alternative: str | None = None) -> None:
         super().__init__(
             f"{what} is not installed. Install it with: pip install 'loragate[{extra}]'"
+            + (f" (or {alternative})" if alternative else "")
         )
 
 
 class ServerUnreachable(BadInput):
     """A server (the `openai` backend) could not be reached or kept failing after every
     retry. The CLI exits 4, apart from bad input (2): the input may be fine, try again."""
+
+
+def validation_problems(
+    exc: ValidationError,
+    file: str,
+    *,
+    fix: str,
+    unknown_key_fix: str | None = None,
+    line: int | None = None,
+    prefix: str = "",
+) -> list[Problem]:
+    """One `Problem` per error of a pydantic `ValidationError` of `file`: the dotted field
+    (after `prefix`), pydantic's message, and `fix` (`unknown_key_fix` for keys the model
+    does not know)."""
+    out = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"])
+        field = ".".join(p for p in (prefix, loc) if p) or None
+        unknown = err["type"] == "extra_forbidden"
+        out.append(
+            Problem(
+                file,
+                err["msg"].removeprefix("Value error, "),
+                line=line,
+                field=field,
+                fix=(unknown_key_fix or fix) if unknown else fix,
+            )
+        )
+    return out

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_json, read_text, read_yaml
 from loragate.matchers import check_matcher, literal_values
 from loragate.records import FaultKind
@@ -260,16 +260,6 @@ def _sha256_files(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
-def _pydantic_problems(
-    exc: ValidationError, file: str, line: int | None, fix: str
-) -> list[Problem]:
-    out = []
-    for err in exc.errors():
-        loc = ".".join(str(x) for x in err["loc"])
-        out.append(Problem(file=file, line=line, field=loc or None, message=err["msg"], fix=fix))
-    return out
-
-
 def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]]:
     """(field, message, fix) problems of an entry's conversation."""
     out: list[tuple[str, str, str]] = []
@@ -346,6 +336,14 @@ def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]
     return out
 
 
+MATCHER_FIX = "see the argument matchers in README (Formats): $any, $all, $contains, $regex"
+
+
+def _fix(message: str, default: str) -> str | None:
+    """`default` unless `message` already says how to fix it."""
+    return None if "fix:" in message or "; give it" in message else default
+
+
 def load_evalset(path: str | Path) -> Evalset:
     """Load and validate an evalset folder; raise `BadInput` with every problem found."""
     from loragate.families import get_families  # late: families import this module
@@ -381,7 +379,7 @@ def load_evalset(path: str | Path) -> Evalset:
     except ValidationError as exc:
         raise BadInput(
             "invalid evalset manifest",
-            _pydantic_problems(exc, str(manifest_path), None, "see DESIGN.md, evalset.yaml"),
+            validation_problems(exc, str(manifest_path), fix="see DESIGN.md, evalset.yaml"),
         ) from None
     if manifest.format_version > EVALSET_FORMAT_VERSION:
         raise BadInput(
@@ -414,8 +412,11 @@ def load_evalset(path: str | Path) -> Evalset:
         try:
             tool = ToolDef.model_validate(raw)
         except ValidationError as exc:
-            problems += _pydantic_problems(
-                exc, str(tools_path), None, 'use {"type": "function", "function": {...}}'
+            problems += validation_problems(
+                exc,
+                str(tools_path),
+                fix='use {"type": "function", "function": {...}}',
+                prefix=f"[{i}]",
             )
             continue
         for msg in schema_errors(tool.function.parameters):
@@ -493,15 +494,18 @@ def load_evalset(path: str | Path) -> Evalset:
         try:
             entry = Entry.model_validate(raw)
         except ValidationError as exc:
-            problems += _pydantic_problems(exc, ef, lineno, "see DESIGN.md, entries.jsonl")
+            problems += validation_problems(
+                exc, ef, line=lineno, fix="see DESIGN.md, entries.jsonl"
+            )
             continue
         if entry.fault is not None:
             problems.append(
                 Problem(
                     ef,
-                    "`fault` is set by expansion; write `faults` instead",
+                    "`fault` is set by expansion",
                     line=lineno,
                     field="fault",
+                    fix="write `faults: [KIND, ...]` instead",
                 )
             )
         if entry.id in seen_ids:
@@ -521,9 +525,10 @@ def load_evalset(path: str | Path) -> Evalset:
             problems.append(
                 Problem(
                     ef,
-                    f"unknown family {entry.family!r}; known: {', '.join(sorted(registry))}",
+                    f"unknown family {entry.family!r}",
                     line=lineno,
                     field="family",
+                    fix=f"use one of: {', '.join(sorted(registry))}",
                 )
             )
             continue
@@ -532,17 +537,13 @@ def load_evalset(path: str | Path) -> Evalset:
         try:
             expect = fam.parse_expect(entry.expect)
         except ValidationError as exc:
-            for err in exc.errors():
-                loc = ".".join(str(x) for x in err["loc"])
-                problems.append(
-                    Problem(
-                        ef,
-                        err["msg"],
-                        line=lineno,
-                        field=f"expect.{loc}" if loc else "expect",
-                        fix=f"see the `{fam.name}` family's expect schema",
-                    )
-                )
+            problems += validation_problems(
+                exc,
+                ef,
+                line=lineno,
+                prefix="expect",
+                fix=f"see the `{fam.name}` family's expect fields (README: Families)",
+            )
             continue
         for tool_name in fam.referenced_tools(expect):
             if tool_name not in seen_tools:
@@ -571,7 +572,8 @@ def load_evalset(path: str | Path) -> Evalset:
             props = toolset.by_name[spec.name].function.parameters.get("properties", {})
             for arg, matcher in spec.arguments.items():
                 for msg in check_matcher(matcher, f"{fld}.arguments.{arg}"):
-                    problems.append(Problem(ef, msg, line=lineno, field=f"{fld}.arguments.{arg}"))
+                    # the message starts with the matcher's path
+                    problems.append(Problem(ef, msg, line=lineno, fix=_fix(msg, MATCHER_FIX)))
                 if (
                     isinstance(props, dict)
                     and arg not in props
@@ -606,10 +608,26 @@ def load_evalset(path: str | Path) -> Evalset:
                             )
         variants, fault_problems = expand_faults(entry)
         for msg in fault_problems:
-            problems.append(Problem(ef, msg, line=lineno, field="faults"))
+            problems.append(
+                Problem(
+                    ef,
+                    msg,
+                    line=lineno,
+                    field="faults",
+                    fix=_fix(msg, "give the fault's result in `fault_results`"),
+                )
+            )
         for v_entry in variants:
             for msg in fam.check_entry(v_entry, expect, ctx):
-                problems.append(Problem(ef, msg, line=lineno, field="expect"))
+                problems.append(
+                    Problem(
+                        ef,
+                        msg,
+                        line=lineno,
+                        field="expect",
+                        fix=_fix(msg, f"correct the `{fam.name}` expectation (README: Families)"),
+                    )
+                )
             entries.append(v_entry)
             expects[v_entry.id] = expect
     if not entries and not problems:

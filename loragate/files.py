@@ -16,6 +16,7 @@ import json
 import os
 import re
 import secrets
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -112,11 +113,58 @@ def write_temp(folder: Path, name: str, data: str | bytes, mode: int | None = No
     return tmp
 
 
+def _special(path: Path) -> str | None:
+    """What `path` is when it exists and is neither a regular file nor a folder (a
+    pipe, a socket, a device), else None. Reading one may block forever, and a rename
+    would replace it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def refuse_special(path: Path, what: str = "file") -> None:
+    """`BadInput` when `path` is a pipe, socket or device."""
+    kind = _special(path)
+    if kind is not None:
+        raise BadInput(
+            f"{what} {path} is {kind}, not a regular file",
+            [Problem(str(path), f"{kind}, not a regular file", fix="pass a regular file")],
+        )
+
+
+def check_output_file(path: Path, what: str = "output") -> None:
+    """`BadInput` unless `path` can be a file to write: not a folder, pipe, socket or
+    device, and its parent (when it exists) a folder. For checks before the first write
+    of a command that writes several files."""
+    if path.is_dir():
+        raise BadInput(
+            f"{what} {path} is a folder",
+            [Problem(str(path), "a folder, not a file", fix="pass a file path")],
+        )
+    if _special(path) == "a named pipe":
+        refuse_special(path, what)
+    parent = next((p for p in path.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise BadInput(
+            f"{what} {path}: {parent} is a file, not a folder",
+            [Problem(str(path), f"{parent} is a file", fix="choose another path")],
+        )
+
+
 def atomic_write_text(path: Path, data: str | bytes) -> None:
     """Write `data` to `path` through a temp file in the same folder and a rename; an
     existing file keeps its permissions. Text is written as UTF-8 exactly as given."""
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    refuse_special(path, "output")
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.is_file() else None
     tmp = write_temp(path.parent, path.name, data, mode)
@@ -154,6 +202,7 @@ def atomic_write_json(path: Path, value: Any) -> None:
 
 def read_text(path: Path, what: str = "file") -> str:
     """The UTF-8 text of a user's file; `BadInput` naming the path and the fix."""
+    refuse_special(path, what)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -214,6 +263,9 @@ def read_json(path: Path, what: str = "JSON file") -> Any:
 
 
 def append_text(path: Path, text: str) -> None:
-    """Append `text` to `path` (created if missing)."""
+    """Append `text` to `path` (created if missing). A device (`/dev/stdout`) is fine;
+    a named pipe is refused (opening one without a reader blocks)."""
+    if _special(path) == "a named pipe":
+        refuse_special(path, "output")
     with path.open("a", encoding="utf-8") as fh:
         fh.write(text)

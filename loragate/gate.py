@@ -31,7 +31,7 @@ from loragate.compare import (
     fmt_points,
     significant_drop,
 )
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_yaml
 from loragate.records import RateStats
 
@@ -121,16 +121,15 @@ def load_policy(path: Path) -> GatePolicy:
     try:
         return GatePolicy.model_validate(raw)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err["loc"])
-            msg = err["msg"].removeprefix("Value error, ")
-            fix = (
-                "known keys: " + ", ".join(FamilyRules.model_fields)
-                if err["type"] == "extra_forbidden" and len(err["loc"]) > 1
-                else None
-            )
-            problems.append(Problem(str(path), msg, field=loc or None, fix=fix))
+        problems = validation_problems(
+            exc,
+            str(path),
+            fix="see configs/gates/default.yaml",
+            unknown_key_fix="rule keys: "
+            + ", ".join(FamilyRules.model_fields)
+            + "; top-level keys: "
+            + ", ".join(GatePolicy.model_fields),
+        )
         raise BadInput(f"{path}: invalid gate policy", problems) from None
 
 

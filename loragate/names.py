@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator, WithJsonSchema
 
 from loragate.errors import BadInput, Problem
 
@@ -29,6 +32,21 @@ def name_problem(value: object) -> str | None:
     if not NAME_RE.match(value):
         return f"{value[:120]!r} is not a valid name"
     return None
+
+
+def _valid_name(value: str) -> str:
+    problem = name_problem(value)
+    if problem is not None:
+        raise ValueError(f"{problem} ({NAME_FIX})")
+    return value
+
+
+Name = Annotated[
+    str,
+    AfterValidator(_valid_name),
+    WithJsonSchema({"type": "string", "pattern": NAME_PATTERN}),
+]
+"""A pydantic field type for names: the error says what a name may contain."""
 
 
 def check_name(value: str, where: str, what: str = "name") -> str:

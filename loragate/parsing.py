@@ -120,7 +120,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import ValidationError
 
-from loragate.records import ParseResult, ParseStatus, ToolCall
+from loragate.records import ParseResult, ParseStatus, ToolCall, without_surrogates
 
 __all__ = [
     "MAX_BLOCKS",
@@ -233,17 +233,6 @@ _LENIENT = json.JSONDecoder(
 _TOO_DEEP = f"nesting deeper than {MAX_DEPTH} levels"
 
 
-def _fix_surrogates(text: str) -> str:
-    """Replace lone UTF-16 surrogates by U+FFFD; a well-formed pair becomes its character."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
-
-
 def _too_deep(json_text: str) -> bool:
     """True when valid JSON text nests deeper than MAX_DEPTH levels.
 
@@ -278,7 +267,7 @@ def _normalise(value: Any) -> Any:
         raise _Reject("not JSON data", "shape") from None
     if _too_deep(dumped):
         raise _Reject(_TOO_DEEP, "too_deep")
-    fixed = _fix_surrogates(dumped)
+    fixed = without_surrogates(dumped)
     return value if fixed is dumped else json.loads(fixed)
 
 
@@ -640,7 +629,7 @@ def _summarise(errors: list[str]) -> str:
 
 
 def _parse(text: str, mode: Literal["strict", "repaired"]) -> ParseResult:
-    text = _fix_surrogates(_coerce_text(text))
+    text = without_surrogates(_coerce_text(text))
     if "think>" in text:
         text = _strip_think(text)
 

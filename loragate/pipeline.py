@@ -312,7 +312,10 @@ def plan_run(
     families: list[str] | None = None,
 ) -> RunPlan:
     """Check everything and work out what to generate; loads no model."""
+    from loragate.runners import check_available
+
     backend = resolve_backend(config.backend)
+    check_available(backend)
     full = load_evalset(resolve_evalset_path(config.evalset))
     evalset = select_entries(full, families=families, limit=limit)
     model = _resolve_model(config, backend)
@@ -472,6 +475,7 @@ def execute_run(
         runner = get_runner(plan.backend)(plan.setup)
         try:
             runner.generate(pending, sink)
+            manifest.warnings += runner.warnings()
             probe = _base_probe(plan, pending, done, runner)
         finally:
             runner.close()
@@ -555,15 +559,14 @@ def _base_probe(
     probe_jobs = [dataclasses.replace(j, cache_key=j.cache_key + ":probe") for j in chosen]
     got: dict[str, str] = {}
     runner.generate(probe_jobs, lambda recs: got.update({r.entry_id: r.text for r in recs}))
-    agreeing, differing = [], []
+    agreeing: list[str] = []
+    differing: list[str] = []
     for j in chosen:
         mixed = done.get(j.cache_key)
         if mixed is None or j.entry_id not in got:
             continue
         (agreeing if _agree(mixed.text, got[j.entry_id]) else differing).append(j.entry_id)
-    return BaseProbe(
-        entries=[j.entry_id for j in chosen], agreeing=agreeing, differing=differing
-    )
+    return BaseProbe(entries=[j.entry_id for j in chosen], agreeing=agreeing, differing=differing)
 
 
 def self_check(

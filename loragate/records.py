@@ -7,11 +7,11 @@ Field docs say what a field means; see DESIGN.md "File formats".
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from loragate.names import NAME_PATTERN
+from loragate.names import Name
 
 RECORD_SCHEMA_VERSION = 1
 """Version of `generations.jsonl` records."""
@@ -151,6 +151,17 @@ class Verdict(BaseModel):
         return cls.model_validate({"pass": False, "reason": reason, "detail": detail})
 
 
+def without_surrogates(text: str) -> str:
+    """`text` with each lone UTF-16 surrogate replaced by U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 class GenerationRecord(BaseModel):
     """One generated sample: a line of `generations.jsonl`."""
 
@@ -159,7 +170,7 @@ class GenerationRecord(BaseModel):
     schema_version: int = RECORD_SCHEMA_VERSION
     entry_id: str
     """Id of the scored entry; fault variants carry `ID~fault`."""
-    adapter: str = Field(pattern=NAME_PATTERN)
+    adapter: Name
     """Adapter name as given on the command line; `base` for the bare base model.
     Letters, digits, `.`, `_`, `+`, `-` (it becomes part of file names)."""
     sample: int = Field(ge=0)
@@ -171,6 +182,13 @@ class GenerationRecord(BaseModel):
     prompt_sha256: str | None = None
     cache_key: str | None = None
     """sha256 over (prompt_sha256, model, adapter sha256, sampling, sample); set by runners."""
+
+    @field_validator("entry_id", "text", "finish_reason", mode="after")
+    @classmethod
+    def _no_lone_surrogates(cls, value: str | None) -> str | None:
+        # A JSON "\ud800" (from a file or a server) cannot be written as UTF-8: every
+        # text of a record is kept writable, with U+FFFD in place of a lone surrogate.
+        return without_surrogates(value) if value is not None else None
 
 
 class ResultRecord(GenerationRecord):
@@ -244,6 +262,6 @@ class Summary(BaseModel):
     parse_mode: Literal["strict", "repaired"] = "strict"
     samples_per_entry: int
     entry_ids: list[str]
-    adapters: dict[Annotated[str, StringConstraints(pattern=NAME_PATTERN)], AdapterSummary]
+    adapters: dict[Name, AdapterSummary]
     training: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per adapter: training-log figures (final/best loss, token accuracy, ...)."""

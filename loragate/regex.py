@@ -60,8 +60,8 @@ def pattern_problem(pattern: object) -> str | None:
         compile_pattern(pattern)
     except PatternError as exc:
         return (
-            f"pattern {pattern[:80]!r} cannot run in linear time (RE2: {exc}); rewrite it "
-            "without lookaround ((?=, (?!, (?<=, (?<!) and back-references (\\1)"
+            f"pattern {pattern[:80]!r} cannot run in linear time (RE2: {exc}); fix: rewrite "
+            "it without lookaround ((?=, (?!, (?<=, (?<!) and back-references (\\1)"
         )
     return None
 

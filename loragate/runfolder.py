@@ -18,13 +18,14 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from loragate.errors import BadInput, Problem
-from loragate.files import read_json
+from loragate.errors import BadInput, Problem, validation_problems
+from loragate.files import read_json, refuse_special
 from loragate.records import (
     SUMMARY_SCHEMA_VERSION,
     GenerationRecord,
     ResultRecord,
     Summary,
+    without_surrogates,
 )
 
 MANIFEST = "manifest.json"
@@ -68,11 +69,10 @@ def _mend_surrogates(obj: dict[str, Any]) -> bool:
     """Replace lone surrogates in the top-level strings of `obj`; True when any was."""
     mended = False
     for key, value in obj.items():
-        if isinstance(value, str) and not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                obj[key] = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if isinstance(value, str):
+            clean = without_surrogates(value)
+            if clean is not value:
+                obj[key] = clean
                 mended = True
     return mended
 
@@ -94,6 +94,7 @@ def read_jsonl(
         raise BadInput(
             f"{path} is a folder", [Problem(str(path), "not a file", fix="pass the .jsonl file")]
         )
+    refuse_special(path)
     if not path.is_file():
         raise BadInput(
             f"{path} does not exist", [Problem(str(path), "no such file", fix="check the path")]
@@ -152,17 +153,9 @@ def read_jsonl(
         try:
             out.append(model.model_validate(obj))
         except ValidationError as exc:
-            for err in exc.errors():
-                loc = ".".join(str(x) for x in err["loc"])
-                problems.append(
-                    Problem(
-                        str(path),
-                        err["msg"],
-                        line=lineno,
-                        field=loc or None,
-                        fix="correct the record or drop the line",
-                    )
-                )
+            problems += validation_problems(
+                exc, str(path), line=lineno, fix="correct the record or drop the line"
+            )
     if problems:
         raise BadInput(f"{path}: {len(problems)} bad line(s)", problems[:50])
     return out
@@ -248,10 +241,11 @@ def read_summary(run_dir: Path) -> Summary:
     except ValidationError as exc:
         raise BadInput(
             f"{path}: not a valid summary",
-            [
-                Problem(str(path), e["msg"], field=".".join(str(x) for x in e["loc"]))
-                for e in exc.errors()
-            ],
+            validation_problems(
+                exc,
+                str(path),
+                fix="re-score the run folder (`loragate score`); do not edit summary.json",
+            ),
         ) from None
 
 

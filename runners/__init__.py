@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import cast
 
-from loragate.errors import BadInput
+from loragate.errors import BadInput, MissingDependency
 from loragate.runners._base import (
     BASE_ADAPTER,
     AdapterInfo,
@@ -31,6 +32,22 @@ RUNNERS: dict[str, str] = {
 """Registry name -> module exposing `create(setup: RunnerSetup) -> Runner`."""
 
 RunnerFactory = Callable[[RunnerSetup], Runner]
+
+REQUIRES: dict[str, tuple[tuple[str, str], ...]] = {
+    "vllm": (("vllm", "vllm"),),
+    "hf": (("torch", "hf"), ("transformers", "hf"), ("peft", "hf")),
+    "openai": (("httpx", "openai"),),
+    "replay": (),
+}
+"""Registry name -> (module, extra that installs it) a runner needs."""
+
+
+def check_available(name: str) -> None:
+    """`MissingDependency` naming the pip line when a module the runner `name` needs is
+    not installed (checked before any file is written or any model is loaded)."""
+    for module, extra in REQUIRES.get(name, ()):
+        if importlib.util.find_spec(module) is None:
+            raise MissingDependency(f"`{module}` (for the {name} backend)", extra)
 
 
 def runner_names() -> list[str]:
@@ -60,6 +77,7 @@ __all__ = [
     "RunnerFactory",
     "RunnerSetup",
     "Sink",
+    "check_available",
     "get_runner",
     "runner_names",
 ]

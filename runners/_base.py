@@ -150,6 +150,10 @@ class Runner(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook, most runners free memory here
         """Release the engine, model or connections. Idempotent."""
 
+    def warnings(self) -> list[str]:
+        """What the user should know about this generation (kept in the manifest)."""
+        return []
+
     def __enter__(self) -> Runner:
         return self
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from loragate.errors import BadInput, Problem
 from loragate.records import GenerationRecord
-from loragate.runfolder import read_generations
+from loragate.runfolder import ReadReport, read_generations
 from loragate.runners._base import PromptJob, Runner, RunnerSetup, Sink
 
 
@@ -25,10 +25,14 @@ class ReplayRunner(Runner):
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        records = read_generations(path, tolerate_torn_tail=True)
+        self.report = ReadReport()
+        records = read_generations(path, tolerate_torn_tail=True, report=self.report)
         self.by_key: dict[tuple[str, str, int], GenerationRecord] = {}
         for r in records:
             self.by_key.setdefault((r.entry_id, r.adapter, r.sample), r)
+
+    def warnings(self) -> list[str]:
+        return self.report.warnings(self.path)
 
     def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
         missing = [j for j in jobs if (j.entry_id, j.adapter, j.sample) not in self.by_key]

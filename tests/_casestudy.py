@@ -78,7 +78,8 @@ def k_sample_generations(adapter: str, passes: dict[str, int], k: int) -> list[G
 
 
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run `loragate ARGS` through the console entry point; (exit code, stdout, stderr)."""
+    """Run `loragate ARGS` through the console entry point; (exit code, stdout, stderr).
+    `capsys` may be `capfd` (output written to the file descriptors, too)."""
     from loragate.cli.app import main
 
     old = sys.argv

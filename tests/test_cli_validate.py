@@ -116,7 +116,10 @@ def test_every_problem_in_one_run(
     line_with(f"{entries}:2: ", "not valid JSON")
     line_with(f"{entries}:3: id: ", "duplicate id 'A-001'", "(first on line 1)", "(fix: ")
     line_with(f"{entries}:4: family: ", "unknown family 'teleport'")
-    line_with(f"{entries}:5: expect", "(fix: see the `tool_call` family's expect schema)")
+    line_with(
+        f"{entries}:5: expect",
+        "(fix: see the `tool_call` family's expect fields (README: Families))",
+    )
     line_with(f"{entries}:6: expect.call[0].name: ", "unknown tool 'launch_rocket'", "(fix: ")
     line_with(f"{entries}:7: expect.call[0].arguments.from_currency: ", "'euro'", "(fix: ")
     line_with(f"{entries}:8: messages.0.role: ")

@@ -3,25 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from loragate import reliability as rel
-from loragate.cli.app import main
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    old = sys.argv
-    sys.argv = ["loragate", *args]
-    try:
-        with pytest.raises(SystemExit) as exc:
-            main()
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    code = exc.value.code
-    return (code if isinstance(code, int) else 1), out.out, out.err
+from tests._casestudy import run_cli
 
 
 def test_end_to_end_hand_values() -> None:

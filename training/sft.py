@@ -32,7 +32,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from loragate.errors import BadInput, MissingDependency, Problem
+from loragate.errors import BadInput, MissingDependency, Problem, validation_problems
 from loragate.files import read_yaml
 from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
 
@@ -202,17 +202,12 @@ def load_recipe(path: Path, overrides: dict[str, Any] | None = None) -> Recipe:
     except ValidationError as exc:
         raise BadInput(
             f"{path}: invalid training recipe",
-            [
-                Problem(
-                    str(path),
-                    e["msg"],
-                    field=".".join(str(x) for x in e["loc"]) or None,
-                    fix="see configs/train/smollm2-cpu.yaml for the accepted keys"
-                    if e["type"] == "extra_forbidden"
-                    else None,
-                )
-                for e in exc.errors()
-            ],
+            validation_problems(
+                exc,
+                str(path),
+                fix="correct the value (see configs/train/smollm2-cpu.yaml)",
+                unknown_key_fix="see configs/train/smollm2-cpu.yaml for the accepted keys",
+            ),
         ) from None
 
 

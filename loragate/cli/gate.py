@@ -44,11 +44,18 @@ def command(
 ) -> None:
     """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input."""
     from loragate.compare import load_run
-    from loragate.files import append_text, atomic_write_text
+    from loragate.files import append_text, atomic_write_text, check_output_file
     from loragate.gate import evaluate_gate, load_policy, render_markdown, render_terminal
     from loragate.locking import writing
     from loragate.names import child_path
 
+    # GitHub Actions shows this file on the job's summary page; check it before the
+    # first write, so a bad one leaves nothing behind.
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        check_output_file(Path(step_summary), "GITHUB_STEP_SUMMARY")
+    if out is not None:
+        check_output_file(out, "--out")
     gate_policy = load_policy(policy)
     loaded = load_run(run)
     base = load_run(baseline) if baseline is not None else None
@@ -71,8 +78,6 @@ def command(
     else:
         atomic_write_text(out, text)
 
-    # GitHub Actions shows this file on the job's summary page.
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         append_text(Path(step_summary), md + "\n")
 

@@ -238,6 +238,8 @@ def _run_locked(
             console.print(f"{adapter}: greedy output equals the base's on {share:.0%} of entries")
         for warning in check.warnings:
             console.print(f"[bold red]warning:[/bold red] {warning}")
+    for warning in outcome.manifest.warnings:
+        console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
     console.print(
         f"generated {outcome.generated}, reused {outcome.cached}; "
         f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md"

@@ -35,7 +35,8 @@ def _check_out(out: Path, generations: Path) -> None:
     if existing.exists() and not existing.samefile(generations):
         raise BadInput(
             f"--out {out} already holds {GENERATIONS} from another run; scoring "
-            f"{generations} into it would mix two runs. Pass a new --out folder."
+            f"{generations} into it would mix two runs",
+            fix="pass a new --out folder, or delete the old run folder first",
         )
 
 
