@@ -27,20 +27,22 @@ from typing import Any
 
 import yaml
 
-from loragate.compare import (
-    Comparison,
-    LoadedRun,
-    compare_runs,
+from loragate.compare import Comparison, compare_runs
+from loragate.errors import BadInput, MissingDependency
+from loragate.files import atomic_write_text
+from loragate.formatting import (
     fmt_p,
     fmt_points,
     fmt_rate,
     fmt_rel,
+    format_rate,
+    markdown_table,
+    md_cell,
     md_text,
 )
-from loragate.errors import BadInput, MissingDependency
-from loragate.files import atomic_write_text
 from loragate.records import RateStats
 from loragate.reliability import percent, percent_floor, project
+from loragate.runs import LoadedRun
 
 CARD_START = "<!-- loragate:card:start -->"
 CARD_END = "<!-- loragate:card:end -->"
@@ -125,18 +127,9 @@ def model_index(run: LoadedRun, model_name: str) -> dict[str, Any]:
 # -- the Markdown section ------------------------------------------------------------
 
 
-def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> list[str]:
-    from loragate.report import md_cell
-
-    out = ["| " + " | ".join(md_cell(h) for h in header) + " |"]
-    out.append("|" + "|".join("---:" if a == "r" else "---" for a in align) + "|")
-    out += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
-    return out
-
-
 def _family_rows(run: LoadedRun) -> list[list[str]]:
     from loragate.families import get_families
-    from loragate.report import family_label, format_rate
+    from loragate.report import family_label
 
     rows: list[list[str]] = []
     items: list[tuple[str, RateStats]] = list(run.stats.families.items())
@@ -201,15 +194,13 @@ def _training_lines(run: LoadedRun) -> list[str]:
     if not rows:
         return []
     out = ["### Training", ""]
-    out += _md_table(["", "Value"], rows, "ll")
+    out += markdown_table(["", "Value"], rows, "ll")
     if log is not None:
         out += ["", f"Training log: `{Path(log.source).name}`."]
     return out
 
 
 def _comparison_lines(c: Comparison) -> list[str]:
-    from loragate.report import md_cell
-
     base, run = c.runs[0].label, c.runs[1].label
     out = [f"### Compared with `{md_cell(base)}`", ""]
     rows: list[list[str]] = []
@@ -226,7 +217,7 @@ def _comparison_lines(c: Comparison) -> list[str]:
                 ", ".join(f.entry_id for f in d.regressed) or "-",
             ]
         )
-    out += _md_table(
+    out += markdown_table(
         ["Family", f"{base} pass@1", f"{run} pass@1", "Δ", "p", "Better", "Worse"],
         rows,
         "lrrrrll",
@@ -244,7 +235,7 @@ def _comparison_lines(c: Comparison) -> list[str]:
             ]
             for t in c.training
         ]
-        out += _md_table(["Training metric (final)", base, run, "Δ rel"], trows, "lrrr")
+        out += markdown_table(["Training metric (final)", base, run, "Δ rel"], trows, "lrrr")
     for n in c.notes:
         if not n.startswith("no training log"):
             out += ["", f"> {md_text(n)}"]
@@ -288,7 +279,7 @@ def _projection_lines(run: LoadedRun, steps: Sequence[int], focus: str | None) -
         "the real figure lower, a repair loop that retries makes it higher.",
         "",
     ]
-    out += _md_table(header, rows, "lrr" + "r" * len(steps))
+    out += markdown_table(header, rows, "lrr" + "r" * len(steps))
     if stats is not None and stats.ci_low is not None:
         p = project(focus, stats.pass_at_1 or 0.0, stats.ci_low, steps[0])
         noun = "governed workflow" if focus == "governance" else "workflow"
@@ -312,7 +303,6 @@ def build_card(
     Nothing in the output depends on the clock, so the same inputs give the same bytes.
     """
     from loragate import __version__
-    from loragate.report import md_cell
 
     if not steps or any(n < 1 for n in steps):
         raise BadInput(
@@ -346,7 +336,7 @@ def build_card(
             f"**vs `{md_cell(comparison.baseline)}`: {md_text(comparison.headlines[0])}**",
             "",
         ]
-    lines += _md_table(
+    lines += markdown_table(
         [
             "",
             "Family",

@@ -13,12 +13,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
 )
 
-from loragate.errors import BadInput, Problem, validation_problems
-from loragate.files import read_yaml
+from loragate.errors import BadInput, Problem
+from loragate.loading import load_yaml_model
 from loragate.names import Name
 
 Backend = Literal["vllm", "hf", "openai", "replay", "auto"]
@@ -184,45 +183,10 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> R
     values are skipped, so CLI options that were not given leave the file's values.
     Raises `BadInput` naming the file and field of every problem.
     """
-    raw: dict[str, Any] = {}
+    cfg = load_yaml_model(
+        path, RunConfig, what="run config", example="configs/default.yaml", overrides=overrides
+    )
     source = str(path) if path else "(defaults)"
-    if path is not None:
-        value = read_yaml(path, "run config")
-        if value is None:
-            value = {}
-        if not isinstance(value, dict):
-            raise BadInput(
-                f"{path}: the top level must be a mapping of config keys",
-                [Problem(str(path), "not a mapping", fix="see configs/default.yaml")],
-            )
-        raw = value
-    for dotted, val in (overrides or {}).items():
-        if val is None:
-            continue
-        node = raw
-        *parents, leaf = dotted.split(".")
-        for p in parents:
-            child = node.get(p)
-            if not isinstance(child, dict):
-                child = {}
-                node[p] = child
-            node = child
-        if isinstance(val, dict) and isinstance(node.get(leaf), dict):
-            node[leaf] = {**node[leaf], **val}
-        else:
-            node[leaf] = val
-    try:
-        cfg = RunConfig.model_validate(raw)
-    except ValidationError as exc:
-        raise BadInput(
-            f"{source}: invalid run config",
-            validation_problems(
-                exc,
-                source,
-                fix="correct the value (see configs/default.yaml)",
-                unknown_key_fix="see configs/default.yaml for the accepted keys",
-            ),
-        ) from None
     if cfg.model and cfg.embedded:
         raise BadInput(
             f"{source}: both `model` and `embedded` are set",

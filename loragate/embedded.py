@@ -13,12 +13,11 @@ import hashlib
 import importlib.util
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from loragate.errors import LoragateError
+from loragate.files import building_folder
 
 CACHE_ENV = "LORAGATE_CACHE"
 _DONE_MARKER = "loragate-embedded.json"
@@ -119,9 +118,7 @@ def _convert(name: str, target: Path) -> None:
 
     model = EMBEDDED[name]
     src = gguf_path(name)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
+    with building_folder(target, _DONE_MARKER) as tmp:
         tokenizer = AutoTokenizer.from_pretrained(str(src.parent), gguf_file=src.name)
         lm = AutoModelForCausalLM.from_pretrained(
             str(src.parent), gguf_file=src.name, dtype=torch.bfloat16
@@ -142,16 +139,6 @@ def _convert(name: str, target: Path) -> None:
             "dtype": "bfloat16",
         }
         (tmp / _DONE_MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
-        try:
-            os.replace(tmp, target)
-        except OSError:
-            # Another process finished first (target exists and is not empty): use theirs.
-            if not (target / _DONE_MARKER).is_file():
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def embedded_info(name: str = "smollm2-135m") -> dict[str, str]:

@@ -19,6 +19,7 @@ from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_json, read_text, read_yaml
 from loragate.matchers import check_matcher, literal_values
 from loragate.records import FaultKind
+from loragate.resources import user_or_bundled
 from loragate.tools import ToolDef, Toolset, schema_errors
 
 if TYPE_CHECKING:
@@ -348,7 +349,7 @@ def load_evalset(path: str | Path) -> Evalset:
     """Load and validate an evalset folder; raise `BadInput` with every problem found."""
     from loragate.families import get_families  # late: families import this module
 
-    root = Path(path)
+    root = user_or_bundled(path)
     problems: list[Problem] = []
     manifest_path = root / "evalset.yaml"
     if not root.is_dir():
@@ -469,7 +470,7 @@ def load_evalset(path: str | Path) -> Evalset:
             )
         )
 
-    from loragate.families._base import ScoringContext
+    from loragate.families import ScoringContext
 
     ctx = ScoringContext(toolset=toolset, policy=policy, system_prompt=manifest.system_prompt)
     registry = get_families()

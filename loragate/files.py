@@ -11,12 +11,16 @@ killed process left behind.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import re
 import secrets
+import shutil
 import stat
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +198,27 @@ def replace_files(folder: Path, files: dict[str, str]) -> None:
     finally:
         for tmp, _ in tmps:
             tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def building_folder(target: Path, done: str) -> Iterator[Path]:
+    """A temp folder beside `target` for the block to fill; then renamed to `target`, so
+    readers see the whole folder or none. `done` names the file that marks a finished
+    folder: when another process published `target` first, theirs is kept. The temp
+    folder is removed on any failure."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        yield tmp
+        try:
+            os.replace(tmp, target)
+        except OSError:
+            if not (target / done).is_file():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def atomic_write_json(path: Path, value: Any) -> None:

@@ -21,19 +21,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.compare import (
-    Comparison,
-    LoadedRun,
-    compare_runs,
-    fmt_p_eq,
-    fmt_points,
-    significant_drop,
-)
-from loragate.errors import BadInput, Problem, validation_problems
-from loragate.files import read_yaml
+from loragate.compare import Comparison, compare_runs, significant_drop
+from loragate.errors import BadInput, Problem
+from loragate.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
+from loragate.loading import load_yaml_model
 from loragate.records import RateStats
+from loragate.runs import LoadedRun
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -110,27 +105,16 @@ class GatePolicy(BaseModel):
 
 def load_policy(path: Path) -> GatePolicy:
     """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
-    raw = read_yaml(path, "gate policy")
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise BadInput(
-            f"{path}: a gate policy is a mapping of rules, got {type(raw).__name__}",
-            [Problem(str(path), "not a mapping", fix="see configs/gates/default.yaml")],
-        )
-    try:
-        return GatePolicy.model_validate(raw)
-    except ValidationError as exc:
-        problems = validation_problems(
-            exc,
-            str(path),
-            fix="see configs/gates/default.yaml",
-            unknown_key_fix="rule keys: "
-            + ", ".join(FamilyRules.model_fields)
-            + "; top-level keys: "
-            + ", ".join(GatePolicy.model_fields),
-        )
-        raise BadInput(f"{path}: invalid gate policy", problems) from None
+    return load_yaml_model(
+        path,
+        GatePolicy,
+        what="gate policy",
+        example="configs/gates/default.yaml",
+        unknown_key_fix="rule keys: "
+        + ", ".join(FamilyRules.model_fields)
+        + "; top-level keys: "
+        + ", ".join(GatePolicy.model_fields),
+    )
 
 
 class RuleResult(BaseModel):
@@ -438,19 +422,14 @@ def verdict_line(result: GateResult) -> str:
 
 def render_markdown(result: GateResult) -> str:
     """The rule table as Markdown (also what goes to $GITHUB_STEP_SUMMARY)."""
-    from loragate.report import md_cell
-
-    icon = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP"}
-    lines = [
-        f"### {md_cell(verdict_line(result))}",
-        "",
-        "| Family | Rule | Figure | Requirement | Result | Detail |",
-        "|---|---|---:|---|---|---|",
-    ]
+    icon = {"PASS": "PASS", "FAIL": Raw("**FAIL**"), "SKIP": "SKIP"}
+    rows = []
     for row, r in zip(_rows(result), result.rules, strict=True):
-        cells = [md_cell(x) for x in row]
-        cells[4] = icon[r.status]
-        lines.append("| " + " | ".join(cells) + " |")
+        rows.append([*row[:4], icon[r.status], *row[5:]])
+    lines = [f"### {md_cell(verdict_line(result))}", ""]
+    lines += markdown_table(
+        ["Family", "Rule", "Figure", "Requirement", "Result", "Detail"], rows, "llrl"
+    )
     for n in result.notes:
         lines += ["", f"> {md_cell(n)}"]
     return "\n".join(lines) + "\n"

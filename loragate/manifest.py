@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.adapters import BASE_ADAPTER, AdapterInfo
 from loragate.errors import BadInput, Problem
-from loragate.runners._base import BASE_ADAPTER, AdapterInfo
 
 MANIFEST_SCHEMA_VERSION = 2
 """2: `self_check` (adapter-vs-base agreement and the base probe) and `warnings`."""

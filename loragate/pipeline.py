@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -27,10 +28,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loragate.adapters import VLLM_LORA_RANKS, inspect_adapters
+from loragate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
 from loragate.config import RunConfig
 from loragate.errors import BadInput, Problem
-from loragate.evalset import Evalset, load_evalset
+from loragate.evalset import Entry, Evalset, load_evalset
 from loragate.files import atomic_write_json
 from loragate.manifest import (
     BaseProbe,
@@ -56,10 +57,9 @@ from loragate.runfolder import (
     read_generations,
     read_manifest,
 )
-from loragate.runners._base import BASE_ADAPTER, AdapterInfo, PromptJob, RunnerSetup
+from loragate.runners import PromptJob, RunnerSetup
 
 LOCAL_BACKENDS = ("vllm", "hf")
-_REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -100,17 +100,10 @@ def resolve_backend(backend: str) -> str:
     return "vllm" if importlib.util.find_spec("vllm") is not None else "hf"
 
 
-def resolve_evalset_path(text: str) -> Path:
-    """The evalset folder: as given, or relative to the source tree (editable installs)."""
-    path = Path(text).expanduser()
-    if path.is_dir() or path.is_absolute():
-        return path
-    fallback = _REPO_ROOT / path
-    return fallback if fallback.is_dir() else path
-
-
 def select_entries(evalset: Evalset, *, families: list[str] | None, limit: int | None) -> Evalset:
-    """The evalset restricted to `families` (names) and then the first `limit` entries."""
+    """The evalset restricted to `families` (names) and then to `limit` entries taken
+    across the families in turn (the first of each family, then the second, ...), so a
+    quick look covers every family; entries keep their evalset order."""
     entries = evalset.entries
     if families:
         known = sorted({e.family for e in entries})
@@ -131,11 +124,23 @@ def select_entries(evalset: Evalset, *, families: list[str] | None, limit: int |
     if limit is not None:
         if limit < 1:
             raise BadInput("--limit must be at least 1", fix="pass --limit 1 or more")
-        entries = entries[:limit]
+        entries = _round_robin(entries, limit)
     if len(entries) == len(evalset.entries):
         return evalset
     expects = {e.id: evalset.expects[e.id] for e in entries}
     return dataclasses.replace(evalset, entries=entries, expects=expects, by_id={})
+
+
+def _round_robin(entries: list[Entry], limit: int) -> list[Entry]:
+    by_family: dict[str, list[Entry]] = {}
+    for e in entries:
+        by_family.setdefault(e.family, []).append(e)
+    chosen: set[str] = set()
+    for row in itertools.zip_longest(*by_family.values()):
+        for e in row:
+            if e is not None and len(chosen) < limit:
+                chosen.add(e.id)
+    return [e for e in entries if e.id in chosen]
 
 
 def run_folder(config: RunConfig, config_path: Path | None) -> Path:
@@ -316,7 +321,7 @@ def plan_run(
 
     backend = resolve_backend(config.backend)
     check_available(backend)
-    full = load_evalset(resolve_evalset_path(config.evalset))
+    full = load_evalset(config.evalset)
     evalset = select_entries(full, families=families, limit=limit)
     model = _resolve_model(config, backend)
     if os.path.isdir(model.path):

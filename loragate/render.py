@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loragate.errors import BadInput, Problem
+from loragate.resources import bundled
 
 if TYPE_CHECKING:
     from loragate.evalset import Entry, Evalset
 
 TEMPLATE_SUFFIX = ".jinja"
-_REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def prompt_sha256(text: str) -> str:
@@ -46,12 +46,11 @@ def prompt_sha256(text: str) -> str:
 
 
 def template_dirs() -> list[Path]:
-    """Where template names are looked up: ./configs/templates, then the source tree's."""
-    dirs = [Path.cwd() / "configs" / "templates", _REPO_ROOT / "configs" / "templates"]
-    out: list[Path] = []
-    for d in dirs:
-        if d not in out:
-            out.append(d)
+    """Where template names are looked up: ./configs/templates, then the shipped ones."""
+    out = [Path.cwd() / "configs" / "templates"]
+    shipped = bundled("configs/templates")
+    if shipped is not None and shipped.resolve() != out[0].resolve():
+        out.append(shipped)
     return out
 
 

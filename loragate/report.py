@@ -12,6 +12,15 @@ from typing import TYPE_CHECKING
 
 from loragate.aggregate import missing_entries
 from loragate.families import get_families
+from loragate.formatting import (
+    Raw,
+    format_ci,
+    format_rate,
+    format_rate_ci,
+    markdown_table,
+    md_code,
+    shorten,
+)
 from loragate.records import AdapterSummary, RateStats, ResultRecord, Summary
 
 if TYPE_CHECKING:
@@ -21,29 +30,6 @@ MAX_FAILING_ENTRIES = 50
 """Failing entries listed per adapter in `report.md`; the rest are in results.jsonl."""
 OUTPUT_CHARS = 80
 DETAIL_CHARS = 100
-NOT_AVAILABLE = "n/a"
-
-
-# -- formatting --------------------------------------------------------------------
-
-
-def format_rate(value: float | None) -> str:
-    """A fraction as a percentage with one decimal, `n/a` for `None` (no entries)."""
-    return NOT_AVAILABLE if value is None else f"{100 * value:.1f} %"
-
-
-def format_ci(low: float | None, high: float | None) -> str:
-    """A 95 % interval as `[low, high]` in percent, `n/a` when there is none."""
-    if low is None or high is None:
-        return NOT_AVAILABLE
-    return f"[{100 * low:.1f}, {100 * high:.1f}]"
-
-
-def format_rate_ci(stats: RateStats) -> str:
-    """pass@1 with its interval: `62.5 % [30.6, 86.3]`."""
-    if stats.pass_at_1 is None:
-        return NOT_AVAILABLE
-    return f"{format_rate(stats.pass_at_1)} {format_ci(stats.ci_low, stats.ci_high)}"
 
 
 def family_label(name: str) -> tuple[str, str]:
@@ -52,45 +38,8 @@ def family_label(name: str) -> tuple[str, str]:
     return (fam.letter if fam is not None else "?", name)
 
 
-def _shorten(text: str, limit: int | None) -> str:
-    if limit is not None and len(text) > limit:
-        return text[:limit] + "…"
-    return text
-
-
-def md_cell(text: str, limit: int | None = None) -> str:
-    """`text` made safe for one Markdown table cell (and shortened to `limit` chars).
-
-    Newlines become `\\n`; `|`, `<`, `>`, `*`, `[` and backticks are escaped so that
-    nothing in the text turns into markup or breaks the table.
-    """
-    text = _shorten(text, limit).replace("\\", "\\\\").replace("\r", "").replace("\n", "\\n")
-    for ch in "|`*[":
-        text = text.replace(ch, "\\" + ch)
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def md_code(text: str, limit: int | None = None) -> str:
-    """`text` as an inline code span for a table cell: raw model output stays readable
-    (`<tool_call>` shows as written). Newlines show as `\\n`, backticks become `'`,
-    `|` is escaped (GitHub tables need that even inside code). `(empty)` for no text."""
-    text = _shorten(text, limit)
-    if not text.strip():
-        return "(empty)"
-    text = text.replace("\r", "").replace("\n", "\\n").replace("`", "'").replace("|", "\\|")
-    return f"`{text}`"
-
-
 def _k_columns(k: int) -> bool:
     return k > 1
-
-
-def _md_table(
-    header: Sequence[str], align: Sequence[str], rows: Iterable[Sequence[str]]
-) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
 
 
 def _unparseable(stats: RateStats) -> str:
@@ -108,15 +57,14 @@ def family_table_markdown(adapter: AdapterSummary) -> list[str]:
     """The per-family table of one adapter, as Markdown lines (overall row last)."""
     k = adapter.overall.k
     header = ["", "Family", "Entries", "pass@1 [95 % CI]"]
-    align = ["---", "---", "--:", "---"]
+    align = "llrl"
     if _k_columns(k):
         header += [f"pass^{k}", f"pass@{k}"]
-        align += ["--:", "--:"]
+        align += "rr"
     header.append("Unparseable (strict / repaired)")
-    align.append("--:")
     rows = [_stats_row(*family_label(name), stats) for name, stats in adapter.families.items()]
-    rows.append(_stats_row("", "**overall**", adapter.overall))
-    return _md_table(header, align, rows)
+    rows.append(_stats_row("", Raw("**overall**"), adapter.overall))
+    return markdown_table(header, rows, align + "r")
 
 
 def fault_table_markdown(adapter: AdapterSummary) -> list[str]:
@@ -125,14 +73,13 @@ def fault_table_markdown(adapter: AdapterSummary) -> list[str]:
         return []
     k = adapter.overall.k
     header = ["Fault", "Entries", "Recovery [95 % CI]"]
-    align = ["---", "--:", "---"]
+    align = "lrl"
     if _k_columns(k):
         header += [f"pass^{k}", f"pass@{k}"]
-        align += ["--:", "--:"]
+        align += "rr"
     header.append("Unparseable (strict / repaired)")
-    align.append("--:")
     rows = [_stats_row("", fault, stats)[1:] for fault, stats in adapter.faults.items()]
-    return _md_table(header, align, rows)
+    return markdown_table(header, rows, align + "r")
 
 
 def reason_table_markdown(adapter: AdapterSummary) -> list[str]:
@@ -141,10 +88,10 @@ def reason_table_markdown(adapter: AdapterSummary) -> list[str]:
         return []
     total = sum(adapter.reasons.values())
     rows = [
-        [f"`{reason}`", str(count), format_rate(count / total)]
+        [md_code(reason), str(count), format_rate(count / total)]
         for reason, count in adapter.reasons.items()
     ]
-    return _md_table(["Reason", "Failing samples", "Share"], ["---", "--:", "--:"], rows)
+    return markdown_table(["Reason", "Failing samples", "Share"], rows, "lr")
 
 
 def _failing_entries(results: Iterable[ResultRecord]) -> dict[str, list[ResultRecord]]:
@@ -171,17 +118,17 @@ def failing_table_markdown(results: Sequence[ResultRecord], limit: int) -> list[
         first = next(r for r in failed if r.verdict.reason.value == reason)
         rows.append(
             [
-                f"`{eid}`",
+                md_code(eid),
                 f"{len(failed)}/{len(samples)}",
-                f"`{reason}`",
-                md_cell(first.verdict.detail, DETAIL_CHARS),
+                md_code(reason),
+                shorten(first.verdict.detail, DETAIL_CHARS),
                 md_code(first.text.strip(), OUTPUT_CHARS),
             ]
         )
-    lines = _md_table(
+    lines = markdown_table(
         ["Entry", "Failed", "Reason", "Detail", f"Output (first {OUTPUT_CHARS} chars)"],
-        ["---", "--:", "---", "---", "---"],
         rows,
+        "lrl",
     )
     if len(failing) > limit:
         lines.append("")
@@ -305,11 +252,6 @@ __all__ = [
     "family_label",
     "family_table_markdown",
     "fault_table_markdown",
-    "format_ci",
-    "format_rate",
-    "format_rate_ci",
-    "md_cell",
-    "md_code",
     "print_summary",
     "reason_table_markdown",
     "render_markdown",

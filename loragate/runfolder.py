@@ -9,23 +9,21 @@ file and renamed into place, so a reader never sees half a file.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from loragate.errors import BadInput, Problem, validation_problems
-from loragate.files import read_json, refuse_special
+from loragate.files import read_json
+from loragate.jsonl import MAX_PROBLEMS, ReadReport, read_objects
 from loragate.records import (
     SUMMARY_SCHEMA_VERSION,
     GenerationRecord,
     ResultRecord,
     Summary,
-    without_surrogates,
 )
 
 MANIFEST = "manifest.json"
@@ -41,42 +39,6 @@ def dump_jsonl(records: Iterable[BaseModel]) -> str:
     return "".join(r.model_dump_json(by_alias=True) + "\n" for r in records)
 
 
-@dataclass
-class ReadReport:
-    """What `read_jsonl` had to mend: lines with bytes that are not UTF-8 (decoded with
-    U+FFFD in their place) and lines with lone UTF-16 surrogates (replaced the same
-    way), so a caller can say so instead of changing the text silently."""
-
-    not_utf8_lines: int = 0
-    surrogate_lines: int = 0
-
-    def warnings(self, path: Path) -> list[str]:
-        out = []
-        if self.not_utf8_lines:
-            out.append(
-                f"{path}: {self.not_utf8_lines} line(s) held bytes that are not UTF-8; "
-                "they were read with U+FFFD in their place"
-            )
-        if self.surrogate_lines:
-            out.append(
-                f"{path}: {self.surrogate_lines} line(s) held lone UTF-16 surrogates; "
-                "they were replaced by U+FFFD"
-            )
-        return out
-
-
-def _mend_surrogates(obj: dict[str, Any]) -> bool:
-    """Replace lone surrogates in the top-level strings of `obj`; True when any was."""
-    mended = False
-    for key, value in obj.items():
-        if isinstance(value, str):
-            clean = without_surrogates(value)
-            if clean is not value:
-                obj[key] = clean
-                mended = True
-    return mended
-
-
 def read_jsonl(
     path: Path,
     model: type[M],
@@ -90,55 +52,18 @@ def read_jsonl(
     (a write cut short by a kill) is dropped instead of reported. Bytes that are not
     UTF-8 and lone surrogates are replaced by U+FFFD and counted in `report`.
     """
-    if path.is_dir():
-        raise BadInput(
-            f"{path} is a folder", [Problem(str(path), "not a file", fix="pass the .jsonl file")]
-        )
-    refuse_special(path)
-    if not path.is_file():
-        raise BadInput(
-            f"{path} does not exist", [Problem(str(path), "no such file", fix="check the path")]
-        )
     version_field = model.model_fields.get("schema_version")
     newest = version_field.default if version_field is not None else 1
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        from loragate.files import os_error_message
-
-        raise BadInput(
-            f"cannot read {os_error_message(exc)}",
-            fix="the manifest is written by `loragate run`; re-run it",
-        ) from None
     mended = report if report is not None else ReadReport()
-    raw_lines = raw.split(b"\n")
-    torn_possible = tolerate_torn_tail and not raw.endswith(b"\n")
     out: list[M] = []
     problems: list[Problem] = []
-    for lineno, raw_line in enumerate(raw_lines, start=1):
-        try:
-            line = raw_line.decode("utf-8")
-        except UnicodeDecodeError:
-            line = raw_line.decode("utf-8", errors="replace")
-            mended.not_utf8_lines += 1
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            if torn_possible and lineno == len(raw_lines):
-                break
-            problems.append(
-                Problem(
-                    str(path), f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line"
-                )
-            )
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem(str(path), "each line must be a JSON object", line=lineno))
-            continue
-        if _mend_surrogates(obj):
-            mended.surrogate_lines += 1
+    for lineno, obj in read_objects(
+        path,
+        report=mended,
+        tolerate_torn_tail=tolerate_torn_tail,
+        what="JSONL file",
+        problems=problems,
+    ):
         version = obj.get("schema_version", 1)
         if isinstance(version, int) and version > newest:
             problems.append(
@@ -157,7 +82,7 @@ def read_jsonl(
                 exc, str(path), line=lineno, fix="correct the record or drop the line"
             )
     if problems:
-        raise BadInput(f"{path}: {len(problems)} bad line(s)", problems[:50])
+        raise BadInput(f"{path}: {len(problems)} bad line(s)", problems[:MAX_PROBLEMS])
     return out
 
 

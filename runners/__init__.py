@@ -13,10 +13,9 @@ import importlib.util
 from collections.abc import Callable
 from typing import cast
 
+from loragate.adapters import BASE_ADAPTER, AdapterInfo
 from loragate.errors import BadInput, MissingDependency
 from loragate.runners._base import (
-    BASE_ADAPTER,
-    AdapterInfo,
     PromptJob,
     Runner,
     RunnerSetup,

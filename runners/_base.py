@@ -25,42 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loragate.adapters import BASE_ADAPTER as BASE_ADAPTER  # re-exported for the backends
+from loragate.adapters import AdapterInfo
 from loragate.records import GenerationRecord
 
 if TYPE_CHECKING:
     from loragate.config import RunConfig
 
-BASE_ADAPTER = "base"
-"""Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
-
 Sink = Callable[[list[GenerationRecord]], None]
 """Receives finished records; it persists them (append + flush + fsync) before returning."""
-
-
-@dataclass(frozen=True)
-class AdapterInfo:
-    """A LoRA adapter as inspected on disk before any model loads (`loragate.adapters`).
-
-    For the `openai` backend an adapter may live only on the server; then `path` is
-    `None` and the inspected fields are `None` too.
-    """
-
-    name: str
-    """Name used on the command line, in records and (openai) as the served model name."""
-    path: Path | None
-    sha256: str | None = None
-    """sha256 over the adapter's weight files (hex)."""
-    rank: int | None = None
-    alpha: float | None = None
-    target_modules: tuple[str, ...] = ()
-    base_model_name_or_path: str | None = None
-    weights_format: str | None = None
-    """`safetensors` or `pickle` (`adapter_model.bin`)."""
-
-    @property
-    def cache_identity(self) -> str:
-        """What identifies the adapter's weights in a cache key (sha256, else `served:NAME`)."""
-        return self.sha256 or f"served:{self.name}"
 
 
 @dataclass(frozen=True)

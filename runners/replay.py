@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from loragate.errors import BadInput, Problem
+from loragate.jsonl import ReadReport
 from loragate.records import GenerationRecord
-from loragate.runfolder import ReadReport, read_generations
+from loragate.runfolder import read_generations
 from loragate.runners._base import PromptJob, Runner, RunnerSetup, Sink
 
 

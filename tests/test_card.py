@@ -15,8 +15,8 @@ from loragate.card import (
     build_card,
     update_readme,
 )
-from loragate.compare import load_run
 from loragate.errors import BadInput
+from loragate.runs import load_run
 from tests._casestudy import ROUND1_LOG, ROUND2_LOG, build_rounds, run_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -50,13 +50,13 @@ def test_card_section_golden(rounds: tuple[Path, Path]) -> None:
     ) in s
     assert (
         "| F | should_not_call | settled knowledge: a real, direct answer and no tool call. | 8 "
-        "| 87.5 % (7/8) \\[52.9, 97.8] | 87.5 % (k=1) | 0 / 0 |"
+        "| 87.5 % (7/8) [52.9, 97.8] | 87.5 % (k=1) | 0 / 0 |"
     ) in s
     assert "| Final training loss | 0.0663 |" in s
     assert "| Final token accuracy (eval) | 98.10 % |" in s
     assert "| Epochs | 2 |" in s
     assert (
-        "| should_not_call | 12.5 % (1/8) \\[2.2, 47.1] | 87.5 % (7/8) \\[52.9, 97.8] | +75 pt "
+        "| should_not_call | 12.5 % (1/8) [2.2, 47.1] | 87.5 % (7/8) [52.9, 97.8] | +75 pt "
         "| 0.03 | F-002, F-003, F-004, F-005, F-006, F-007 | - |"
     ) in s
     assert "| loss | 0.0659 | 0.0663 | +0.6 % |" in s

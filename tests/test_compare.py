@@ -8,16 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from loragate.compare import (
-    compare_runs,
-    fmt_p,
-    fmt_points,
-    load_run,
-    parse_run_ref,
-    render_markdown,
-)
+from loragate.compare import compare_runs
+from loragate.compare_render import render_markdown
 from loragate.errors import BadInput
+from loragate.formatting import fmt_p, fmt_points
 from loragate.runfolder import read_generations
+from loragate.runs import load_run, parse_run_ref
 from tests._casestudy import (
     CASE,
     ROUND1_LOG,
@@ -98,7 +94,7 @@ def test_markdown_golden_lines(rounds: tuple[Path, Path]) -> None:
     )
     assert f"**{HEADLINE}**" in md
     assert (
-        "| F | should_not_call | 12.5 % (1/8) \\[2.2, 47.1] | 87.5 % (7/8) \\[52.9, 97.8] "
+        "| F | should_not_call | 12.5 % (1/8) [2.2, 47.1] | 87.5 % (7/8) [52.9, 97.8] "
         "| +75 pt | 0.03 | +6 / -0 |"
     ) in md
     assert "| unparseable (strict / repaired) | 2/24 / 0/24 | 0/24 / 0/24 | -2 |" in md

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loragate.compare import load_run
 from loragate.errors import BadInput
 from loragate.gate import GatePolicy, evaluate_gate, load_policy
+from loragate.runs import load_run
 from tests._casestudy import CASE, build_rounds, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -153,7 +153,7 @@ def test_significance_alone(rounds: tuple[Path, Path]) -> None:
         ("", "defines no rule"),
         ("name: empty\ndefaults: {}\n", "defines no rule"),
         ("defaults: [1, 2\n", "not valid YAML"),
-        ("- min_pass_at_1: 0.5\n", "mapping of rules"),
+        ("- min_pass_at_1: 0.5\n", "must be a mapping"),
         ("defaults:\n  max_drop_points: 5\n", "no rule could be evaluated"),
         ("max_unparseable: 0.1\nalpha: 2\n", "alpha"),
     ],

@@ -21,7 +21,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SOURCE_ITEMS = ("pyproject.toml", "README.md", "loragate", "families", "runners", "training")
+SOURCE_ITEMS = (
+    "pyproject.toml",
+    "README.md",
+    "loragate",
+    "families",
+    "runners",
+    "training",
+    "evalsets",
+    "configs",
+)
 GENERIC_NAMES = ("families", "runners", "training", "tests")
 
 pytestmark = pytest.mark.slow
@@ -45,26 +54,38 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return proc
 
 
-def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
+def _build_wheel(tmp_path: Path) -> Path:
+    """A wheel built from a copy of the source (no build/ churn in the checkout)."""
     src = _copy_source(tmp_path / "src")
     out = tmp_path / "dist"
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
     _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-cache-dir",
-            "-q",
-            "-w",
-            str(out),
-            str(src),
-        ],
+        [*pip_wheel, "--no-cache-dir", "-q", "-w", str(out), str(src)],
         cwd=tmp_path,
     )
     (wheel,) = out.glob("loragate-*.whl")
+    return wheel
+
+
+def _venv_seeing_the_dev_venv(env_dir: Path) -> Path:
+    """A venv whose site-packages sees the dev venv's packages through a `.pth` line
+    (the `.pth` files in that folder are not run: its editable loragate stays
+    invisible); returns its python."""
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = env_dir / "bin" / "python"
+    env_site = Path(
+        _run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            cwd=env_dir,
+        ).stdout.strip()
+    )
+    dev_site = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (env_site / "_dev_venv.pth").write_text("\n".join(dev_site) + "\n")
+    return python
+
+
+def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
+    wheel = _build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     top = {n.split("/", 1)[0] for n in names}
     dist_info = {t for t in top if t.endswith(".dist-info")}
@@ -76,21 +97,80 @@ def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
         assert f"loragate/{sub}/__init__.py" in names, f"loragate.{sub} is not in the wheel"
     assert "loragate/py.typed" in names
     assert not any(n.startswith("loragate/tests/") for n in names)
+    # the shipped data, built from the top-level folders
+    for data in (
+        "loragate/evalsets/agent20/entries.jsonl",
+        "loragate/evalsets/agent20/tools.json",
+        "loragate/evalsets/agent20/evalset.yaml",
+        "loragate/configs/default.yaml",
+        "loragate/configs/templates/chatml-tools.jinja",
+        "loragate/configs/gates/default.yaml",
+        "loragate/configs/train/smollm2-cpu.yaml",
+        "loragate/configs/train/data/xlam-mini.jsonl",
+    ):
+        assert data in names, data
+    shipped = {n.removeprefix("loragate/") for n in names if n.startswith("loragate/evalsets/")}
+    in_repo = {
+        str(p.relative_to(REPO))
+        for p in (REPO / "evalsets").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert shipped == in_repo, "the wheel's evalsets differ from the repository's"
+
+
+def _wheel_venv(tmp_path: Path) -> Path:
+    """A venv holding loragate from a freshly built wheel (no editable install), with
+    the dev venv's other packages (torch, transformers, ...) visible."""
+    wheel = _build_wheel(tmp_path)
+    env_dir = tmp_path / "venv"
+    python = _venv_seeing_the_dev_venv(env_dir)
+    _run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-cache-dir", "-q", str(wheel)],
+        cwd=tmp_path,
+    )
+    return env_dir / "bin"
+
+
+def test_the_installed_wheel_runs_from_an_empty_directory(tmp_path: Path) -> None:
+    """`pip install loragate-*.whl`, then `validate` and a short `run` from a folder
+    that holds nothing: the evalset, the chat template and the configs come from the
+    package data, not from a checkout."""
+    bin_dir = _wheel_venv(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    where = _run(
+        [str(bin_dir / "python"), "-c", "import loragate; print(loragate.__file__)"], cwd=empty
+    ).stdout
+    assert str(tmp_path / "venv") in where, where
+    validated = _run([str(bin_dir / "loragate"), "validate", "evalsets/agent20"], cwd=empty)
+    assert "agent20" in validated.stdout + validated.stderr
+    ran = subprocess.run(
+        [
+            str(bin_dir / "loragate"),
+            "run",
+            "--limit",
+            "3",
+            "--backend",
+            "hf",
+            "--max-new-tokens",
+            "8",
+            "--quiet",
+            "--out",
+            "first",
+        ],
+        cwd=empty,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert (empty / "first" / "summary.json").is_file()
+    assert sorted(p.name for p in empty.iterdir()) == ["first"]
 
 
 def test_editable_install_maps_the_top_level_folders(tmp_path: Path) -> None:
     src = _copy_source(tmp_path / "src")
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    env_site = Path(
-        _run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            cwd=tmp_path,
-        ).stdout.strip()
-    )
-    dev_site = [p for p in site.getsitepackages() if Path(p).is_dir()]
-    (env_site / "_dev_venv.pth").write_text("\n".join(dev_site) + "\n")
+    python = _venv_seeing_the_dev_venv(tmp_path / "venv")
     _run(
         [
             str(python),

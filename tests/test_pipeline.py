@@ -174,6 +174,28 @@ def test_limit_and_families(tmp_path: Path) -> None:
         plan_run(config(tmp_path), families=["nope"])
 
 
+def test_limit_takes_entries_across_families(agent20_dir: Path) -> None:
+    from loragate.evalset import load_evalset
+    from loragate.pipeline import select_entries
+
+    full = load_evalset(agent20_dir)
+    picked = select_entries(full, families=None, limit=9)
+    assert [e.id for e in picked.entries] == [
+        "A-001",
+        "A-002",
+        "B-001",
+        "B-002",
+        "C-001",
+        "D-001",
+        "E-001",
+        "F-001",
+        "G-001~error",
+    ]
+    assert {e.family for e in select_entries(full, families=None, limit=7).entries} == {
+        e.family for e in full.entries
+    }
+
+
 def test_no_variant_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="nothing to evaluate"):
         plan_run(config(tmp_path, include_base=False))

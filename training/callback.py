@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from loragate.evalset import Entry, Evalset
     from loragate.records import GenerationRecord, Summary
     from loragate.render import ChatRenderer
-    from loragate.runners._base import PromptJob
+    from loragate.runners import PromptJob
 
 Generation = Literal["runner", "prefix_cache"]
 
@@ -89,7 +89,7 @@ def _in_process_runner(model: Any, tokenizer: Any, max_new_tokens: int, batch_si
     import torch
 
     from loragate.config import HfOptions, RunConfig, SamplingConfig
-    from loragate.runners._base import RunnerSetup
+    from loragate.runners import RunnerSetup
     from loragate.runners.hf import HfRunner
 
     config = RunConfig(
@@ -254,8 +254,9 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
 
     def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
         """Generate and score the subset on `model`; (summary, per-output records)."""
+        from loragate.adapters import BASE_ADAPTER
         from loragate.aggregate import summarize
-        from loragate.runners._base import BASE_ADAPTER, PromptJob
+        from loragate.runners import PromptJob
         from loragate.scoring import Scorer
 
         # A peft model generates under its active adapter; a plain model is the base.

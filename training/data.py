@@ -33,6 +33,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.errors import BadInput, Problem
 from loragate.files import atomic_write_text
+from loragate.jsonl import read_objects
+from loragate.resources import user_or_bundled
 from loragate.training.example import TrainingExample, example_problems
 
 if TYPE_CHECKING:
@@ -221,36 +223,7 @@ def _read_with_datasets(path: Path) -> list[dict[str, Any]]:
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    text = path.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            value = json.loads(text)
-        except ValueError as exc:
-            raise BadInput(f"{path}: not valid JSON: {exc}", fix="fix the JSON syntax") from None
-        if not all(isinstance(v, dict) for v in value):
-            raise BadInput(
-                f"{path}: a JSON array of objects is expected",
-                fix="write a JSON array of example objects",
-            )
-        return list(value)
-    rows: list[dict[str, Any]] = []
-    problems: list[Problem] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            problems.append(Problem(str(path), f"not valid JSON: {exc}", line=lineno))
-            continue
-        if not isinstance(value, dict):
-            problems.append(Problem(str(path), "each line must be a JSON object", line=lineno))
-            continue
-        rows.append(value)
-    if problems:
-        raise BadInput(f"{path}: {len(problems)} unreadable line(s)", problems[:20])
-    return rows
+    return [obj for _, obj in read_objects(path, what="data source", allow_array=True)]
 
 
 def _sniff_format(path: Path) -> Literal["xlam", "messages"]:
@@ -452,7 +425,7 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
             f"data source `{spec.name}` has neither `path` nor `curriculum`",
             fix="give the source a `path` or `curriculum`",
         )
-    path = Path(spec.path)
+    path = user_or_bundled(spec.path)
     if not path.is_absolute() and base_dir is not None and not path.exists():
         path = base_dir / path
     if not path.is_file():

@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.errors import BadInput, MissingDependency, Problem, validation_problems
-from loragate.files import read_yaml
+from loragate.errors import BadInput, MissingDependency, Problem
+from loragate.loading import load_yaml_model
 from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
 
 RECIPE_FILE = "recipe.yaml"
@@ -179,36 +179,13 @@ def load_recipe(path: Path, overrides: dict[str, Any] | None = None) -> Recipe:
 
     `BadInput` names the file and field of every problem.
     """
-    raw = read_yaml(path, "training recipe") or {}
-    if not isinstance(raw, dict):
-        raise BadInput(
-            f"{path}: the top level must be a mapping",
-            [Problem(str(path), "not a mapping", fix="see configs/train/smollm2-cpu.yaml")],
-        )
-    for dotted, value in (overrides or {}).items():
-        if value is None:
-            continue
-        node = raw
-        *parents, leaf = dotted.split(".")
-        for p in parents:
-            child = node.get(p)
-            if not isinstance(child, dict):
-                child = {}
-                node[p] = child
-            node = child
-        node[leaf] = value
-    try:
-        return Recipe.model_validate(raw)
-    except ValidationError as exc:
-        raise BadInput(
-            f"{path}: invalid training recipe",
-            validation_problems(
-                exc,
-                str(path),
-                fix="correct the value (see configs/train/smollm2-cpu.yaml)",
-                unknown_key_fix="see configs/train/smollm2-cpu.yaml for the accepted keys",
-            ),
-        ) from None
+    return load_yaml_model(
+        path,
+        Recipe,
+        what="training recipe",
+        example="configs/train/smollm2-cpu.yaml",
+        overrides=overrides,
+    )
 
 
 def resolve_model(recipe: Recipe) -> tuple[str, str, str | None]:

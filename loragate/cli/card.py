@@ -74,10 +74,10 @@ def command(
         update_readme,
         write_chart,
     )
-    from loragate.compare import assign_training_logs, load_run, parse_run_ref
     from loragate.errors import BadInput, Problem
     from loragate.files import atomic_write_text, read_text
     from loragate.locking import updating, writing
+    from loragate.runs import assign_training_logs, load_run, parse_run_ref
 
     refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
     logs = assign_training_logs(training_log or [], refs)

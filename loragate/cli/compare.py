@@ -52,17 +52,11 @@ def command(
 ) -> None:
     """Compare runs on the same entries: per-family pass@1 with intervals, paired tests,
     flipped entries, and training metrics side by side."""
-    from loragate.compare import (
-        assign_training_logs,
-        compare_runs,
-        load_run,
-        parse_run_ref,
-        render_json,
-        render_markdown,
-        render_terminal,
-    )
+    from loragate.compare import compare_runs
+    from loragate.compare_render import render_json, render_markdown, render_terminal
     from loragate.errors import BadInput
     from loragate.files import atomic_write_text
+    from loragate.runs import assign_training_logs, load_run, parse_run_ref
 
     if len(runs) < 2:
         raise BadInput(

@@ -24,8 +24,10 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
     toolset folder without entries still works; it is what the leakage check needs.
     """
     from loragate.evalset import EvalsetManifest, load_evalset
+    from loragate.resources import user_or_bundled
     from loragate.tools import ToolDef, Toolset
 
+    path = user_or_bundled(path)
     if path.is_file():
         manifest_policy: Policy | None = None
         tools_path = path

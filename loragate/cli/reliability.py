@@ -42,14 +42,9 @@ def _grid_lines(g: rel.ReliabilityGrid, fmt: OutputFormat) -> str:
     header = ["r \\ n", *[str(n) for n in g.steps]]
     rows = [[f"{r * 100:g} %", *[_pct(value(g.cell(r, n))) for n in g.steps]] for r in g.per_step]
     if fmt == "markdown":
-        lines = [
-            f"{what}",
-            "",
-            "| " + " | ".join(header) + " |",
-            "|" + "|".join(["---"] + ["---:"] * len(g.steps)) + "|",
-        ]
-        lines += ["| " + " | ".join(row) + " |" for row in rows]
-        return "\n".join(lines)
+        from loragate.formatting import markdown_table
+
+        return "\n".join([what, "", *markdown_table(header, rows, "lr")])
     from rich.console import Console
     from rich.table import Table
 

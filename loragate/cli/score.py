@@ -15,8 +15,9 @@ import typer
 
 from loragate.errors import BadInput, Problem
 from loragate.evalset import load_evalset
+from loragate.jsonl import ReadReport
 from loragate.locking import writing
-from loragate.runfolder import GENERATIONS, ReadReport, read_generations
+from loragate.runfolder import GENERATIONS, read_generations
 
 EXIT_SCORER_BUG = 3
 

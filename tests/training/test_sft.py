@@ -161,8 +161,8 @@ def test_tiny_model_trains_and_the_callback_logs_family_curves(
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM
 
-    from loragate.training.logs import read_training_log
     from loragate.training.sft import train
+    from loragate.training_logs import read_training_log
 
     said: list[str] = []
     result = train(_recipe(tmp_path, tiny_model_dir, tiny_evalset), echo=said.append)

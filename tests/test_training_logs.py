@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from loragate.errors import BadInput
-from loragate.training.logs import (
+from loragate.training_logs import (
     TrainingLog,
     find_training_log,
     metric_direction,
     read_training_log,
 )
 
-CASE = Path(__file__).resolve().parent.parent / "data" / "casestudy"
+CASE = Path(__file__).resolve().parent / "data" / "casestudy"
 
 
 def test_trainer_state_final_best_and_curve() -> None:
@@ -123,7 +123,7 @@ def test_direction() -> None:
         ("trainer_state.json", "{not json", "not a readable JSON"),
         ("trainer_state.json", '{"global_step": 3}', "log_history"),
         ("trainer_state.json", '{"log_history": [{"step": 1}]}', "no numeric metrics"),
-        ("log.jsonl", '{"loss": 1}\n[1, 2]\n', "expected an object"),
+        ("log.jsonl", '{"loss": 1}\n[1, 2]\n', "must be a JSON object"),
         ("log.csv", "step,loss\n1,abc\n", "not a number"),
         ("log.txt", "loss 1", "unknown format"),
     ],

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.errors import BadInput
+from loragate.jsonl import read_objects
 
 TRAINER_STATE = "trainer_state.json"
 LogFormat = Literal["trainer_state", "csv", "jsonl", "summary"]
@@ -264,22 +265,7 @@ def _read_json(path: Path) -> TrainingLog:
 
 
 def _read_jsonl(path: Path) -> TrainingLog:
-    objs: list[Any] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(
-            f"{path}: cannot read: {exc}", fix="check the path and permissions"
-        ) from None
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            objs.append(json.loads(line))
-        except ValueError as exc:
-            raise BadInput(
-                f"{path}:{lineno}: not valid JSON: {exc}", fix="fix the line or remove it"
-            ) from None
+    objs = [obj for _, obj in read_objects(path, what="training log")]
     return _from_objects(objs, path, "jsonl")
 
 

@@ -1,0 +1,160 @@
+"""The one reader of JSON-lines files: generations, results, training data, logs.
+
+`read_objects` returns each line's JSON object with its line number, and raises one
+`BadInput` that names every bad line (file, line, what is wrong, the fix). Options
+cover what the callers need: a torn last line (a write cut short by a kill) dropped
+instead of reported, a whole-file JSON array accepted as well, and text that is not
+UTF-8 or holds lone surrogates mended (U+FFFD) and counted in a `ReadReport` instead
+of refused.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loragate.errors import BadInput, Problem
+from loragate.files import os_error_message, refuse_special
+from loragate.records import without_surrogates
+
+MAX_PROBLEMS = 50
+"""Bad lines listed in one error; the count says how many there were."""
+
+
+@dataclass
+class ReadReport:
+    """What `read_objects` had to mend: lines with bytes that are not UTF-8 (decoded with
+    U+FFFD in their place) and lines with lone UTF-16 surrogates (replaced the same
+    way), so a caller can say so instead of changing the text silently."""
+
+    not_utf8_lines: int = 0
+    surrogate_lines: int = 0
+
+    def warnings(self, path: Path) -> list[str]:
+        out = []
+        if self.not_utf8_lines:
+            out.append(
+                f"{path}: {self.not_utf8_lines} line(s) held bytes that are not UTF-8; "
+                "they were read with U+FFFD in their place"
+            )
+        if self.surrogate_lines:
+            out.append(
+                f"{path}: {self.surrogate_lines} line(s) held lone UTF-16 surrogates; "
+                "they were replaced by U+FFFD"
+            )
+        return out
+
+
+def _mend_surrogates(obj: dict[str, Any]) -> bool:
+    """Replace lone surrogates in the top-level strings of `obj`; True when any was."""
+    mended = False
+    for key, value in obj.items():
+        if isinstance(value, str):
+            clean = without_surrogates(value)
+            if clean is not value:
+                obj[key] = clean
+                mended = True
+    return mended
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    if path.is_dir():
+        raise BadInput(
+            f"{what} {path} is a folder",
+            [Problem(str(path), "a folder, not a file", fix="pass the .jsonl file")],
+        )
+    refuse_special(path, what)
+    if not path.is_file():
+        raise BadInput(
+            f"{what} {path} does not exist",
+            [Problem(str(path), "no such file", fix="check the path")],
+        )
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {os_error_message(exc)}") from None
+
+
+def read_objects(
+    path: Path,
+    *,
+    what: str = "JSONL file",
+    report: ReadReport | None = None,
+    tolerate_torn_tail: bool = False,
+    allow_array: bool = False,
+    problems: list[Problem] | None = None,
+) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every readable non-blank line of `path`.
+
+    Without `report`, a line that is not UTF-8 is a problem; with one it is mended and
+    counted. With `allow_array`, a file that is one JSON array of objects is read too
+    (each object numbered by its position, from 1). Bad lines raise one `BadInput`, or
+    are added to `problems` when the caller collects more of its own.
+    """
+    raw = _read_bytes(path, what)
+    collect = problems is not None
+    problems = problems if problems is not None else []
+    out: list[tuple[int, dict[str, Any]]] = []
+    if allow_array and raw.lstrip().startswith(b"["):
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise BadInput(
+                f"{path}: not a valid JSON array: {exc}",
+                fix="fix the JSON syntax, or write one JSON object a line",
+            ) from None
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise BadInput(
+                f"{path}: a JSON array of objects is expected",
+                fix="write a JSON array of objects, or one JSON object a line",
+            )
+        return list(enumerate(value, start=1))
+    raw_lines = raw.split(b"\n")
+    torn_possible = tolerate_torn_tail and not raw.endswith(b"\n")
+    for lineno, raw_line in enumerate(raw_lines, start=1):
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if report is None:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"byte 0x{raw_line[exc.start]:02x} is not UTF-8",
+                        line=lineno,
+                        fix="save the file as UTF-8",
+                    )
+                )
+                continue
+            line = raw_line.decode("utf-8", errors="replace")
+            report.not_utf8_lines += 1
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            if torn_possible and lineno == len(raw_lines):
+                break
+            problems.append(
+                Problem(
+                    str(path), f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line"
+                )
+            )
+            continue
+        if not isinstance(obj, dict):
+            problems.append(
+                Problem(
+                    str(path),
+                    "each line must be a JSON object",
+                    line=lineno,
+                    fix="one JSON object a line",
+                )
+            )
+            continue
+        if report is not None and _mend_surrogates(obj):
+            report.surrogate_lines += 1
+        out.append((lineno, obj))
+    if problems and not collect:
+        raise BadInput(f"{path}: {len(problems)} bad line(s)", problems[:MAX_PROBLEMS])
+    return out
