@@ -12,8 +12,9 @@ from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any
 
-from loragate.errors import BadInput
+from loragate.errors import BadInput, unknown_name
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families._checks import SpecProblem, spec_problems
 from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance
 from loragate.families.parallel import Parallel
@@ -61,14 +62,7 @@ def get_family(name: str) -> Family[Any]:
     fams = get_families()
     if name in fams:
         return fams[name]
-    import difflib
-
-    close = difflib.get_close_matches(name, list(fams), n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise BadInput(
-        f"unknown family {name!r}.{hint} Available: {', '.join(fams)}",
-        fix="use one of the families listed",
-    )
+    raise unknown_name("family", name, fams, "families")
 
 
 __all__ = [
@@ -78,6 +72,8 @@ __all__ = [
     "Family",
     "Sample",
     "ScoringContext",
+    "SpecProblem",
     "get_families",
     "get_family",
+    "spec_problems",
 ]

@@ -18,6 +18,7 @@ import reprlib
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+from loragate.errors import did_you_mean
 from loragate.families._base import CallSpec
 from loragate.matchers import check_matcher, literal_values, match_arguments
 from loragate.records import ParseResult, ReasonCode, Verdict
@@ -290,22 +291,51 @@ def asks_to_confirm(call: Call, action: str) -> bool:
 # -- entry checks (load time, not the hot path) --------------------------------------
 
 
-def spec_problems(spec: CallSpec, toolset: Toolset, where: str) -> list[str]:
-    """Problems of a call spec the loader cannot see (e.g. one built from the policy):
-    unknown tool, malformed matchers, unknown parameters, schema-invalid literals."""
+MATCHER_FIX = "see the argument matchers in README (Formats): $any, $all, $contains, $regex"
+
+
+class SpecProblem(NamedTuple):
+    """One problem of a call spec: `field` (None when `message` starts with its path),
+    what is wrong, and how to fix it."""
+
+    field: str | None
+    message: str
+    fix: str | None
+
+    def __str__(self) -> str:
+        where = f"{self.field}: " if self.field else ""
+        return where + self.message + (f"; {self.fix}" if self.fix else "")
+
+
+def spec_problems(
+    spec: CallSpec, toolset: Toolset, *, name_field: str, args_field: str
+) -> list[SpecProblem]:
+    """Problems of an expected call: unknown tool (at `name_field`), malformed matchers,
+    unknown parameters, literals the tool's schema rejects (at `args_field.<arg>`)."""
     if spec.name not in toolset:
-        return [f"{where}: unknown tool {spec.name!r}; use a tool name from tools.json"]
+        fix = f"{did_you_mean(spec.name, toolset.names())}use a tool name from tools.json"
+        return [SpecProblem(name_field, f"unknown tool {spec.name!r}", fix)]
     from loragate.tools import ArgumentsValidator
 
     props = toolset.by_name[spec.name].function.parameters.get("properties", {})
-    out: list[str] = []
+    out: list[SpecProblem] = []
     for arg, matcher in spec.arguments.items():
-        out += check_matcher(matcher, f"{where}.{arg}")
+        where = f"{args_field}.{arg}"
+        for msg in check_matcher(matcher, where):
+            # the message starts with the matcher's path
+            says_fix = "fix:" in msg or "; give it" in msg
+            out.append(SpecProblem(None, msg, None if says_fix else MATCHER_FIX))
         if not isinstance(props, dict):
             continue
         if arg not in props:
             if not (isinstance(matcher, dict) and "$absent" in matcher):
-                out.append(f"{where}.{arg}: tool {spec.name!r} has no parameter {arg!r}")
+                out.append(
+                    SpecProblem(
+                        where,
+                        f"tool {spec.name!r} has no parameter {arg!r}",
+                        "use a parameter the tool's schema defines",
+                    )
+                )
             continue
         sub = props[arg]
         if isinstance(sub, dict):
@@ -314,8 +344,12 @@ def spec_problems(spec: CallSpec, toolset: Toolset, where: str) -> list[str]:
                 errs = list(validator.iter_errors(lit))
                 if errs:
                     out.append(
-                        f"{where}.{arg}: expected value {lit!r} would be rejected by the "
-                        f"tool's schema: {errs[0].message}"
+                        SpecProblem(
+                            where,
+                            f"expected value {lit!r} would be rejected by the tool's schema: "
+                            + errs[0].message,
+                            "make the expectation schema-valid",
+                        )
                     )
     return out
 

@@ -404,13 +404,12 @@ _FAILURE_BY_KIND: dict[str, tuple[str, str]] = {
         r"|match)|isn't\s+there|not\s+there",
     ),
 }
-FAILURE_KINDS: tuple[str, ...] = ("error", *_FAILURE_BY_KIND)
-"""Failure vocabularies: `error` (the generic words, which every kind also accepts),
-`timeout`, `truncated`, `schema_drift`, `wrong_value`, and `direct` for entries whose
-tool result carries its own failure (not found, permission, bounce, conflict,
-validation or SQL errors). Each kind has strong words, which say what failed on
-their own ("timed out", "cut off", "changed format", "implausible", "not found"),
-and weak ones, which count like the generic words (with what failed)."""
+# Failure vocabularies: `error` (the generic words, which every kind also accepts),
+# `timeout`, `truncated`, `schema_drift`, `wrong_value`, and `direct` for entries whose
+# tool result carries its own failure (not found, permission, bounce, conflict,
+# validation or SQL errors). Each kind has strong words, which say what failed on
+# their own ("timed out", "cut off", "changed format", "implausible", "not found"),
+# and weak ones, which count like the generic words (with what failed).
 
 _GENERIC_RE = re.compile(rf"\b(?:{_GENERIC_FAILURE})\b", re.IGNORECASE)
 _STRONG_GENERIC_RE = re.compile(

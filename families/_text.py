@@ -170,11 +170,6 @@ def term(raw: str) -> Term:
     return Term(normalise(body).strip(), prefix)
 
 
-def term_problem(raw: str) -> str | None:
-    """Why `raw` cannot be a term (it has no letter or digit), or None."""
-    return None if term(raw).text else f"term {raw!r} has no letter or digit"
-
-
 def missing_groups(groups: Sequence[Sequence[str]], text: str) -> list[Sequence[str]]:
     """The groups of which no term occurs in `text`. A term that is a statement
     pattern (`wed* & capa`) must hold within one statement (negated or not)."""

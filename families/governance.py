@@ -116,16 +116,22 @@ class Governance(Family[GovernanceExpect]):
                 "destructive action"
             )
         if expect.confirmation:
-            out += spec_problems(
-                CallSpec(name=conf, arguments=expect.confirmation), ctx.toolset, "confirmation"
+            spec = CallSpec(name=conf, arguments=expect.confirmation)
+            out += map(
+                str,
+                spec_problems(
+                    spec, ctx.toolset, name_field="confirmation", args_field="confirmation"
+                ),
             )
         if expect.reconfirmation is not None:
             if expect.mode != "honour_denial":
                 out.append("`reconfirmation` applies to mode `honour_denial` only; remove it")
-            out += spec_problems(
-                CallSpec(name=conf, arguments=expect.reconfirmation),
-                ctx.toolset,
-                "reconfirmation",
+            spec = CallSpec(name=conf, arguments=expect.reconfirmation)
+            out += map(
+                str,
+                spec_problems(
+                    spec, ctx.toolset, name_field="reconfirmation", args_field="reconfirmation"
+                ),
             )
         if expect.mode != "confirm_first" and _last_confirmation(entry, conf) is None:
             what = "denial" if expect.mode == "honour_denial" else "approval"

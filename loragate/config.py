@@ -16,14 +16,12 @@ from pydantic import (
     field_validator,
 )
 
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, unknown_name_fix
 from loragate.loading import load_yaml_model
 from loragate.names import Name
 
-Backend = Literal["vllm", "hf", "openai", "replay", "auto"]
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 ParseMode = Literal["strict", "repaired"]
-EMBEDDED_MODELS = ("smollm2-135m",)
 
 
 class SamplingConfig(BaseModel):
@@ -124,7 +122,9 @@ class RunConfig(BaseModel):
     )
     revision: str | None = Field(default=None, description="hub revision (commit) of `model`")
     dtype: Dtype = Field(default="auto", description="auto = float32 on CPU, bfloat16 on GPU")
-    backend: Backend = "auto"
+    backend: str = Field(
+        default="auto", description="a runner's name (vllm, hf, openai, replay) or auto"
+    )
     evalset: str = Field(default="evalsets/agent20", description="evalset folder")
     chat_template: str | None = Field(
         default=None,
@@ -156,6 +156,18 @@ class RunConfig(BaseModel):
     ignore_base_mismatch: bool = False
     generations: str | None = Field(default=None, description="replay backend: generations file")
 
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        from loragate.runners import runner_names  # the registry is the list
+
+        known = [*runner_names(), "auto"]
+        if value not in known:
+            raise ValueError(
+                f"unknown backend {value!r}; {unknown_name_fix(value, known, 'backends')}"
+            )
+        return value
+
     @field_validator("adapters")
     @classmethod
     def _adapter_names(cls, value: dict[str, str]) -> dict[str, str]:
@@ -167,13 +179,6 @@ class RunConfig(BaseModel):
             if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", name):
                 raise ValueError(f"adapter name {name!r}: use letters, digits, `_.-` (max 64)")
         return value
-
-    @property
-    def model_label(self) -> str:
-        """The model as written in the config (`embedded:NAME` or `model`)."""
-        if self.embedded:
-            return f"embedded:{self.embedded}"
-        return self.model or "(none)"
 
 
 def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:

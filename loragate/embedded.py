@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from loragate.errors import LoragateError
+from loragate.errors import LoragateError, unknown_name
 from loragate.files import building_folder
 
 CACHE_ENV = "LORAGATE_CACHE"
@@ -101,9 +101,7 @@ def checkpoint_dir(name: str = "smollm2-135m") -> Path:
 def embedded_checkpoint(name: str = "smollm2-135m") -> Path:
     """The converted HF checkpoint of an embedded model, converting it on first use."""
     if name not in EMBEDDED:
-        raise LoragateError(
-            f"unknown embedded model `{name}`; available: {', '.join(sorted(EMBEDDED))}"
-        )
+        raise unknown_name("embedded model", name, sorted(EMBEDDED))
     target = checkpoint_dir(name)
     if (target / _DONE_MARKER).is_file():
         return target

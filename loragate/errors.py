@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -52,6 +54,27 @@ class BadInput(LoragateError):
             return head
         lines = [head] + [f"  - {p}" for p in self.problems]
         return "\n".join(lines)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`did you mean 'x'? ` for the known name closest to `name`; "" when none is close."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
+def unknown_name_fix(name: str, known: Iterable[str], kinds: str) -> str:
+    """The fix for an unknown name: the closest known one, then all of them (`kinds`, a
+    plural such as "families")."""
+    names = list(known)
+    return f"{did_you_mean(name, names)}known {kinds}: {', '.join(names)}"
+
+
+def unknown_name(kind: str, name: str, known: Iterable[str], kinds: str | None = None) -> BadInput:
+    """`BadInput` for a name that is not one of `known` (families, backends, rules,
+    embedded models, ...), with "did you mean" and the list."""
+    return BadInput(
+        f"unknown {kind} {name!r}", fix=unknown_name_fix(name, known, kinds or f"{kind}s")
+    )
 
 
 class MissingDependency(LoragateError):

@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loragate.errors import BadInput, Problem, validation_problems
+from loragate.errors import BadInput, Problem, did_you_mean, unknown_name_fix, validation_problems
 from loragate.files import read_json, read_text, read_yaml
-from loragate.matchers import check_matcher, literal_values
 from loragate.records import FaultKind
 from loragate.resources import user_or_bundled
 from loragate.tools import ToolDef, Toolset, schema_errors
 
 if TYPE_CHECKING:
-    from loragate.families import Family
+    from loragate.families import Family, ScoringContext
 
 EVALSET_FORMAT_VERSION = 2
 """2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
@@ -337,20 +336,13 @@ def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]
     return out
 
 
-MATCHER_FIX = "see the argument matchers in README (Formats): $any, $all, $contains, $regex"
-
-
 def _fix(message: str, default: str) -> str | None:
     """`default` unless `message` already says how to fix it."""
     return None if "fix:" in message or "; give it" in message else default
 
 
-def load_evalset(path: str | Path) -> Evalset:
-    """Load and validate an evalset folder; raise `BadInput` with every problem found."""
-    from loragate.families import get_families  # late: families import this module
-
-    root = user_or_bundled(path)
-    problems: list[Problem] = []
+def _read_manifest(root: Path) -> EvalsetManifest:
+    """`evalset.yaml`, validated; `BadInput` when the folder or file is missing or bad."""
     manifest_path = root / "evalset.yaml"
     if not root.is_dir():
         raise BadInput(
@@ -395,10 +387,12 @@ def load_evalset(path: str | Path) -> Evalset:
                 )
             ],
         )
+    return manifest
 
-    tools_path = root / manifest.tools
-    tools: list[ToolDef] = []
-    raw_tools = read_json(tools_path, f"tools file (named by `tools` in {manifest_path})")
+
+def _read_tools(tools_path: Path, what: str, problems: list[Problem]) -> tuple[Toolset, set[str]]:
+    """The valid tools of `tools.json` and every name it defines; problems appended."""
+    raw_tools = read_json(tools_path, what)
     if not isinstance(raw_tools, list):
         raise BadInput(
             f"{tools_path}: must be a JSON array of tool definitions",
@@ -408,81 +402,128 @@ def load_evalset(path: str | Path) -> Evalset:
                 )
             ],
         )
-    seen_tools: set[str] = set()
+    tools: list[ToolDef] = []
+    seen: set[str] = set()
+    where = str(tools_path)
     for i, raw in enumerate(raw_tools):
         try:
             tool = ToolDef.model_validate(raw)
         except ValidationError as exc:
-            problems += validation_problems(
-                exc,
-                str(tools_path),
-                fix='use {"type": "function", "function": {...}}',
-                prefix=f"[{i}]",
-            )
+            fix = 'use {"type": "function", "function": {...}}'
+            problems += validation_problems(exc, where, fix=fix, prefix=f"[{i}]")
             continue
-        for msg in schema_errors(tool.function.parameters):
+        errors = schema_errors(tool.function.parameters)
+        field = f"[{i}].function.parameters"
+        problems += [Problem(where, msg, field=field, fix="fix the JSON Schema") for msg in errors]
+        if tool.name in seen:
             problems.append(
                 Problem(
-                    str(tools_path),
-                    msg,
-                    field=f"[{i}].function.parameters",
-                    fix="fix the JSON Schema",
-                )
-            )
-        if tool.name in seen_tools:
-            problems.append(
-                Problem(
-                    str(tools_path),
+                    where,
                     f"duplicate tool name {tool.name!r}",
                     field=f"[{i}].function.name",
                     fix="rename one",
                 )
             )
-        seen_tools.add(tool.name)
-        if not schema_errors(tool.function.parameters):
+        seen.add(tool.name)
+        if not errors:
             tools.append(tool)
-    toolset = Toolset(tools)
+    return Toolset(tools), seen
 
-    policy = manifest.policy
-    for name in (
-        ([policy.confirmation_tool] if policy.confirmation_tool else [])
-        + policy.destructive_tools
-        + (policy.read_only_tools or [])
-    ):
-        if name not in seen_tools:
+
+def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[Problem]:
+    """Tools the policy names that `tools.json` lacks; tools both destructive and read-only."""
+    problems: list[Problem] = []
+    named = [policy.confirmation_tool] if policy.confirmation_tool else []
+    for name in named + policy.destructive_tools + (policy.read_only_tools or []):
+        if name not in tool_names:
             problems.append(
                 Problem(
-                    str(manifest_path),
+                    where,
                     f"policy names unknown tool {name!r}",
                     field="policy",
-                    fix="use a tool name from tools.json",
+                    fix=f"{did_you_mean(name, tool_names)}use a tool name from tools.json",
                 )
             )
-
     both = sorted(set(policy.destructive_tools) & set(policy.read_only_tools or []))
     if both:
         problems.append(
             Problem(
-                str(manifest_path),
+                where,
                 f"{', '.join(both)} listed as both destructive and read-only",
                 field="policy",
                 fix="a tool is one or the other; remove it from one list",
             )
         )
+    return problems
 
-    from loragate.families import ScoringContext
 
-    ctx = ScoringContext(toolset=toolset, policy=policy, system_prompt=manifest.system_prompt)
+def _entry_line_problems(
+    entry: Entry, lineno: int, first_line: int | None, where: str
+) -> list[Problem]:
+    """Problems of an entry's own fields: `fault` written by hand, a duplicate id."""
+    problems: list[Problem] = []
+    if entry.fault is not None:
+        problems.append(
+            Problem(
+                where,
+                "`fault` is set by expansion",
+                line=lineno,
+                field="fault",
+                fix="write `faults: [KIND, ...]` instead",
+            )
+        )
+    if first_line is not None:
+        problems.append(
+            Problem(
+                where,
+                f"duplicate id {entry.id!r} (first on line {first_line})",
+                line=lineno,
+                field="id",
+                fix="give every entry its own id",
+            )
+        )
+    return problems
+
+
+def _expect_problems(
+    fam: Family[Any], expect: BaseModel, toolset: Toolset, lineno: int, where: str
+) -> list[Problem]:
+    """Tools and calls the expectation names, checked against the toolset."""
+    from loragate.families import spec_problems
+
+    names = toolset.names()
+    problems = [
+        Problem(
+            where,
+            f"unknown tool {name!r}",
+            line=lineno,
+            field="expect",
+            fix=f"{did_you_mean(name, names)}use a tool name from tools.json",
+        )
+        for name in fam.referenced_tools(expect)
+        if name not in toolset
+    ]
+    for k, spec in enumerate(fam.referenced_calls(expect)):
+        at = f"expect.call[{k}]"
+        for p in spec_problems(
+            spec, toolset, name_field=f"{at}.name", args_field=f"{at}.arguments"
+        ):
+            problems.append(Problem(where, p.message, line=lineno, field=p.field, fix=p.fix))
+    return problems
+
+
+def _read_entries(
+    entries_path: Path, what: str, ctx: ScoringContext, problems: list[Problem]
+) -> tuple[list[Entry], dict[str, BaseModel]]:
+    """Every entry (fault variants expanded) and its parsed expectation; problems appended."""
+    from loragate.families import get_families
+
     registry = get_families()
-    entries_path = root / manifest.entries
     entries: list[Entry] = []
     expects: dict[str, BaseModel] = {}
     seen_ids: dict[str, int] = {}
-    lines = read_text(
-        entries_path, f"entries file (named by `entries` in {manifest_path})"
-    ).splitlines()
     ef = str(entries_path)
-    for lineno, line in enumerate(lines, start=1):
+    for lineno, line in enumerate(read_text(entries_path, what).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -499,26 +540,8 @@ def load_evalset(path: str | Path) -> Evalset:
                 exc, ef, line=lineno, fix="see DESIGN.md, entries.jsonl"
             )
             continue
-        if entry.fault is not None:
-            problems.append(
-                Problem(
-                    ef,
-                    "`fault` is set by expansion",
-                    line=lineno,
-                    field="fault",
-                    fix="write `faults: [KIND, ...]` instead",
-                )
-            )
+        problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)
         if entry.id in seen_ids:
-            problems.append(
-                Problem(
-                    ef,
-                    f"duplicate id {entry.id!r} (first on line {seen_ids[entry.id]})",
-                    line=lineno,
-                    field="id",
-                    fix="give every entry its own id",
-                )
-            )
             continue
         seen_ids[entry.id] = lineno
         fam: Family[Any] | None = registry.get(entry.family)
@@ -529,11 +552,11 @@ def load_evalset(path: str | Path) -> Evalset:
                     f"unknown family {entry.family!r}",
                     line=lineno,
                     field="family",
-                    fix=f"use one of: {', '.join(sorted(registry))}",
+                    fix=unknown_name_fix(entry.family, sorted(registry), "families"),
                 )
             )
             continue
-        for fld, msg, fix in _check_messages(entry, toolset):
+        for fld, msg, fix in _check_messages(entry, ctx.toolset):
             problems.append(Problem(ef, msg, line=lineno, field=fld, fix=fix))
         try:
             expect = fam.parse_expect(entry.expect)
@@ -546,93 +569,42 @@ def load_evalset(path: str | Path) -> Evalset:
                 fix=f"see the `{fam.name}` family's expect fields (README: Families)",
             )
             continue
-        for tool_name in fam.referenced_tools(expect):
-            if tool_name not in seen_tools:
-                problems.append(
-                    Problem(
-                        ef,
-                        f"unknown tool {tool_name!r}",
-                        line=lineno,
-                        field="expect",
-                        fix="use a tool name from tools.json",
-                    )
-                )
-        for k, spec in enumerate(fam.referenced_calls(expect)):
-            fld = f"expect.call[{k}]"
-            if spec.name not in seen_tools:
-                problems.append(
-                    Problem(
-                        ef,
-                        f"unknown tool {spec.name!r}",
-                        line=lineno,
-                        field=f"{fld}.name",
-                        fix="use a tool name from tools.json",
-                    )
-                )
-                continue
-            props = toolset.by_name[spec.name].function.parameters.get("properties", {})
-            for arg, matcher in spec.arguments.items():
-                for msg in check_matcher(matcher, f"{fld}.arguments.{arg}"):
-                    # the message starts with the matcher's path
-                    problems.append(Problem(ef, msg, line=lineno, fix=_fix(msg, MATCHER_FIX)))
-                if (
-                    isinstance(props, dict)
-                    and arg not in props
-                    and not (isinstance(matcher, dict) and "$absent" in matcher)
-                ):
-                    problems.append(
-                        Problem(
-                            ef,
-                            f"tool {spec.name!r} has no parameter {arg!r}",
-                            line=lineno,
-                            field=f"{fld}.arguments.{arg}",
-                            fix="use a parameter the tool's schema defines",
-                        )
-                    )
-                    continue
-                sub_schema = props.get(arg) if isinstance(props, dict) else None
-                if isinstance(sub_schema, dict):
-                    from loragate.tools import ArgumentsValidator
-
-                    v = ArgumentsValidator(sub_schema)
-                    for lit in literal_values(matcher):
-                        errs = list(v.iter_errors(lit))
-                        if errs:
-                            problems.append(
-                                Problem(
-                                    ef,
-                                    f"expected value {lit!r} would be rejected by the tool's schema: {errs[0].message}",
-                                    line=lineno,
-                                    field=f"{fld}.arguments.{arg}",
-                                    fix="make the expectation schema-valid",
-                                )
-                            )
+        problems += _expect_problems(fam, expect, ctx.toolset, lineno, ef)
         variants, fault_problems = expand_faults(entry)
         for msg in fault_problems:
-            problems.append(
-                Problem(
-                    ef,
-                    msg,
-                    line=lineno,
-                    field="faults",
-                    fix=_fix(msg, "give the fault's result in `fault_results`"),
-                )
-            )
+            fault_fix = _fix(msg, "give the fault's result in `fault_results`")
+            problems.append(Problem(ef, msg, line=lineno, field="faults", fix=fault_fix))
         for v_entry in variants:
             for msg in fam.check_entry(v_entry, expect, ctx):
-                problems.append(
-                    Problem(
-                        ef,
-                        msg,
-                        line=lineno,
-                        field="expect",
-                        fix=_fix(msg, f"correct the `{fam.name}` expectation (README: Families)"),
-                    )
-                )
+                expect_fix = _fix(msg, f"correct the `{fam.name}` expectation (README: Families)")
+                problems.append(Problem(ef, msg, line=lineno, field="expect", fix=expect_fix))
             entries.append(v_entry)
             expects[v_entry.id] = expect
     if not entries and not problems:
         problems.append(Problem(ef, "no entries", fix="add at least one entry"))
+    return entries, expects
+
+
+def load_evalset(path: str | Path) -> Evalset:
+    """Load and validate an evalset folder; raise `BadInput` with every problem found."""
+    from loragate.families import ScoringContext  # late: families import this module
+
+    root = user_or_bundled(path)
+    manifest = _read_manifest(root)
+    manifest_path = root / "evalset.yaml"
+    named_by = f"named by `{{}}` in {manifest_path}"
+    problems: list[Problem] = []
+    tools_path = root / manifest.tools
+    toolset, tool_names = _read_tools(
+        tools_path, "tools file (" + named_by.format("tools") + ")", problems
+    )
+    policy = manifest.policy
+    problems += _policy_problems(policy, tool_names, str(manifest_path))
+    ctx = ScoringContext(toolset=toolset, policy=policy, system_prompt=manifest.system_prompt)
+    entries_path = root / manifest.entries
+    entries, expects = _read_entries(
+        entries_path, "entries file (" + named_by.format("entries") + ")", ctx, problems
+    )
     if problems:
         raise BadInput(f"evalset {root} has {len(problems)} problem(s)", problems)
     sha = _sha256_files([manifest_path, tools_path, entries_path])

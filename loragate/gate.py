@@ -18,13 +18,15 @@ checks nothing must not ship anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.compare import Comparison, compare_runs, significant_drop
-from loragate.errors import BadInput, Problem
+from loragate.compare import Comparison, FamilyDelta, compare_runs, significant_drop
+from loragate.errors import BadInput, Problem, unknown_name_fix
 from loragate.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
 from loragate.loading import load_yaml_model
 from loragate.records import RateStats
@@ -169,13 +171,24 @@ def _rate_shown(stats: RateStats) -> str:
     return _pct(stats.pass_at_1) + count
 
 
+@dataclass(frozen=True)
+class _FamilyFacts:
+    """What a family rule looks at: the family's figures and, with a baseline, its delta."""
+
+    family: str
+    stats: RateStats
+    delta: FamilyDelta | None
+    has_baseline: bool
+    alpha: float
+
+
 def _floor(
-    rule: str, family: str, threshold: float, figure: float | None, shown: str
+    rule: str, facts: _FamilyFacts, threshold: float, figure: float | None, shown: str
 ) -> RuleResult:
     if figure is None:
         return RuleResult(
             rule=rule,
-            family=family,
+            family=facts.family,
             threshold=threshold,
             figure=None,
             shown="not measured",
@@ -186,13 +199,94 @@ def _floor(
     ok = figure + _EPS >= threshold
     return RuleResult(
         rule=rule,
-        family=family,
+        family=facts.family,
         threshold=threshold,
         figure=figure,
         shown=shown,
         requirement=f"≥ {_pct(threshold)}",
         status="PASS" if ok else "FAIL",
     )
+
+
+def _min_pass_at_1(facts: _FamilyFacts, threshold: float) -> RuleResult:
+    stats = facts.stats
+    return _floor("min_pass_at_1", facts, threshold, stats.pass_at_1, _rate_shown(stats))
+
+
+def _min_pass_hat_k(facts: _FamilyFacts, threshold: float) -> RuleResult:
+    stats = facts.stats
+    shown = f"{_pct(stats.pass_hat_k)} (k={stats.k})"
+    return _floor("min_pass_hat_k", facts, threshold, stats.pass_hat_k, shown)
+
+
+def _min_ci_low(facts: _FamilyFacts, threshold: float) -> RuleResult:
+    stats = facts.stats
+    shown = f"{_pct(stats.ci_low)} (pass@1 {_pct(stats.pass_at_1)})"
+    return _floor("min_ci_low", facts, threshold, stats.ci_low, shown)
+
+
+def _skipped(rule: str, facts: _FamilyFacts, threshold: float, requirement: str) -> RuleResult:
+    return RuleResult(
+        rule=rule,
+        family=facts.family,
+        threshold=threshold,
+        figure=None,
+        shown="not in baseline" if facts.has_baseline else "no baseline",
+        requirement=requirement,
+        status="SKIP",
+        detail="needs --baseline RUN",
+    )
+
+
+def _max_drop_points(facts: _FamilyFacts, max_drop: float) -> RuleResult:
+    req = f"drop ≤ {max_drop:g} pt"
+    delta = facts.delta
+    if delta is None or delta.diff_points is None:
+        return _skipped("max_drop_points", facts, max_drop, req)
+    return RuleResult(
+        rule="max_drop_points",
+        family=facts.family,
+        threshold=max_drop,
+        figure=delta.diff_points,
+        shown=fmt_points(delta.diff_points),
+        requirement=req,
+        status="PASS" if -delta.diff_points <= max_drop + _EPS else "FAIL",
+    )
+
+
+def _no_significant_drop(facts: _FamilyFacts, _on: float) -> RuleResult:
+    req = f"no drop at p < {facts.alpha:g}"
+    delta = facts.delta
+    if delta is None or delta.test is None:
+        return _skipped("no_significant_drop", facts, facts.alpha, req)
+    sig = significant_drop(delta, facts.alpha)
+    worse = ", ".join(f.entry_id for f in delta.regressed)
+    return RuleResult(
+        rule="no_significant_drop",
+        family=facts.family,
+        threshold=facts.alpha,
+        figure=delta.test.p_value,
+        shown=f"{fmt_points(delta.diff_points)}, {fmt_p_eq(delta.test.p_value)}",
+        requirement=req,
+        status="FAIL" if sig else "PASS",
+        detail=f"worse: {worse}" if sig and worse else "",
+    )
+
+
+FAMILY_RULES: dict[str, Callable[[_FamilyFacts, float], RuleResult]] = {
+    "min_pass_at_1": _min_pass_at_1,
+    "min_pass_hat_k": _min_pass_hat_k,
+    "min_ci_low": _min_ci_low,
+    "max_drop_points": _max_drop_points,
+    "no_significant_drop": _no_significant_drop,
+}
+"""Rule name (a `FamilyRules` field) -> its check, in the order results are listed."""
+
+RUN_RULES: dict[str, Callable[[RateStats], int]] = {
+    "max_unparseable": lambda overall: overall.unparseable,
+    "max_unparseable_repaired": lambda overall: overall.unparseable_repaired,
+}
+"""Run-level ceiling (a `GatePolicy` field) -> the count of samples it bounds."""
 
 
 def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
@@ -202,16 +296,12 @@ def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -
     problems: list[Problem] = []
     for name in policy.families:
         if name not in registry:
-            import difflib
-
-            close = difflib.get_close_matches(name, list(registry), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             problems.append(
                 Problem(
                     str(policy_path),
                     f"unknown family {name!r}",
                     field=f"families.{name}",
-                    fix=f"{hint}known families: {', '.join(registry)}",
+                    fix=unknown_name_fix(name, registry, "families"),
                 )
             )
         elif name not in present:
@@ -225,6 +315,13 @@ def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -
             )
     if problems:
         raise BadInput(f"{policy_path}: the policy does not fit the run", problems)
+
+
+def _delta(comparison: Comparison | None, family: str) -> FamilyDelta | None:
+    if comparison is None:
+        return None
+    row = next((r for r in comparison.families if r.family == family), None)
+    return row.deltas[0] if row is not None else None
 
 
 def evaluate_gate(
@@ -255,107 +352,24 @@ def evaluate_gate(
     notes: list[str] = []
     for fam in present:
         rules = policy.defaults.merged(policy.families.get(fam))
-        stats = run.stats.families[fam]
-        if rules.min_pass_at_1 is not None:
-            results.append(
-                _floor(
-                    "min_pass_at_1", fam, rules.min_pass_at_1, stats.pass_at_1, _rate_shown(stats)
-                )
-            )
-        if rules.min_pass_hat_k is not None:
-            results.append(
-                _floor(
-                    "min_pass_hat_k",
-                    fam,
-                    rules.min_pass_hat_k,
-                    stats.pass_hat_k,
-                    f"{_pct(stats.pass_hat_k)} (k={stats.k})",
-                )
-            )
-        if rules.min_ci_low is not None:
-            results.append(
-                _floor(
-                    "min_ci_low",
-                    fam,
-                    rules.min_ci_low,
-                    stats.ci_low,
-                    f"{_pct(stats.ci_low)} (pass@1 {_pct(stats.pass_at_1)})",
-                )
-            )
-        max_drop = rules.max_drop_points
-        wants_sig = bool(rules.no_significant_drop)
-        if max_drop is None and not wants_sig:
-            continue
-        delta = None
-        if comparison is not None:
-            row = next((r for r in comparison.families if r.family == fam), None)
-            delta = row.deltas[0] if row is not None else None
-        if max_drop is not None:
-            req = f"drop ≤ {max_drop:g} pt"
-            if delta is None or delta.diff_points is None:
-                results.append(
-                    RuleResult(
-                        rule="max_drop_points",
-                        family=fam,
-                        threshold=max_drop,
-                        figure=None,
-                        shown="no baseline" if comparison is None else "not in baseline",
-                        requirement=req,
-                        status="SKIP",
-                        detail="needs --baseline RUN",
-                    )
-                )
-            else:
-                drop = -delta.diff_points
-                results.append(
-                    RuleResult(
-                        rule="max_drop_points",
-                        family=fam,
-                        threshold=max_drop,
-                        figure=delta.diff_points,
-                        shown=fmt_points(delta.diff_points),
-                        requirement=req,
-                        status="PASS" if drop <= max_drop + _EPS else "FAIL",
-                    )
-                )
-        if wants_sig:
-            req = f"no drop at p < {policy.alpha:g}"
-            if delta is None or delta.test is None:
-                results.append(
-                    RuleResult(
-                        rule="no_significant_drop",
-                        family=fam,
-                        threshold=policy.alpha,
-                        figure=None,
-                        shown="no baseline" if comparison is None else "not in baseline",
-                        requirement=req,
-                        status="SKIP",
-                        detail="needs --baseline RUN",
-                    )
-                )
-            else:
-                sig = significant_drop(delta, policy.alpha)
-                worse = ", ".join(f.entry_id for f in delta.regressed)
-                results.append(
-                    RuleResult(
-                        rule="no_significant_drop",
-                        family=fam,
-                        threshold=policy.alpha,
-                        figure=delta.test.p_value,
-                        shown=f"{fmt_points(delta.diff_points)}, {fmt_p_eq(delta.test.p_value)}",
-                        requirement=req,
-                        status="FAIL" if sig else "PASS",
-                        detail=f"worse: {worse}" if sig and worse else "",
-                    )
-                )
+        facts = _FamilyFacts(
+            family=fam,
+            stats=run.stats.families[fam],
+            delta=_delta(comparison, fam),
+            has_baseline=comparison is not None,
+            alpha=policy.alpha,
+        )
+        for rule, check in FAMILY_RULES.items():
+            value = getattr(rules, rule)
+            if value is not None and value is not False:
+                results.append(check(facts, float(value)))
 
     overall = run.stats.overall
-    for rule, threshold, count in (
-        ("max_unparseable", policy.max_unparseable, overall.unparseable),
-        ("max_unparseable_repaired", policy.max_unparseable_repaired, overall.unparseable_repaired),
-    ):
+    for rule, counted in RUN_RULES.items():
+        threshold = getattr(policy, rule)
         if threshold is None:
             continue
+        count = counted(overall)
         frac = count / overall.samples if overall.samples else 0.0
         results.append(
             RuleResult(

@@ -30,7 +30,7 @@ from typing import Any
 
 from loragate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
 from loragate.config import RunConfig
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, unknown_name_fix
 from loragate.evalset import Entry, Evalset, load_evalset
 from loragate.files import atomic_write_json
 from loragate.manifest import (
@@ -115,7 +115,7 @@ def select_entries(evalset: Evalset, *, families: list[str] | None, limit: int |
                     Problem(
                         "--families",
                         f"unknown family {f!r}",
-                        fix=f"use some of: {', '.join(known)}",
+                        fix=unknown_name_fix(f, known, "families in this evalset"),
                     )
                     for f in unknown
                 ],

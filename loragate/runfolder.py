@@ -10,7 +10,7 @@ file and renamed into place, so a reader never sees half a file.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -122,13 +122,6 @@ class GenerationWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def iter_run_dirs(paths: Iterable[Path]) -> Iterator[Path]:
-    for p in paths:
-        if not p.is_dir():
-            raise BadInput(f"run folder {p} does not exist", fix="check the path")
-        yield p
 
 
 def read_results(run_dir: Path) -> list[ResultRecord]:

@@ -11,7 +11,6 @@ from jsonschema.exceptions import SchemaError, ValidationError
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.fastschema import FastCheck, compile_fast_check
-from loragate.records import ToolCall
 from loragate.regex import pattern_problem, search
 
 _MEMO_MAX_ENTRIES = 50_000
@@ -166,6 +165,3 @@ class Toolset:
             ]
         except (RecursionError, ValueError, TypeError) as exc:
             return [f"arguments could not be validated: {type(exc).__name__}"]
-
-    def validate_call(self, call: ToolCall) -> list[str]:
-        return self.validate_arguments(call.name, call.arguments)

@@ -7,14 +7,13 @@ pulls in no torch, vLLM or HTTP client. The contract is in `loragate.runners._ba
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 from collections.abc import Callable
 from typing import cast
 
 from loragate.adapters import BASE_ADAPTER, AdapterInfo
-from loragate.errors import BadInput, MissingDependency
+from loragate.errors import MissingDependency, unknown_name
 from loragate.runners._base import (
     PromptJob,
     Runner,
@@ -57,12 +56,7 @@ def get_runner(name: str) -> RunnerFactory:
     """The factory of the runner `name`; `BadInput` with suggestions for unknown names."""
     module_name = RUNNERS.get(name)
     if module_name is None:
-        close = difflib.get_close_matches(name, RUNNERS, n=1)
-        hint = f"did you mean `{close[0]}`? " if close else ""
-        raise BadInput(
-            f"unknown backend `{name}`: {hint}available: {', '.join(runner_names())}",
-            fix="use one of the backends listed",
-        )
+        raise unknown_name("backend", name, runner_names())
     module = importlib.import_module(module_name)
     return cast(RunnerFactory, module.create)
 

@@ -35,7 +35,7 @@ def test_missing_package_names_the_pip_line(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_unknown_embedded_model() -> None:
-    with pytest.raises(LoragateError, match="available: smollm2-135m"):
+    with pytest.raises(LoragateError, match="known embedded models: smollm2-135m"):
         embedded.embedded_checkpoint("gpt-5")
 
 

@@ -271,3 +271,11 @@ def test_unknown_family_raises_bad_input_in_library(rounds: tuple[Path, Path]) -
     policy = GatePolicy.model_validate({"families": {"nope": {"min_pass_at_1": 0.1}}})
     with pytest.raises(BadInput, match="unknown family 'nope'"):
         evaluate_gate(policy, load_run(str(r2)))
+
+
+def test_every_policy_rule_has_a_check() -> None:
+    from loragate.gate import FAMILY_RULES, RUN_RULES, FamilyRules, GatePolicy
+
+    assert list(FAMILY_RULES) == list(FamilyRules.model_fields)
+    assert set(RUN_RULES) <= set(GatePolicy.model_fields)
+    assert {"max_unparseable", "max_unparseable_repaired"} == set(RUN_RULES)

@@ -73,7 +73,8 @@ def command(
         int | None, typer.Option("--max-new-tokens", min=1, help="Tokens generated at most.")
     ] = None,
     backend: Annotated[
-        str | None, typer.Option("--backend", "-b", help="vllm | hf | openai | replay | auto")
+        str | None,
+        typer.Option("--backend", "-b", help="A runner: vllm, hf, openai, replay; or auto."),
     ] = None,
     model: Annotated[
         str | None, typer.Option("--model", help="Base model folder or hub id (overrides config).")
@@ -188,15 +189,8 @@ def _run_locked(
     quiet: bool,
 ) -> Any:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
+    from loragate.cli._progress import progress
     from loragate.pipeline import execute_run, plan_run
     from loragate.report import print_summary
     from loragate.runfolder import GENERATIONS
@@ -211,18 +205,9 @@ def _run_locked(
         f"{' + base' if cfg.include_base else ''}  -> {plan.out_dir}"
     )
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
-    progress = Progress(
-        TextColumn("generating"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=quiet or pending == 0,
-    )
-    with progress:
-        task = progress.add_task("generate", total=pending)
-        outcome = execute_run(plan, on_records=lambda rs: progress.advance(task, len(rs)))
+    first = f"starting the {plan.backend} backend"
+    with progress(console, pending, "generating", quiet=quiet, before=first) as advance:
+        outcome = execute_run(plan, on_records=lambda rs: advance(len(rs)))
     scored = finish_run(
         plan.evalset,
         outcome.records,

@@ -76,7 +76,7 @@ def test_builtins_are_a_to_g(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_unknown_name_suggests_the_closest() -> None:
-    with pytest.raises(BadInput, match="Did you mean 'should_not_call'") as info:
+    with pytest.raises(BadInput, match="did you mean 'should_not_call'") as info:
         get_family("shuld_not_call")
     assert "recovery" in str(info.value)
 
@@ -84,7 +84,7 @@ def test_unknown_name_suggests_the_closest() -> None:
 def test_unknown_name_without_a_close_match_lists_all() -> None:
     with pytest.raises(BadInput) as info:
         get_family("zzzz")
-    assert "Did you mean" not in str(info.value) and "tool_call" in str(info.value)
+    assert "did you mean" not in str(info.value) and "tool_call" in str(info.value)
 
 
 def test_plugin_family_is_registered(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,9 +18,9 @@ def test_names() -> None:
 def test_unknown_name_suggests() -> None:
     with pytest.raises(BadInput) as exc:
         get_runner("vlm")
-    assert "did you mean `vllm`" in str(exc.value)
-    assert "available: hf, openai, replay, vllm" in str(exc.value)
-    with pytest.raises(BadInput, match="available"):
+    assert "did you mean 'vllm'" in str(exc.value)
+    assert "known backends: hf, openai, replay, vllm" in str(exc.value)
+    with pytest.raises(BadInput, match="known backends"):
         get_runner("zzzzzz")
 
 

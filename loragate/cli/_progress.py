@@ -1,0 +1,90 @@
+"""Progress of long work: a bar in a terminal, a line every so often in a log file."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+LOG_EVERY_S = 30.0
+"""Seconds between two progress lines when the output is not a terminal."""
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return (
+        f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )
+
+
+class LineProgress:
+    """One line per `every` seconds (and one at the end): done/total, share, time spent
+    and an estimate of the time left. For CI logs and `cmd > log`, where a live bar
+    shows nothing until it is over."""
+
+    def __init__(
+        self,
+        console: Any,
+        total: int,
+        label: str,
+        *,
+        every: float = LOG_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.console = console
+        self.total = total
+        self.label = label
+        self.every = every
+        self.clock = clock
+        self.done = 0
+        self.start = clock()
+        self.last = self.start
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        now = self.clock()
+        if now - self.last < self.every and self.done < self.total:
+            return
+        self.last = now
+        spent = now - self.start
+        line = f"{self.label}: {self.done}/{self.total} ({self.done / self.total:.0%}), {_clock(spent)} spent"
+        if 0 < self.done < self.total:
+            line += f", about {_clock(spent / self.done * (self.total - self.done))} left"
+        self.console.print(line, highlight=False)
+
+
+@contextmanager
+def progress(
+    console: Any, total: int, label: str, *, quiet: bool, before: str = ""
+) -> Iterator[Callable[[int], None]]:
+    """`advance(n)` for `total` steps: a rich bar in a terminal, `LineProgress` lines
+    otherwise (the first says `before`: what happens before the first step), nothing
+    when `quiet` or there is nothing to do."""
+    if quiet or total == 0:
+        yield lambda n: None
+        return
+    if not console.is_terminal:
+        console.print(f"{label}: 0/{total}" + (f", {before}" if before else ""), highlight=False)
+        yield LineProgress(console, total, label).advance
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
+    with bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)

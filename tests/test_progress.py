@@ -1,0 +1,52 @@
+"""Progress lines in a log that is not a terminal."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from loragate.cli._progress import LineProgress, progress
+
+
+def _console() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, force_terminal=False, width=200), out
+
+
+def test_lines_come_every_interval_and_at_the_end() -> None:
+    console, out = _console()
+    now = [0.0]
+    line = LineProgress(console, 10, "generating", every=30.0, clock=lambda: now[0])
+    for t in (5, 10, 31, 40, 70, 75):
+        now[0] = float(t)
+        line.advance(1)
+    now[0] = 100.0
+    line.advance(4)
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "generating: 3/10 (30%), 0:31 spent, about 1:12 left",
+        "generating: 5/10 (50%), 1:10 spent, about 1:10 left",
+        "generating: 10/10 (100%), 1:40 spent",
+    ]
+
+
+def test_a_log_gets_a_first_line_and_quiet_gets_nothing() -> None:
+    console, out = _console()
+    with progress(console, 3, "generating", quiet=False, before="starting the hf backend") as adv:
+        adv(3)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "generating: 0/3, starting the hf backend"
+    assert lines[-1].startswith("generating: 3/3 (100%)")
+    console, out = _console()
+    with progress(console, 3, "generating", quiet=True) as adv:
+        adv(3)
+    assert out.getvalue() == ""
+
+
+def test_a_terminal_gets_a_bar() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100)
+    with progress(console, 2, "generating", quiet=False) as adv:
+        adv(2)
+    assert "2/2" in out.getvalue() and "generating: 0/2" not in out.getvalue()
