@@ -48,13 +48,13 @@ retried. A request that still fails, a server answer that is not a chat completi
 a sink error stops the run: the other requests are cancelled, and everything already
 handed to the sink stays in `generations.jsonl`, so a rerun resumes from there. Every
 job is handed to the sink at most once. A request is bounded in time by
-`(max_retries + 1) * timeout_s` plus the waits between attempts.
+`(max_retries + 1) * timeout_s` plus the waits between attempts (each at most two
+minutes). Redirects are not followed: a 3xx answer is reported like another 4xx.
 
 Credentials: the only key sent is the one named by `openai.api_key_env`. The SDK's
-`OPENAI_API_KEY`, `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID`, `OPENAI_BASE_URL` and an
-`Authorization` line of `OPENAI_CUSTOM_HEADERS` are not used (other lines of that
-variable are sent as the SDK sends them), so a server named in a config never receives
-the user's OpenAI credentials.
+`OPENAI_API_KEY`, `OPENAI_ADMIN_KEY`, `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID` and
+`OPENAI_BASE_URL` are not used and no header of `OPENAI_CUSTOM_HEADERS` is sent, so a
+server named in a config never receives the user's OpenAI credentials.
 
 Config: `openai.base_url`, `api_key_env`, `served_model`, `concurrency`, `timeout_s`,
 `max_retries`; `samples_via`, `send_seed` and `extra_body` are read from the
@@ -341,14 +341,18 @@ class OpenAIRunner(Runner):
 
     def _headers(self) -> dict[str, str | Omit]:
         """Headers of every request, overriding what the SDK takes from the environment
-        (see "Credentials" above)."""
+        (see "Credentials" above); `Omit()` removes a header."""
         from openai import Omit
 
-        return {
-            "Authorization": f"Bearer {self.api_key}" if self.api_key else Omit(),
-            "OpenAI-Organization": Omit(),
-            "OpenAI-Project": Omit(),
+        # The SDK's parsing of OPENAI_CUSTOM_HEADERS: one `Name: value` a line.
+        custom = os.environ.get("OPENAI_CUSTOM_HEADERS", "").split("\n")
+        headers: dict[str, str | Omit] = {
+            line.split(":", 1)[0].strip(): Omit() for line in custom if ":" in line
         }
+        headers["OpenAI-Organization"] = Omit()
+        headers["OpenAI-Project"] = Omit()
+        headers["Authorization"] = f"Bearer {self.api_key}" if self.api_key else Omit()
+        return headers
 
     # -- async machinery ------------------------------------------------------------------
 
@@ -370,7 +374,10 @@ class OpenAIRunner(Runner):
             max_retries=self.max_retries,
             timeout=openai.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0)),
             http_client=openai.DefaultAsyncHttpxClient(
-                event_hooks={"request": [self._on_request], "response": [self._on_response]}
+                # The SDK follows redirects by default; a config-named server must not
+                # send the requests (and the key) elsewhere.
+                follow_redirects=False,
+                event_hooks={"request": [self._on_request], "response": [self._on_response]},
             ),
         ) as client:
             if self.check_models:
@@ -536,10 +543,12 @@ class OpenAIRunner(Runner):
     def _rejected(
         self, url: str, payload: dict[str, Any] | None, status: int, body: str
     ) -> LoragateError:
-        """The error for a non-retryable answer (4xx), with the likely fix."""
+        """The error for a non-retryable answer (3xx, 4xx), with the likely fix."""
         model = payload.get("model") if payload else None
         text = body.lower()
-        if status in (401, 403):
+        if status < 400:
+            fix = "the server redirects: set openai.base_url to where it redirects to"
+        elif status in (401, 403):
             fix = "set the API key: openai.api_key_env names the environment variable holding it"
         elif status == 404:
             fix = (

@@ -306,6 +306,17 @@ def test_unknown_model_404_is_bad_input_with_a_fix(agent20: Evalset) -> None:
     assert not isinstance(err.value, ServerUnavailable)
 
 
+def test_redirects_are_not_followed(agent20: Evalset) -> None:
+    jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
+    reply = Reply(307, b"moved", {"Location": "/v1/elsewhere"})
+    with ScriptedServer(default=lambda _: reply) as server:
+        with pytest.raises(BadInput, match="HTTP 307") as err:
+            runner_for(server.url, agent20, check_models=False).generate(jobs, Collect())
+        assert [r["_path"] for r in server.requests] == ["/v1/chat/completions"]
+    assert not isinstance(err.value, ServerUnavailable)
+    assert "openai.base_url" in str(err.value)
+
+
 def test_tool_choice_400_says_how_to_start_the_server(agent20: Evalset) -> None:
     # vLLM's answer when tools are sent to a server started without a tool parser
     msg = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
@@ -433,18 +444,22 @@ def test_the_sdks_environment_credentials_are_never_sent(
     agent20: Evalset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-users-real-key")
+    monkeypatch.setenv("OPENAI_ADMIN_KEY", "sk-admin-users-key")
     monkeypatch.setenv("OPENAI_ORG_ID", "org-users")
     monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-users")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    monkeypatch.setenv("OPENAI_CUSTOM_HEADERS", "Authorization: Bearer sk-other\nX-Team: ml")
+    monkeypatch.setenv(
+        "OPENAI_CUSTOM_HEADERS", "authorization: Bearer sk-other\nX-Gateway-Key: gw-secret"
+    )
     with ScriptedServer() as server:
         runner_for(server.url, agent20).generate(
             make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1), Collect()
         )
         headers = [r["_headers"] for r in server.requests]
     assert len(headers) == 2  # /models, then the chat completion: both reached this server
+    sent = {"authorization", "openai-organization", "openai-project", "x-gateway-key"}
     for h in headers:
-        assert not {"authorization", "openai-organization", "openai-project"} & set(h), h
+        assert not sent & set(h), h
 
 
 # -- a real vLLM server ----------------------------------------------------------------
