@@ -2,7 +2,8 @@
 
 Both sides send the same chat-completion payloads, `--concurrency` at a time, to one
 loopback `ScriptedServer` (tests/runners/openai_servers.py) that answers at once or
-after `--delay-ms`:
+after `--delay-ms`. The server runs in a child process, so that its threads do not
+share the client's interpreter lock:
 
 - runner: `OpenAIRunner.generate` (a fresh SDK client with its retry machinery, one
   `/models` round trip, parsing the answers into records, handing them to a sink);
@@ -22,9 +23,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import sys
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +108,13 @@ def run_bare(url: str, jobs: list[PromptJob], concurrency: int) -> float:
     return time.perf_counter() - started
 
 
+def serve(delay_s: float, conn: Connection) -> None:
+    """Child process: serve until the parent sends anything; the URL goes up `conn`."""
+    with ScriptedServer(delay_s=delay_s, served=(BASE_NAME,)) as server:
+        conn.send(server.url)
+        conn.recv()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=200)
@@ -117,12 +127,19 @@ def main() -> None:
     jobs = make_jobs(args.jobs)
     runner_s: list[float] = []
     bare_s: list[float] = []
-    with ScriptedServer(delay_s=args.delay_ms / 1000, served=(BASE_NAME,)) as server:
-        run_runner(server.url, jobs[:8], args.concurrency)  # warm-up: imports, platform probe
-        run_bare(server.url, jobs[:8], args.concurrency)
+    parent, child = multiprocessing.Pipe()
+    server = multiprocessing.Process(target=serve, args=(args.delay_ms / 1000, child))
+    server.start()
+    try:
+        url = parent.recv()
+        run_runner(url, jobs[:8], args.concurrency)  # warm-up: imports, platform probe
+        run_bare(url, jobs[:8], args.concurrency)
         for _ in range(args.repeats):
-            runner_s.append(run_runner(server.url, jobs, args.concurrency))
-            bare_s.append(run_bare(server.url, jobs, args.concurrency))
+            runner_s.append(run_runner(url, jobs, args.concurrency))
+            bare_s.append(run_bare(url, jobs, args.concurrency))
+    finally:
+        parent.send("stop")
+        server.join()
     runner_med, bare_med = statistics.median(runner_s), statistics.median(bare_s)
     result = {
         "jobs": args.jobs,
