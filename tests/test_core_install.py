@@ -53,9 +53,9 @@ def loragate(exe: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[st
     )
 
 
-def test_the_core_install_has_no_click_torch_or_httpx(core: Path) -> None:
+def test_the_core_install_has_no_click_torch_httpx_or_openai(core: Path) -> None:
     python = core.parent / "python"
-    for module in ("click", "torch", "httpx", "matplotlib"):
+    for module in ("click", "torch", "httpx", "openai", "matplotlib"):
         found = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True)
         assert found.returncode != 0, f"{module} is installed: the test proves nothing"
 

@@ -3,7 +3,8 @@
 - `ScriptedServer`: a stdlib `http.server` in a thread that speaks just enough of the
   OpenAI API (`GET /v1/models`, `POST /v1/chat/completions`) and answers from a script
   (429, 503, garbage, ...) before falling back to a valid completion. It records
-  every request and the most requests it ever had open at once.
+  every request (with its arrival time `_at` and lower-cased `_headers`) and the most
+  requests it ever had open at once.
 - `start_vllm_server`: the CPU build of vLLM's OpenAI server on a free loopback port,
   serving a base model and LoRA adapters; `stop_server` ends it and its children.
 """
@@ -133,6 +134,8 @@ class ScriptedServer:
 
             def _serve(self, request: dict[str, Any]) -> None:
                 request["_path"] = self.path
+                request["_at"] = time.monotonic()
+                request["_headers"] = {k.lower(): v for k, v in self.headers.items()}
                 with server._lock:
                     server.requests.append(request)
                     server._open += 1

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,11 +26,9 @@ from loragate.render import evalset_messages
 from loragate.runners import BASE_ADAPTER, PromptJob, RunnerSetup, get_runner
 from loragate.runners.openai import (
     OpenAIRunner,
-    RetryPolicy,
     ServerAnswerInvalid,
     ServerUnavailable,
     message_text,
-    parse_retry_after,
 )
 from tests.runners.openai_servers import (
     Reply,
@@ -45,7 +42,9 @@ from tests.runners.openai_servers import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-FAST_RETRY = RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.05)
+MAX_RETRIES = 2
+QUICK_RETRY = {"retry-after-ms": "10"}
+"""Asks the SDK to retry after 10 ms instead of its backoff (0.5 s, 1 s, ...)."""
 BASE_NAME = "tiny-base"
 ADAPTER_NAME = "lora1"
 
@@ -110,8 +109,7 @@ def runner_for(url: str, evalset: Evalset, **kwargs: Any) -> OpenAIRunner:
         "base_model": BASE_NAME,
         "sampling": SamplingConfig(temperature=1.0, max_new_tokens=16),
         "tools": evalset.toolset.as_openai(),
-        "retry": FAST_RETRY,
-        "rng": random.Random(0),
+        "max_retries": MAX_RETRIES,
     }
     options.update(kwargs)
     return OpenAIRunner(**options)
@@ -179,24 +177,6 @@ def test_legacy_function_call_is_read() -> None:
     assert parse_output(text).calls[0].arguments == {"a": 1}
 
 
-def test_retry_after_parsing() -> None:
-    assert parse_retry_after("2") == 2.0
-    assert parse_retry_after("-3") == 0.0
-    assert parse_retry_after(None) is None
-    assert parse_retry_after("soon") is None
-    assert parse_retry_after("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412485.0) == 5.0
-
-
-def test_backoff_grows_is_jittered_and_capped() -> None:
-    policy = RetryPolicy(base_delay_s=1.0, max_delay_s=8.0)
-    rng = random.Random(1)
-    for retry, (lo, hi) in enumerate([(0.5, 1.0), (1.0, 2.0), (2.0, 4.0), (4.0, 8.0), (4.0, 8.0)]):
-        d = policy.delay(retry, None, rng)
-        assert lo <= d <= hi
-    assert policy.delay(0, 5.0, rng) == 5.0  # Retry-After is a floor
-    assert policy.delay(0, 100.0, rng) == 8.0  # ... capped
-
-
 # -- requests, retries and failures against a scripted server ------------------------
 
 
@@ -262,11 +242,40 @@ def test_retries_are_bounded_and_name_the_url(agent20: Evalset) -> None:
         with pytest.raises(ServerUnavailable) as err:
             runner_for(server.url, agent20).generate(jobs, sink)
         assert time.perf_counter() - started < 5
-        assert len(server.chat_requests) == FAST_RETRY.max_retries + 1
+        assert len(server.chat_requests) == MAX_RETRIES + 1
     message = str(err.value)
     assert f"{server.url}/chat/completions" in message and "503" in message
     assert "overloaded" in message
     assert sink.records == []
+
+
+def test_retry_after_is_waited_for(agent20: Evalset) -> None:
+    script = [Reply(429, {"error": "slow down"}, {"Retry-After": "1"})]
+    jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
+    with ScriptedServer(script) as server:
+        runner_for(server.url, agent20).generate(jobs, Collect())
+        first, second = (r["_at"] for r in server.chat_requests)
+    assert second - first >= 0.95  # the SDK's own first backoff is at most 0.5 s
+
+
+def test_retry_after_beyond_the_cap_ends_the_retries(agent20: Evalset) -> None:
+    reply = Reply(429, {"error": "come back tomorrow"}, {"Retry-After": "86400"})
+    jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
+    with ScriptedServer(default=lambda _: reply) as server:
+        with pytest.raises(ServerUnavailable, match="Retry-After: 86400") as err:
+            runner_for(server.url, agent20).generate(jobs, Collect())
+        assert len(server.chat_requests) == 1
+    assert "come back tomorrow" in str(err.value)
+
+
+def test_timeouts_are_retried_then_reported(agent20: Evalset) -> None:
+    jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
+    with ScriptedServer(delay_s=2.0) as server:
+        runner = runner_for(server.url, agent20, timeout_s=0.2, max_retries=1, check_models=False)
+        with pytest.raises(ServerUnavailable, match="ReadTimeout"):
+            runner.generate(jobs, Collect())
+        assert len(server.chat_requests) == 2
+    assert (runner.stats.requests, runner.stats.retries, runner.stats.status_counts) == (2, 1, {})
 
 
 def test_garbage_answer_stops_cleanly_without_retrying(agent20: Evalset) -> None:
@@ -297,6 +306,17 @@ def test_unknown_model_404_is_bad_input_with_a_fix(agent20: Evalset) -> None:
     assert not isinstance(err.value, ServerUnavailable)
 
 
+def test_redirects_are_not_followed(agent20: Evalset) -> None:
+    jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
+    reply = Reply(307, b"moved", {"Location": "/v1/elsewhere"})
+    with ScriptedServer(default=lambda _: reply) as server:
+        with pytest.raises(BadInput, match="HTTP 307") as err:
+            runner_for(server.url, agent20, check_models=False).generate(jobs, Collect())
+        assert [r["_path"] for r in server.requests] == ["/v1/chat/completions"]
+    assert not isinstance(err.value, ServerUnavailable)
+    assert "openai.base_url" in str(err.value)
+
+
 def test_tool_choice_400_says_how_to_start_the_server(agent20: Evalset) -> None:
     # vLLM's answer when tools are sent to a server started without a tool parser
     msg = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
@@ -311,7 +331,7 @@ def test_tool_choice_400_says_how_to_start_the_server(agent20: Evalset) -> None:
 
 def test_dead_engine_with_seeds_hints_at_the_cpu_seed_crash(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
-    reply = Reply(500, {"error": {"message": "EngineCore encountered an issue."}})
+    reply = Reply(500, {"error": {"message": "EngineCore encountered an issue."}}, QUICK_RETRY)
     with (
         ScriptedServer(default=lambda _: reply) as server,
         pytest.raises(ServerUnavailable, match="no-enable-chunked-prefill"),
@@ -335,7 +355,9 @@ def test_server_failing_midway_keeps_what_was_generated(agent20: Evalset) -> Non
     def ok_three_times(request: dict[str, Any]) -> Reply:
         nonlocal served
         served += 1
-        return Reply(body=completion_for(request)) if served <= 3 else Reply(503, b"down")
+        if served <= 3:
+            return Reply(body=completion_for(request))
+        return Reply(503, b"down", QUICK_RETRY)
 
     with ScriptedServer(default=ok_three_times) as server:
         sink = Collect()
@@ -357,9 +379,7 @@ def test_server_down_is_a_clean_error_naming_the_url(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     started = time.perf_counter()
     with pytest.raises(ServerUnavailable) as err:
-        runner_for(url, agent20, retry=RetryPolicy(max_retries=2, base_delay_s=0.01)).generate(
-            jobs, Collect()
-        )
+        runner_for(url, agent20).generate(jobs, Collect())
     assert time.perf_counter() - started < 10
     assert url in str(err.value) and "ConnectError" in str(err.value)
     assert "vllm serve" in str(err.value)  # says how to fix it
@@ -411,12 +431,35 @@ def test_api_key_is_sent_from_the_named_variable(
         assert isinstance(runner, OpenAIRunner)
         captured.append(runner.api_key)
         runner.generate(make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1), Collect())
+        assert {r["_headers"].get("authorization") for r in server.requests} == {"Bearer sekrit"}
     assert captured == ["sekrit"]
     monkeypatch.delenv("LORAGATE_TEST_KEY")
     with pytest.raises(BadInput, match="LORAGATE_TEST_KEY"):
         get_runner("openai")(
             RunnerSetup(config=cfg, model_path=BASE_NAME, model_id=BASE_NAME, adapters=())
         )
+
+
+def test_the_sdks_environment_credentials_are_never_sent(
+    agent20: Evalset, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-users-real-key")
+    monkeypatch.setenv("OPENAI_ADMIN_KEY", "sk-admin-users-key")
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-users")
+    monkeypatch.setenv("OPENAI_PROJECT_ID", "proj-users")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv(
+        "OPENAI_CUSTOM_HEADERS", "authorization: Bearer sk-other\nX-Gateway-Key: gw-secret"
+    )
+    with ScriptedServer() as server:
+        runner_for(server.url, agent20).generate(
+            make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1), Collect()
+        )
+        headers = [r["_headers"] for r in server.requests]
+    assert len(headers) == 2  # /models, then the chat completion: both reached this server
+    sent = {"authorization", "openai-organization", "openai-project", "x-gateway-key"}
+    for h in headers:
+        assert not sent & set(h), h
 
 
 # -- a real vLLM server ----------------------------------------------------------------
@@ -553,7 +596,7 @@ def test_vllm_server_gone_midway_keeps_generated(mini: Evalset, vllm_server: Vll
     """Last test of the module: it stops the shared server."""
     first = make_jobs(mini, ["A-001", "B-001"], [BASE_ADAPTER], 1)
     sink = Collect()
-    runner = runner_for(vllm_server.url, mini, retry=RetryPolicy(max_retries=2, base_delay_s=0.1))
+    runner = runner_for(vllm_server.url, mini)
     runner.generate(first, sink)
     stop_server(vllm_server.process)
     rest = make_jobs(mini, ["C-001"], [BASE_ADAPTER], 1)
