@@ -50,7 +50,8 @@ _NAME = r"^[A-Za-z0-9_.\-]{1,64}$"
 
 
 class CurriculumSpec(BaseModel):
-    """Generate the source with `loragate.training.curriculum` at training time."""
+    """Generate the source at training time from the evalset's `curriculum.yaml`
+    (`loragate.training.curriculum`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -394,10 +395,14 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
     `BadInput` lists invalid rows unless the source has `skip_invalid: true`.
     """
     if spec.curriculum is not None:
-        from loragate.training.curriculum import generate_curriculum
+        from loragate.training.curriculum import generate_curriculum, load_curriculum
 
         generated = generate_curriculum(
-            spec.curriculum.families, evalset.toolset, evalset.policy, spec.curriculum.seed
+            spec.curriculum.families,
+            load_curriculum(evalset.root),
+            evalset.toolset,
+            evalset.policy,
+            spec.curriculum.seed,
         )
         renamed = [
             TrainingExample(
