@@ -93,6 +93,10 @@ PLACEHOLDER = re.compile(
 )
 
 
+_WIDE_SPEC = re.compile(r"\d{3,}")
+"""A width or precision of 100 or more: refused, a template could ask for gigabytes."""
+
+
 @dataclass(frozen=True)
 class Placeholder:
     """One parsed `{path|filters:spec}`."""
@@ -122,12 +126,18 @@ def placeholders(text: str) -> list[Placeholder]:
             "`{name.field}`, `{name|filter}` or `{name:spec}`"
         )
     for p in found:
+        _check_spec(p)
         unknown = [f for f in p.filters if f not in FILTERS]
         if unknown:
             raise TemplateError(
                 f"unknown filter `{unknown[0]}` in `{text}` (known: {', '.join(FILTERS)})"
             )
     return found
+
+
+def _check_spec(p: Placeholder) -> None:
+    if p.spec is not None and _WIDE_SPEC.search(p.spec):
+        raise TemplateError(f"format spec `{p.spec}` of `{'.'.join(p.path)}` is too wide")
 
 
 def whole(text: str) -> Placeholder | None:
@@ -157,6 +167,7 @@ def _formatted(p: Placeholder, value: Any) -> str:
         raise TemplateError(
             f"`{'.'.join(p.path)}` is a {type(value).__name__}; only text and numbers go into text"
         )
+    _check_spec(p)
     try:
         return format(value, p.spec or "")
     except ValueError as exc:

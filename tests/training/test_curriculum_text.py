@@ -42,6 +42,7 @@ def test_text_fills_in_paths_filters_and_specs() -> None:
         ("x {pair}", "only text and numbers"),
         ("{person:05d}", "format spec"),
         ("{n|upper_first}", "needs text"),
+        ("{n:0999999999d}", "too wide"),
     ],
 )
 def test_render_errors_say_what(template: str, message: str) -> None:
@@ -55,3 +56,5 @@ def test_placeholders_are_checked() -> None:
         placeholders("a {b c}")
     with pytest.raises(TemplateError, match="unknown filter `loud`"):
         placeholders("{a|loud}")
+    with pytest.raises(TemplateError, match="too wide"):
+        placeholders("{a:>1000}")
