@@ -61,6 +61,16 @@ class Curriculum:
     def templates(self, family: str) -> list[Template]:
         return self.spec.families[family]
 
+    @property
+    def related(self) -> dict[str, tuple[str, ...]]:
+        """Template name -> the tools its examples are about without calling them."""
+        return {
+            t.name: tuple(t.about)
+            for templates in self.spec.families.values()
+            for t in templates
+            if t.about
+        }
+
     def scope(self, policy: Policy | None) -> Scope:
         """The names every template starts with: the tables and the built-ins."""
         scope: Scope = dict(self.spec.tables)

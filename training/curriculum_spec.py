@@ -24,6 +24,9 @@ Messages: `user` and `answer` (text), `calls` (tool calls in one assistant turn;
 `call_1`, `call_2`, ... in conversation order), `result` (the tool result of the latest
 call; a mapping is written as JSON). The last message is the turn to learn.
 
+A template's `about` lists tools its examples concern without calling them (a clarify
+question's tool): training with `tools: called` shows them in the prompt.
+
 Names in scope: the tables, `confirmation_tool` (the evalset policy's), and what
 earlier steps bound. The tools a family needs are derived from the file: every tool a
 call names, every `tool` step, and the policy's confirmation tool when a template uses
@@ -430,6 +433,11 @@ class Template(_Model):
     """One way to write an example of a family; its name becomes the example's tag."""
 
     name: Ident
+    about: list[Ident] = Field(
+        default_factory=list,
+        description="tools the examples are about without calling them (the tool a "
+        "clarify question is for); a recipe's `tools: called` shows them too",
+    )
     steps: list[Step] = Field(default_factory=list)
     messages: list[Message] = Field(min_length=2)
 
