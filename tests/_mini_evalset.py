@@ -199,10 +199,11 @@ BROKEN_CALL = '<tool_call>\n{"name": "convert_currency", "arguments": {"amount":
 
 
 def write_evalset(root: Path, entries: list[dict[str, Any]] | None = None) -> Path:
-    """Write an evalset folder (agent20's manifest and tools + `entries`) under `root`."""
+    """Write an evalset folder (agent20's manifest, tools and curriculum + `entries`)
+    under `root`."""
     root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(AGENT20 / "evalset.yaml", root / "evalset.yaml")
-    shutil.copy(AGENT20 / "tools.json", root / "tools.json")
+    for name in ("evalset.yaml", "tools.json", "curriculum.yaml"):
+        shutil.copy(AGENT20 / name, root / name)
     lines = [json.dumps(e, ensure_ascii=False) for e in (entries or ENTRIES)]
     (root / "entries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root

@@ -24,7 +24,7 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -50,7 +50,8 @@ _NAME = r"^[A-Za-z0-9_.\-]{1,64}$"
 
 
 class CurriculumSpec(BaseModel):
-    """Generate the source with `loragate.training.curriculum` at training time."""
+    """Generate the source at training time from the evalset's `curriculum.yaml`
+    (`loragate.training.curriculum`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -394,10 +395,14 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
     `BadInput` lists invalid rows unless the source has `skip_invalid: true`.
     """
     if spec.curriculum is not None:
-        from loragate.training.curriculum import generate_curriculum
+        from loragate.training.curriculum import generate_curriculum, load_curriculum
 
         generated = generate_curriculum(
-            spec.curriculum.families, evalset.toolset, evalset.policy, spec.curriculum.seed
+            spec.curriculum.families,
+            load_curriculum(evalset.root),
+            evalset.toolset,
+            evalset.policy,
+            spec.curriculum.seed,
         )
         renamed = [
             TrainingExample(
@@ -485,28 +490,30 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
 
 # -- shaping and rendering -------------------------------------------------------------
 
-RELATED_TOOLS: dict[str, tuple[str, ...]] = {
-    # clarify templates ask for a value of these tools; show them with `tools: called`
-    "cl_email_recipient": ("send_email",),
-    "cl_currency_source": ("convert_currency",),
-    "cl_invoice_id": ("pay_invoice", "get_invoice"),
-    "cl_meeting_time": ("create_calendar_event",),
-    "cl_ticket_id": ("update_ticket",),
-    "cl_delete_path": ("delete_file",),
-    "cl_sql_database": ("query_database",),
-    "cl_timezone_target": ("convert_timezone",),
-    "cl_write_path": ("write_file",),
-}
+
+def related_tools(evalset: Evalset) -> dict[str, tuple[str, ...]]:
+    """Curriculum template name -> the tools its examples are about without calling
+    them (a clarify question's tool), from the evalset's `curriculum.yaml`; none when
+    the evalset has no curriculum."""
+    from loragate.training.curriculum_load import curriculum_path, load_curriculum
+
+    if not curriculum_path(evalset.root).is_file():
+        return {}
+    return load_curriculum(evalset.root).related
 
 
 def _tool_subset(
-    ex: TrainingExample, evalset: Evalset, distractors: int, seed: int
+    ex: TrainingExample,
+    evalset: Evalset,
+    distractors: int,
+    seed: int,
+    related: Mapping[str, tuple[str, ...]],
 ) -> list[dict[str, Any]]:
-    """The evalset tools `ex` calls or asks about, plus `distractors` others (seeded by
-    example id), in the toolset's own order."""
+    """The evalset tools `ex` calls or asks about (`related`: by template tag), plus
+    `distractors` others (seeded by example id), in the toolset's own order."""
     wanted = set(ex.called_tools())
     for tag in ex.tags:
-        wanted.update(RELATED_TOOLS.get(tag, ()))
+        wanted.update(related.get(tag, ()))
     conf = evalset.policy.confirmation_tool
     for m in ex.messages:
         for tc in m.get("tool_calls") or []:
@@ -528,10 +535,16 @@ def _tool_subset(
 
 
 def shaped_messages(
-    ex: TrainingExample, spec: SourceSpec, fmt: str, evalset: Evalset, seed: int
+    ex: TrainingExample,
+    spec: SourceSpec,
+    fmt: str,
+    evalset: Evalset,
+    seed: int,
+    related: Mapping[str, tuple[str, ...]],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(messages, tools) of `ex` as rendered for training: system prompt and tool list
-    chosen by the source's `system_prompt` and `tools` options."""
+    chosen by the source's `system_prompt` and `tools` options (`related`: see
+    `related_tools`)."""
     messages = list(ex.messages)
     use_system = spec.system_prompt == "evalset" or (spec.system_prompt == "auto" and fmt != "xlam")
     system = evalset.manifest.system_prompt
@@ -540,7 +553,7 @@ def shaped_messages(
     if ex.tools is not None:
         tools = ex.tools
     elif spec.tools == "called":
-        tools = _tool_subset(ex, evalset, spec.distractor_tools, seed)
+        tools = _tool_subset(ex, evalset, spec.distractor_tools, seed, related)
     else:
         tools = evalset.toolset.as_openai()
     return messages, tools
@@ -686,6 +699,7 @@ def prepare_data(
             f"{report.eval_turns} eval user turns: no overlap"
         )
 
+    related = related_tools(evalset) if any(s.spec.tools == "called" for s in loaded) else {}
     rng = random.Random(f"loragate-mix:{config.seed}")
     per_source: list[list[TokenizedExample]] = []
     for src in loaded:
@@ -697,7 +711,7 @@ def prepare_data(
             )
         rows: list[TokenizedExample] = []
         for ex in src.examples:
-            messages, tools = shaped_messages(ex, spec, src.format, evalset, config.seed)
+            messages, tools = shaped_messages(ex, spec, src.format, evalset, config.seed, related)
             ids, mask = tokenize_example(renderer, tokenizer, messages, tools)
             if len(ids) > max_length:
                 src.dropped["too_long"] += 1
@@ -816,6 +830,7 @@ __all__ = [
     "messages_example",
     "mix_table",
     "prepare_data",
+    "related_tools",
     "shaped_messages",
     "tokenize_example",
     "upweight",

@@ -74,7 +74,7 @@ def command(
             "--families",
             "-f",
             help="FAMILY=N,... e.g. should_not_call=400,parallel=150,sequencing=80. Families: "
-            "tool_call, parallel, sequencing, governance, clarify, should_not_call.",
+            "those of the evalset's curriculum.yaml.",
         ),
     ],
     out: Annotated[
@@ -86,19 +86,27 @@ def command(
     ] = Path("evalsets/agent20"),
     seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same examples.")] = 0,
 ) -> None:
-    """Generate synthetic training examples from templates written for loragate.
+    """Generate synthetic training examples from the evalset's curriculum templates
+    (`curriculum.yaml` in the evalset folder).
 
     Every example is validated against the toolset's JSON Schemas (and the governance
     policy) before it is written. When the toolset folder has eval entries, the output
     is also checked for overlap with them.
     """
-    from loragate.training.curriculum import generate_curriculum, parse_family_counts
+    from loragate.resources import user_or_bundled
+    from loragate.training.curriculum import (
+        generate_curriculum,
+        load_curriculum,
+        parse_family_counts,
+    )
     from loragate.training.data import write_jsonl
     from loragate.training.leakage import LeakageIndex, check_leakage
 
-    counts = parse_family_counts(families)
-    tools, policy, evalset = load_toolset_folder(toolset)
-    examples = generate_curriculum(counts, tools, policy, seed)
+    folder = user_or_bundled(toolset)
+    tools, policy, evalset = load_toolset_folder(folder)
+    curriculum = load_curriculum(folder)
+    counts = parse_family_counts(families, curriculum.families)
+    examples = generate_curriculum(counts, curriculum, tools, policy, seed)
     write_jsonl(out, examples)
     per_family = Counter(e.family for e in examples)
     for fam, n in per_family.items():

@@ -1,7 +1,9 @@
-"""Curriculum generator: deterministic per seed, always schema-valid, no eval overlap."""
+"""Curriculum generator: deterministic per seed, always schema-valid, no eval overlap,
+and the same examples as the Python templates it replaced."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from pathlib import Path
@@ -13,10 +15,10 @@ from loragate.cli.app import app
 from loragate.errors import BadInput
 from loragate.evalset import Evalset, load_evalset
 from loragate.training.curriculum import (
-    FAMILIES,
-    TEMPLATES,
+    Curriculum,
     generate_curriculum,
     generate_family,
+    load_curriculum,
     parse_family_counts,
 )
 from loragate.training.example import TrainingExample, example_problems
@@ -38,32 +40,76 @@ def agent20(agent20_dir: Path) -> Evalset:
 
 
 @pytest.fixture(scope="module")
-def big(agent20: Evalset) -> list[TrainingExample]:
+def curriculum(agent20: Evalset) -> Curriculum:
+    return load_curriculum(agent20.root)
+
+
+@pytest.fixture(scope="module")
+def big(agent20: Evalset, curriculum: Curriculum) -> list[TrainingExample]:
     examples: list[TrainingExample] = generate_curriculum(
-        BIG, agent20.toolset, agent20.policy, seed=7
+        BIG, curriculum, agent20.toolset, agent20.policy, seed=7
     )
     return examples
 
 
-def test_deterministic_for_a_seed(agent20: Evalset) -> None:
+def _sha256(examples: list[TrainingExample]) -> str:
+    blob = "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in examples)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+# sha256 of the JSONL the hand-written Python templates produced before they moved to
+# evalsets/agent20/curriculum.yaml: the data file must give the same bytes.
+PINNED = {
+    ("small", 0): "4e5fb83211e910cd47b220b593fc90b3805c70b65de823cf6f982fb947bc5242",
+    ("small", 7): "869066b44a3e47ddd2710c07b0c30e16729f4b62c7fa2f9b2bdbed983587fc7f",
+    ("big", 0): "0c5cacf03e1b64e2d44f309081c2c125fdf0dbc1a0aa17feaaf64580844039d1",
+    ("big", 7): "012152e06e790c8a42a21cb9ca152cb1537a2ab5a9ee64166a87979b61597c32",
+}
+SPECS = {
+    "small": {
+        f: 5
+        for f in ("tool_call", "parallel", "sequencing", "governance", "clarify", "should_not_call")
+    },
+    "big": BIG,
+}
+
+
+@pytest.mark.parametrize(("spec", "seed"), sorted(PINNED))
+def test_same_examples_as_before_the_move(
+    spec: str, seed: int, agent20: Evalset, curriculum: Curriculum, big: list[TrainingExample]
+) -> None:
+    examples = (
+        big
+        if (spec, seed) == ("big", 7)
+        else generate_curriculum(SPECS[spec], curriculum, agent20.toolset, agent20.policy, seed)
+    )
+    assert _sha256(examples) == PINNED[(spec, seed)]
+
+
+def test_capacity_is_unchanged(agent20: Evalset, curriculum: Curriculum) -> None:
+    with pytest.raises(BadInput, match="produced only 528 distinct"):
+        generate_family(curriculum, "should_not_call", 5000, agent20.toolset, agent20.policy)
+
+
+def test_deterministic_for_a_seed(agent20: Evalset, curriculum: Curriculum) -> None:
     counts = {"should_not_call": 40, "parallel": 15, "sequencing": 8, "governance": 12}
-    a = generate_curriculum(counts, agent20.toolset, agent20.policy, seed=3)
-    b = generate_curriculum(counts, agent20.toolset, agent20.policy, seed=3)
-    c = generate_curriculum(counts, agent20.toolset, agent20.policy, seed=4)
+    a = generate_curriculum(counts, curriculum, agent20.toolset, agent20.policy, seed=3)
+    b = generate_curriculum(counts, curriculum, agent20.toolset, agent20.policy, seed=3)
+    c = generate_curriculum(counts, curriculum, agent20.toolset, agent20.policy, seed=4)
     assert [e.to_json() for e in a] == [e.to_json() for e in b]
     assert [e.to_json() for e in a] != [e.to_json() for e in c]
     assert Counter(e.family for e in a) == Counter(counts)
 
 
-def test_counts_and_distinctness(big: list[TrainingExample]) -> None:
+def test_counts_and_distinctness(big: list[TrainingExample], curriculum: Curriculum) -> None:
     assert Counter(e.family for e in big) == Counter(BIG)
     assert len({json.dumps(e.messages, sort_keys=True) for e in big}) == len(big)
     assert len({e.id for e in big}) == len(big)
     # Every template of every family is used.
     used = Counter(tag for e in big for tag in e.tags)
-    for family in FAMILIES:
-        for template in TEMPLATES[family]:
-            assert used[template.__name__.lstrip("_")] > 0, template.__name__
+    for family in curriculum.families:
+        for template in curriculum.templates(family):
+            assert used[template.name] > 0, template.name
 
 
 def test_every_example_is_schema_and_policy_valid(
@@ -149,27 +195,54 @@ def test_a_destructive_call_without_approval_is_caught(agent20: Evalset) -> None
     assert len(example_problems(bad_args, agent20.toolset, agent20.policy)) >= 2
 
 
-def test_capacity_and_spec_errors(agent20: Evalset) -> None:
-    with pytest.raises(BadInput, match="distinct examples"):
-        generate_family("should_not_call", 5000, agent20.toolset, agent20.policy)
+def test_spec_errors(curriculum: Curriculum) -> None:
     with pytest.raises(BadInput) as exc:
-        parse_family_counts("bogus=3,parallel=x,clarify")
+        parse_family_counts("bogus=3,parallel=x,clarify", curriculum.families)
     assert len(exc.value.problems) == 3
-    assert parse_family_counts("should_not_call=400, parallel=150,sequencing=80") == {
+    assert "should_not_call" in str(exc.value.problems[0].fix)
+    counts = parse_family_counts(
+        "should_not_call=400, parallel=150,sequencing=80", curriculum.families
+    )
+    assert counts == {
         "should_not_call": 400,
         "parallel": 150,
         "sequencing": 80,
     }
 
 
-def test_toolset_without_the_templates_tools_is_refused(agent20: Evalset) -> None:
+def test_toolset_without_the_templates_tools_is_refused(
+    agent20: Evalset, curriculum: Curriculum
+) -> None:
     from loragate.tools import Toolset
 
     small = Toolset([agent20.toolset.by_name["get_invoice"]])
-    with pytest.raises(BadInput, match="do not fit"):
-        generate_curriculum({"parallel": 2}, small, agent20.policy)
+    with pytest.raises(BadInput, match="do not fit") as exc:
+        generate_curriculum({"parallel": 2}, curriculum, small, agent20.policy)
+    [problem] = exc.value.problems
+    assert problem.field == "families.parallel"
+    assert "convert_currency, search_crm, convert_timezone, read_file" in problem.message
+    assert "get_invoice" not in problem.message
     # Families that call no tools work on any toolset.
-    assert len(generate_curriculum({"should_not_call": 3}, small, None)) == 3
+    assert len(generate_curriculum({"should_not_call": 3}, curriculum, small, None)) == 3
+    # Governance calls the policy's confirmation tool: no policy, no governance.
+    with pytest.raises(BadInput, match="do not fit") as exc:
+        generate_curriculum({"governance": 1}, curriculum, agent20.toolset, None)
+    assert [p.field for p in exc.value.problems] == ["policy.confirmation_tool"]
+
+
+def test_required_tools_come_from_the_templates(curriculum: Curriculum) -> None:
+    assert curriculum.tools["clarify"] == () and curriculum.tools["should_not_call"] == ()
+    assert set(curriculum.tools["governance"]) == {
+        "pay_invoice",
+        "send_email",
+        "delete_file",
+        "cancel_calendar_event",
+        "update_crm_record",
+        "write_file",
+    }
+    assert len(curriculum.tools["tool_call"]) == 13
+    assert curriculum.tools["sequencing"][:2] == ("get_invoice", "convert_currency")
+    assert curriculum.confirms == {"governance"}
 
 
 def test_cli_writes_valid_jsonl(tmp_path: Path, agent20_dir: Path, agent20: Evalset) -> None:

@@ -13,7 +13,6 @@ from loragate.errors import BadInput
 from loragate.evalset import Evalset, load_evalset
 from loragate.render import ChatRenderer, renderer_from_template
 from loragate.training.data import (
-    RELATED_TOOLS,
     CurriculumSpec,
     DataConfig,
     LeakageConfig,
@@ -21,6 +20,7 @@ from loragate.training.data import (
     load_source,
     mix_table,
     prepare_data,
+    related_tools,
     shaped_messages,
     tokenize_example,
     upweight,
@@ -216,8 +216,10 @@ def test_tool_subset_and_system_prompt(agent20: Evalset) -> None:
         tools="called",
         distractor_tools=2,
     )
+    related = related_tools(agent20)
+    assert related["cl_invoice_id"] == ("pay_invoice", "get_invoice") and len(related) == 9
     for ex in src.examples:
-        messages, tools = shaped_messages(ex, spec, "messages", agent20, seed=0)
+        messages, tools = shaped_messages(ex, spec, "messages", agent20, 0, related)
         names = {t["function"]["name"] for t in tools}
         assert messages[0]["role"] == "system"
         assert set(ex.called_tools()) <= names
@@ -227,18 +229,17 @@ def test_tool_subset_and_system_prompt(agent20: Evalset) -> None:
             assert {"request_confirmation", action} <= names
         if ex.family == "clarify":
             # The tool it asks about (+ the confirmation tool if destructive) + 2 others.
-            related = set(RELATED_TOOLS[ex.tags[0]])
-            assert related <= names and 3 <= len(names) <= 5
+            assert set(related[ex.tags[0]]) <= names and 3 <= len(names) <= 5
         if ex.family == "should_not_call":
             assert len(names) == 2
         # Same seed, same subset.
-        assert shaped_messages(ex, spec, "messages", agent20, seed=0)[1] == tools
-    full = shaped_messages(src.examples[0], SourceSpec(name="c", path="x"), "messages", agent20, 0)[
-        1
-    ]
+        assert shaped_messages(ex, spec, "messages", agent20, 0, related)[1] == tools
+    full = shaped_messages(
+        src.examples[0], SourceSpec(name="c", path="x"), "messages", agent20, 0, related
+    )[1]
     assert len(full) == len(agent20.toolset.tools)
     xl = xlam_example(XLAM_ROWS[1], 0, "xl")
-    msgs, tools = shaped_messages(xl, SourceSpec(name="xl", path="x"), "xlam", agent20, 0)
+    msgs, tools = shaped_messages(xl, SourceSpec(name="xl", path="x"), "xlam", agent20, 0, {})
     assert msgs[0]["role"] == "user" and tools == xl.tools
 
 
