@@ -70,9 +70,17 @@ class HfOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    batch_size: int = Field(default=8, ge=1, description="prompts per generate call")
+    batch_size: int = Field(
+        default=8, ge=1, description="prompts per generate call (without `prefix_cache`)"
+    )
     device: str = Field(
         default="auto", description="`auto` (cuda if available), `cpu`, `cuda:0`, ..."
+    )
+    prefix_cache: bool = Field(
+        default=True,
+        description="compute the key/value cache of the prompts' shared prefix once per "
+        "adapter and continue each prompt from it, one at a time (faster on a CPU); false = "
+        "left-padded batches of `batch_size`",
     )
 
 

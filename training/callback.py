@@ -1,10 +1,12 @@
 """A `TrainerCallback` that runs the family eval on the model being trained.
 
 Every `every_steps` optimizer steps (optionally before the first one, and always after
-the last one; `every_steps=None`: only after the last) the callback renders a subset of the evalset - or all of it - with the
-same renderer as `loragate run`, generates greedily with the `hf` runner's code path
-on the in-memory model (no reload, no checkpoint), scores with `loragate.scoring`, and
-logs per-family pass@1 beside the loss:
+the last one; `every_steps=None`: only after the last) the callback renders a subset of
+the evalset - or all of it - with the same renderer as `loragate run`, generates
+greedily with the `hf` runner around the in-memory model (no reload, no checkpoint;
+with `prefix_cache` the shared prefix's key/value cache is recomputed at every
+evaluation, since the weights changed), scores with `loragate.scoring`, and logs
+per-family pass@1 beside the loss:
 
 - into `trainer.state.log_history` (hence `trainer_state.json`) as
   `behaviour/<family>/pass_at_1`, `behaviour/overall/pass_at_1`,
@@ -24,7 +26,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from transformers import TrainerCallback
 
@@ -34,9 +36,6 @@ if TYPE_CHECKING:
     from loragate.evalset import Entry, Evalset
     from loragate.records import GenerationRecord, Summary
     from loragate.render import ChatRenderer
-    from loragate.runners import PromptJob
-
-Generation = Literal["runner", "prefix_cache"]
 
 METRIC_PREFIX = "behaviour/"
 """Prefix of every metric this callback logs (`behaviour/<family>/pass_at_1`, ...)."""
@@ -79,114 +78,22 @@ def select_entries(
     return [e for e in evalset.entries if e.id in chosen]
 
 
-def _in_process_runner(model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int) -> Any:
-    """The `hf` runner's generation code over an already loaded (training) model.
-
-    `HfRunner.__init__` loads a model from disk; here the trainer's model is used as it
-    is, so the runner is built without it and given the same attributes its
-    `__init__` would set.
-    """
-    import torch
-
+def _in_process_runner(
+    model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int, prefix_cache: bool
+) -> Any:
+    """The `hf` runner around the trainer's model, decoding greedily."""
     from loragate.config import HfOptions, RunConfig, SamplingConfig
     from loragate.runners import RunnerSetup
     from loragate.runners.hf import HfRunner
 
     config = RunConfig(
         sampling=SamplingConfig(samples=1, temperature=0.0, max_new_tokens=max_new_tokens),
-        hf=HfOptions(batch_size=batch_size, device="auto"),
+        hf=HfOptions(batch_size=batch_size, prefix_cache=prefix_cache),
     )
-    runner = HfRunner.__new__(HfRunner)
-    runner.setup = RunnerSetup(
+    setup = RunnerSetup(
         config=config, model_path="(in training)", model_id="(in training)", adapters=()
     )
-    runner.torch = torch
-    runner.device = str(next(model.parameters()).device)
-    runner.tokenizer = tokenizer
-    runner.model = model
-    runner.eos_ids = _eos_ids(model, tokenizer)
-    runner.pad_id = int(tokenizer.pad_token_id)
-    return runner
-
-
-def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
-    config = getattr(model, "generation_config", None)
-    eos = config.eos_token_id if config is not None else None
-    if eos is None:
-        eos = tokenizer.eos_token_id
-    return set(eos if isinstance(eos, list) else [eos])
-
-
-def generate_prefix_cached(
-    model: Any, tokenizer: Any, jobs: Sequence[PromptJob], max_new_tokens: int
-) -> list[GenerationRecord]:
-    """Greedy generation of every job, one at a time, from a shared-prefix KV cache.
-
-    The prompts are tokenised as the `hf` runner tokenises them (no special tokens
-    added); the longest common token prefix is run once, and each job continues from
-    a copy of its cache. Records are cut and decoded as the runner does: at the first
-    end-of-turn token, special tokens skipped.
-    """
-    import copy
-
-    import torch
-    from transformers import DynamicCache
-
-    eos_ids = _eos_ids(model, tokenizer)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else min(eos_ids)
-    device = next(model.parameters()).device
-    encoded = [list(tokenizer(j.prompt, add_special_tokens=False)["input_ids"]) for j in jobs]
-    if not encoded:
-        return []
-    prefix = encoded[0]
-    for ids in encoded[1:]:
-        n = 0
-        for a, b in zip(prefix, ids, strict=False):
-            if a != b:
-                break
-            n += 1
-        prefix = prefix[:n]
-    # Leave at least one token of every prompt uncached: generate needs one to start from.
-    prefix_len = min(len(prefix), min(len(ids) for ids in encoded) - 1)
-    records: list[GenerationRecord] = []
-    with torch.inference_mode():
-        cache = None
-        if prefix_len > 0:
-            cache = DynamicCache(config=getattr(model, "config", None))
-            model(
-                input_ids=torch.tensor([encoded[0][:prefix_len]], device=device),
-                past_key_values=cache,
-                use_cache=True,
-            )
-        for job, ids in zip(jobs, encoded, strict=True):
-            input_ids = torch.tensor([ids], device=device)
-            out = model.generate(
-                input_ids=input_ids,
-                attention_mask=torch.ones_like(input_ids),
-                past_key_values=copy.deepcopy(cache) if cache is not None else None,
-                max_new_tokens=max_new_tokens,
-                do_sample=False,
-                temperature=None,
-                top_p=None,
-                top_k=None,
-                eos_token_id=sorted(eos_ids),
-                pad_token_id=pad_id,
-            )
-            new = out[0, len(ids) :].tolist()
-            finish = "length"
-            for i, tok in enumerate(new):
-                if tok in eos_ids:
-                    new, finish = new[:i], "stop"
-                    break
-            records.append(
-                job.record(
-                    tokenizer.decode(new, skip_special_tokens=True),
-                    finish_reason=finish,
-                    prompt_tokens=len(ids),
-                    completion_tokens=len(new) + (1 if finish == "stop" else 0),
-                )
-            )
-    return records
+    return HfRunner.around(model, tokenizer, setup)
 
 
 class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
@@ -203,7 +110,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         at_start: bool = False,
         max_new_tokens: int = 128,
         batch_size: int = 4,
-        generation: Generation = "runner",
+        prefix_cache: bool = True,
         log_file: Path | None = None,
         echo: Callable[[str], None] | None = None,
     ) -> None:
@@ -228,12 +135,9 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         self.at_start = at_start
         self.max_new_tokens = max_new_tokens
         self.batch_size = batch_size
-        self.generation: Generation = generation
+        self.prefix_cache = prefix_cache
         self.log_file = log_file
         self.echo = echo or (lambda _msg: None)
-        tokenizer.padding_side = "left"
-        if tokenizer.pad_token is None:
-            tokenizer.pad_token = tokenizer.eos_token
         self.tokenizer = tokenizer
         tools = evalset.toolset.as_openai()
         # Rendered once: the prompts do not change during training.
@@ -281,13 +185,10 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         was_training = bool(model.training)
         model.eval()
         try:
-            if self.generation == "prefix_cache":
-                records = generate_prefix_cached(model, self.tokenizer, jobs, self.max_new_tokens)
-            else:
-                runner = _in_process_runner(
-                    model, self.tokenizer, self.max_new_tokens, self.batch_size
-                )
-                runner.generate(jobs, records.extend)
+            runner = _in_process_runner(
+                model, self.tokenizer, self.max_new_tokens, self.batch_size, self.prefix_cache
+            )
+            runner.generate(jobs, records.extend)
         finally:
             if was_training:
                 model.train()
@@ -380,6 +281,5 @@ __all__ = [
     "METRIC_PREFIX",
     "BehaviouralEvalCallback",
     "family_metric",
-    "generate_prefix_cached",
     "select_entries",
 ]

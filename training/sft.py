@@ -126,13 +126,26 @@ class CallbackSpec(BaseModel):
     )
     entry_ids: list[str] = Field(default_factory=list, description="explicit subset (wins)")
     max_new_tokens: int = Field(default=128, ge=1)
-    batch_size: int = Field(default=4, ge=1, description="prompts per generate call (runner mode)")
-    generation: Literal["runner", "prefix_cache"] = Field(
-        default="runner",
-        description="`runner`: the hf runner's batched generate, as `loragate run` does; "
-        "`prefix_cache`: one KV cache of the shared system+tools prefix per evaluation "
-        "(much faster on a CPU, same greedy decoding)",
+    batch_size: int = Field(
+        default=4, ge=1, description="prompts per generate call (without `prefix_cache`)"
     )
+    prefix_cache: bool = Field(
+        default=True,
+        description="the `hf` runner's `prefix_cache`: the key/value cache of the shared "
+        "system+tools prefix computed once per evaluation, each prompt continued from it "
+        "(much faster on a CPU); false = left-padded batches of `batch_size` (a GPU)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed_generation(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "generation" in data:
+            raise ValueError(
+                "`generation` was removed: the callback always generates with the `hf` "
+                "runner; remove it (`prefix_cache` was `generation: prefix_cache`, now the "
+                "default; `prefix_cache: false` is the batched `generation: runner`)"
+            )
+        return data
 
 
 class Recipe(BaseModel):
@@ -449,7 +462,7 @@ def train(
             at_start=c.at_start,
             max_new_tokens=c.max_new_tokens,
             batch_size=c.batch_size,
-            generation=c.generation,
+            prefix_cache=c.prefix_cache,
             log_file=out / BEHAVIOUR_LOG,
             echo=echo,
         )

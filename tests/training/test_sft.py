@@ -112,6 +112,20 @@ def test_recipe_errors_name_the_field(tmp_path: Path) -> None:
     assert overridden.training.max_steps == 3 and overridden.seed == 0
 
 
+def test_removed_callback_generation_option_is_refused_with_advice(tmp_path: Path) -> None:
+    recipe = yaml.safe_load((REPO / "configs" / "train" / "smollm2-cpu.yaml").read_text())
+    assert load_recipe(REPO / "configs" / "train" / "smollm2-cpu.yaml").callback.prefix_cache
+    recipe["callback"]["generation"] = "prefix_cache"
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump(recipe))
+    with pytest.raises(BadInput) as exc:
+        load_recipe(path)
+    assert str(path) in str(exc.value)
+    assert [p.field for p in exc.value.problems] == ["callback"]
+    assert "`generation` was removed" in exc.value.problems[0].message
+    assert "prefix_cache: false" in exc.value.problems[0].message
+
+
 # -- a tiny model on the CPU (slow) ------------------------------------------------------
 
 
@@ -146,7 +160,6 @@ def _recipe(tmp_path: Path, model_dir: Path, evalset: Path, **callback: Any) -> 
                 "at_start": True,
                 "entries_per_family": None,
                 "max_new_tokens": 4,
-                "generation": "prefix_cache",
                 **callback,
             },
         }
@@ -229,7 +242,7 @@ def test_tiny_model_trains_and_the_callback_logs_family_curves(
 
 
 @pytest.mark.slow
-def test_prefix_cache_generation_matches_the_hf_runner(
+def test_callback_generation_with_and_without_prefix_cache_agrees(
     tiny_model_dir: Path, tiny_evalset: Path
 ) -> None:
     import torch
@@ -243,7 +256,7 @@ def test_prefix_cache_generation_matches_the_hf_runner(
     renderer = load_renderer(str(tiny_model_dir), chat_template="chatml-tools")
     model = AutoModelForCausalLM.from_pretrained(str(tiny_model_dir), dtype=torch.float32)
     texts = {}
-    for mode in ("runner", "prefix_cache"):
+    for prefix_cache in (False, True):
         cb = BehaviouralEvalCallback(
             evalset,
             renderer,
@@ -251,12 +264,13 @@ def test_prefix_cache_generation_matches_the_hf_runner(
             every_steps=1,
             max_new_tokens=6,
             batch_size=1,
-            generation=mode,  # type: ignore[arg-type]
+            prefix_cache=prefix_cache,
         )
         summary, outputs = cb.evaluate(model)
-        texts[mode] = [o["text"] for o in outputs]
+        texts[prefix_cache] = [o["text"] for o in outputs]
         assert summary.adapters["base"].overall.entries == 3
-    assert texts["runner"] == texts["prefix_cache"]
+    assert texts[False] == texts[True]
+    assert all(texts[True])
 
 
 @pytest.mark.slow
