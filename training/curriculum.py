@@ -27,7 +27,7 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, unknown_name_fix
 from loragate.training.curriculum_load import Curriculum, load_curriculum
 from loragate.training.curriculum_spec import CONFIRMATION_TOOL
 from loragate.training.curriculum_text import TemplateError
@@ -61,7 +61,7 @@ def parse_family_counts(spec: str, known: Sequence[str]) -> dict[str, int]:
                 Problem(
                     "--families",
                     f"unknown family `{name}`",
-                    fix=f"use one of: {', '.join(known)}",
+                    fix=unknown_name_fix(name, known, "families"),
                 )
             )
             continue

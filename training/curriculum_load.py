@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loragate.errors import BadInput, Problem
+from loragate.errors import BadInput, Problem, unknown_name_fix
 from loragate.loading import load_yaml_model
 from loragate.training.curriculum_spec import (
     CONFIRMATION_TOOL,
@@ -185,7 +185,7 @@ class _Checker:
                 self.problem(
                     f"families.{family}",
                     f"unknown family `{family}`",
-                    fix=f"use one of: {', '.join(known)}",
+                    fix=unknown_name_fix(family, known, "families"),
                 )
             if not templates:
                 self.problem(f"families.{family}", "no templates", fix="add one or drop it")

@@ -80,7 +80,7 @@ def test_found_beside_the_evalset_not_in_the_working_directory(
         app, ["curriculum", "-f", "clarify=3", "-t", str(root), "-o", str(out)]
     )
     assert isinstance(result.exception, BadInput)
-    assert "use one of: tool_call" in str(result.exception)
+    assert "known families: tool_call" in str(result.exception)
 
 
 def test_the_bundled_curriculum_is_found_from_any_directory(
