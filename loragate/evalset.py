@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loragate.errors import BadInput, Problem, did_you_mean, unknown_name_fix, validation_problems
-from loragate.files import read_json, read_text, read_yaml
+from loragate.files import read_json, read_yaml
+from loragate.jsonl import read_objects
 from loragate.records import FaultKind
 from loragate.resources import user_or_bundled
 from loragate.tools import ToolDef, Toolset, schema_errors
@@ -523,16 +524,7 @@ def _read_entries(
     expects: dict[str, BaseModel] = {}
     seen_ids: dict[str, int] = {}
     ef = str(entries_path)
-    for lineno, line in enumerate(read_text(entries_path, what).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except ValueError as exc:
-            problems.append(
-                Problem(ef, f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line")
-            )
-            continue
+    for lineno, raw in read_objects(entries_path, what=what, problems=problems):
         try:
             entry = Entry.model_validate(raw)
         except ValidationError as exc:
