@@ -18,7 +18,7 @@ import reprlib
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from loragate.errors import did_you_mean
+from loragate.errors import did_you_mean, fix_unless_said
 from loragate.families._base import CallSpec
 from loragate.matchers import check_matcher, literal_values, match_arguments
 from loragate.records import ParseResult, ReasonCode, Verdict
@@ -323,8 +323,7 @@ def spec_problems(
         where = f"{args_field}.{arg}"
         for msg in check_matcher(matcher, where):
             # the message starts with the matcher's path
-            says_fix = "fix:" in msg or "; give it" in msg
-            out.append(SpecProblem(None, msg, None if says_fix else MATCHER_FIX))
+            out.append(SpecProblem(None, msg, fix_unless_said(msg, MATCHER_FIX)))
         if not isinstance(props, dict):
             continue
         if arg not in props:

@@ -56,6 +56,11 @@ class BadInput(LoragateError):
         return "\n".join(lines)
 
 
+def fix_unless_said(message: str, default: str) -> str | None:
+    """`default` as the fix of `message`, unless the message already says how to fix it."""
+    return None if "fix:" in message or "; give it" in message else default
+
+
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`did you mean 'x'? ` for the known name closest to `name`; "" when none is close."""
     close = difflib.get_close_matches(name, list(known), n=1)

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loragate.errors import BadInput, Problem, did_you_mean, unknown_name_fix, validation_problems
+from loragate.errors import (
+    BadInput,
+    Problem,
+    did_you_mean,
+    fix_unless_said,
+    unknown_name_fix,
+    validation_problems,
+)
 from loragate.files import read_json, read_yaml
 from loragate.jsonl import read_objects
 from loragate.records import FaultKind
@@ -337,11 +344,6 @@ def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]
     return out
 
 
-def _fix(message: str, default: str) -> str | None:
-    """`default` unless `message` already says how to fix it."""
-    return None if "fix:" in message or "; give it" in message else default
-
-
 def _read_manifest(root: Path) -> EvalsetManifest:
     """`evalset.yaml`, validated; `BadInput` when the folder or file is missing or bad."""
     manifest_path = root / "evalset.yaml"
@@ -564,11 +566,13 @@ def _read_entries(
         problems += _expect_problems(fam, expect, ctx.toolset, lineno, ef)
         variants, fault_problems = expand_faults(entry)
         for msg in fault_problems:
-            fault_fix = _fix(msg, "give the fault's result in `fault_results`")
+            fault_fix = fix_unless_said(msg, "give the fault's result in `fault_results`")
             problems.append(Problem(ef, msg, line=lineno, field="faults", fix=fault_fix))
         for v_entry in variants:
             for msg in fam.check_entry(v_entry, expect, ctx):
-                expect_fix = _fix(msg, f"correct the `{fam.name}` expectation (README: Families)")
+                expect_fix = fix_unless_said(
+                    msg, f"correct the `{fam.name}` expectation (README: Families)"
+                )
                 problems.append(Problem(ef, msg, line=lineno, field="expect", fix=expect_fix))
             entries.append(v_entry)
             expects[v_entry.id] = expect
