@@ -32,7 +32,7 @@ class SamplingConfig(BaseModel):
     samples: int = Field(default=1, ge=1, le=1000, description="k: samples per entry and adapter")
     temperature: float = Field(default=0.0, ge=0.0, le=5.0, description="0 = greedy")
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    max_new_tokens: int = Field(default=192, ge=1, le=32768, description="tokens generated at most")
+    max_new_tokens: int = Field(default=256, ge=1, le=32768, description="tokens generated at most")
     seed: int = Field(default=0, ge=0, description="engine seed; per-sample seeds derive from it")
 
     @property
@@ -62,6 +62,13 @@ class VllmOptions(BaseModel):
         default=None,
         description="CPU only: VLLM_CPU_OMP_THREADS_BIND (`0-1`, `nobind`); None = vLLM's "
         "`auto`, which on x86 binds one core per physical core and reserves one",
+    )
+    cpu_reserved_cores: int | None = Field(
+        default=None,
+        ge=0,
+        description="CPU only: cores kept free of compute threads for vLLM's scheduler "
+        "(VLLM_CPU_NUM_OF_RESERVED_CPU); None = 0 on a machine with at most 4 usable cores "
+        "(vLLM's own 1 leaves a 2-core box one compute thread), else vLLM's default",
     )
 
 
