@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,54 @@ def test_local_tokenizer_files_match_autotokenizer(embedded_dir: Path, tiny_mode
         assert fast.template == tok.chat_template
         assert fast.special_tokens == _special_tokens(tok)
         assert fast.source == f"tokenizer:{folder}"
+
+
+def _example(matcher: Any) -> Any:
+    """One literal value a matcher accepts (None: the argument may be left out)."""
+    if isinstance(matcher, dict) and len(matcher) == 1 and next(iter(matcher)).startswith("$"):
+        op, arg = next(iter(matcher.items()))
+        if op in ("$any", "$all"):
+            return _example(arg[0])
+        if op in ("$contains", "$regex"):
+            return str(arg)
+        return None
+    if isinstance(matcher, dict):
+        return {k: v for k, v in ((k, _example(m)) for k, m in matcher.items()) if v is not None}
+    return matcher
+
+
+def test_default_budget_fits_every_reference_answer(embedded_dir: Path) -> None:
+    """A correct answer is never cut off by the default `max_new_tokens`."""
+    from transformers import AutoTokenizer
+
+    from loragate.config import load_config
+    from loragate.evalset import load_evalset
+    from loragate.render import renderer_from_template
+    from loragate.resources import bundled
+
+    config = load_config(bundled("configs/default.yaml"))
+    evalset = load_evalset(config.evalset)
+    renderer = renderer_from_template(str(config.chat_template))
+    tokenizer = AutoTokenizer.from_pretrained(str(embedded_dir))
+    tools = evalset.toolset.as_openai()
+    longest = (0, "")
+    for entry in evalset.entries:
+        calls = entry.expect.get("calls") or []
+        if not calls:
+            continue
+        answer = {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": _example(c.get("arguments", {}))},
+                }
+                for c in calls
+            ],
+        }
+        _, completion = renderer.render_training_example([*entry.chat_messages(), answer], tools)
+        longest = max(
+            longest, (len(tokenizer(completion, add_special_tokens=False).input_ids), entry.id)
+        )
+    assert 0 < longest[0] <= config.sampling.max_new_tokens * 0.9, longest
