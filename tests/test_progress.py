@@ -50,3 +50,32 @@ def test_a_terminal_gets_a_bar() -> None:
     with progress(console, 2, "generating", quiet=False) as adv:
         adv(2)
     assert "2/2" in out.getvalue() and "generating: 0/2" not in out.getvalue()
+
+
+def test_heartbeat_lines_while_nothing_finishes_and_no_early_estimate() -> None:
+    console, out = _console()
+    now = [0.0]
+    line = LineProgress(console, 100, "generating", every=30.0, clock=lambda: now[0])
+    for t in (10, 31, 50, 62):
+        now[0] = float(t)
+        line.tick()
+    now[0] = 95.0
+    line.advance(5)  # 5 %: too early for an estimate
+    now[0] = 130.0
+    line.advance(15)
+    assert out.getvalue().splitlines() == [
+        "generating: 0/100 (0%), 0:31 spent",
+        "generating: 0/100 (0%), 1:02 spent",
+        "generating: 5/100 (5%), 1:35 spent",
+        "generating: 20/100 (20%), 2:10 spent, about 8:40 left",
+    ]
+
+
+def test_ticks_after_the_end_print_nothing() -> None:
+    console, out = _console()
+    now = [0.0]
+    line = LineProgress(console, 2, "generating", every=30.0, clock=lambda: now[0])
+    line.advance(2)
+    now[0] = 100.0
+    line.tick()
+    assert out.getvalue().splitlines() == ["generating: 2/2 (100%), 0:00 spent"]

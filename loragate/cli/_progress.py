@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -9,6 +10,10 @@ from typing import Any
 
 LOG_EVERY_S = 30.0
 """Seconds between two progress lines when the output is not a terminal."""
+
+MIN_SHARE_FOR_ESTIMATE = 0.1
+"""No "time left" before this share is done: a batched engine finishes its first
+samples late and nearly together, so an early estimate is wildly off."""
 
 
 def _clock(seconds: float) -> str:
@@ -20,8 +25,9 @@ def _clock(seconds: float) -> str:
 
 class LineProgress:
     """One line per `every` seconds (and one at the end): done/total, share, time spent
-    and an estimate of the time left. For CI logs and `cmd > log`, where a live bar
-    shows nothing until it is over."""
+    and, from a tenth done on, an estimate of the time left. For CI logs and
+    `cmd > log`, where a live bar shows nothing until it is over. `tick` prints a line
+    when one is due even if nothing finished (a heartbeat while the engine works)."""
 
     def __init__(
         self,
@@ -40,16 +46,26 @@ class LineProgress:
         self.done = 0
         self.start = clock()
         self.last = self.start
+        self._lock = threading.Lock()
 
     def advance(self, n: int) -> None:
-        self.done += n
+        with self._lock:
+            self.done += n
+            self._print_if_due(final=self.done >= self.total)
+
+    def tick(self) -> None:
+        with self._lock:
+            if self.done < self.total:
+                self._print_if_due(final=False)
+
+    def _print_if_due(self, *, final: bool) -> None:
         now = self.clock()
-        if now - self.last < self.every and self.done < self.total:
+        if now - self.last < self.every and not final:
             return
         self.last = now
         spent = now - self.start
         line = f"{self.label}: {self.done}/{self.total} ({self.done / self.total:.0%}), {_clock(spent)} spent"
-        if 0 < self.done < self.total:
+        if MIN_SHARE_FOR_ESTIMATE <= self.done / self.total < 1:
             line += f", about {_clock(spent / self.done * (self.total - self.done))} left"
         self.console.print(line, highlight=False)
 
@@ -66,7 +82,20 @@ def progress(
         return
     if not console.is_terminal:
         console.print(f"{label}: 0/{total}" + (f", {before}" if before else ""), highlight=False)
-        yield LineProgress(console, total, label).advance
+        lines = LineProgress(console, total, label)
+        stop = threading.Event()
+
+        def heartbeat() -> None:
+            while not stop.wait(lines.every / 6):
+                lines.tick()
+
+        beat = threading.Thread(target=heartbeat, name="loragate-progress", daemon=True)
+        beat.start()
+        try:
+            yield lines.advance
+        finally:
+            stop.set()
+            beat.join()
         return
     from rich.progress import (
         BarColumn,
