@@ -32,9 +32,10 @@ from loragate.tools import ToolDef, Toolset, schema_errors
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext
 
-EVALSET_FORMAT_VERSION = 2
-"""2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
-(`answer_mentions`, `answer_forbids`, `reconfirmation`); format 1 evalsets load
+EVALSET_FORMAT_VERSION = 3
+"""3: matchers nested inside object and array arguments, `$loose`, `$integer`,
+`$never`. 2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
+(`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
 unchanged."""
 FAULT_SEPARATOR = "~"
 
