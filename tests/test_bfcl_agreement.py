@@ -15,16 +15,22 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache
-from typing import Any
+from pathlib import Path
 
 import pytest
 
-from loragate.bfcl import DEFAULT_CATEGORIES, Semantics, build_entries, data_dir, read_category
-from loragate.evalset import Entry, Policy
-from loragate.families import CallSpec, Sample, ScoringContext, get_family, spec_problems
-from loragate.parsing import parse_output
-from loragate.records import ReasonCode, Verdict
-from loragate.tools import ToolDef, Toolset, schema_errors
+from loragate.bfcl import (
+    DEFAULT_CATEGORIES,
+    Semantics,
+    build_entries,
+    data_dir,
+    evalset_files,
+    read_category,
+)
+from loragate.evalset import load_evalset
+from loragate.files import replace_files
+from loragate.records import GenerationRecord, ReasonCode, Verdict
+from loragate.scoring import Scorer
 from tests._bfcl import bfcl_passes, mutations, tool_call_text
 
 KNOWN_DIFFERENCES: dict[str, dict[str, int]] = {
@@ -68,42 +74,25 @@ def difference_class(kind: str, verdict: Verdict, bfcl_pass: bool) -> str:
     return f"unnamed: {kind}, loragate {reason.value}, bfcl {'pass' if bfcl_pass else 'fail'}"
 
 
-def _toolset(entry: dict[str, Any]) -> Toolset:
-    return Toolset([ToolDef.model_validate(t) for t in entry["tools"]])
-
-
-def _problems(entry: dict[str, Any], toolset: Toolset) -> list[str]:
-    out = [m for t in toolset.tools for m in schema_errors(t.function.parameters)]
-    for call in entry["expect"].get("calls", []):
-        spec = CallSpec.model_validate(call)
-        out += [str(p) for p in spec_problems(spec, toolset, name_field="n", args_field="a")]
-    return out
-
-
 @cache
-def agreement(semantics: Semantics) -> tuple[int, Counter[str], dict[str, list[str]]]:
-    """(cases, disagreements per class, example entry ids per class)."""
+def agreement(semantics: Semantics, folder: Path) -> tuple[int, Counter[str], dict[str, list[str]]]:
+    """(cases, disagreements per class, example entry ids per class). The evalset is
+    written to `folder`, loaded and validated by `load_evalset`, and every output is
+    scored by `Scorer` (parser and family scorer) as `loragate score` does."""
     entries, _ = build_entries(DEFAULT_CATEGORIES, semantics)
-    by_id = {e["id"]: e for e in entries}
-    policy = Policy()
+    replace_files(folder, evalset_files(entries, list(DEFAULT_CATEGORIES), semantics, "test"))
+    scorer = Scorer(load_evalset(folder))
     cases = 0
     classes: Counter[str] = Counter()
     examples: dict[str, list[str]] = {}
     for category in DEFAULT_CATEGORIES:
         raws, answers = read_category(data_dir(), category)
         for raw in raws:
-            converted = by_id[raw["id"]]
-            family = get_family(converted["family"])
-            toolset = _toolset(converted)
-            assert _problems(converted, toolset) == [], raw["id"]
-            entry = Entry.model_validate({k: v for k, v in converted.items() if k != "tools"})
-            expect = family.parse_expect(converted["expect"])
-            ctx = ScoringContext(toolset=toolset, policy=policy)
             answer = answers.get(raw["id"])
             for kind, output in mutations(raw, answer, category):
                 text = output if isinstance(output, str) else tool_call_text(output)
-                sample = Sample(entry=entry, expect=expect, parse=parse_output(text), ctx=ctx)
-                verdict = family.score(sample)
+                record = GenerationRecord(entry_id=raw["id"], adapter="m", sample=0, text=text)
+                verdict = scorer.score(record).verdict
                 calls = [] if isinstance(output, str) else output
                 bfcl_pass = bfcl_passes(raw, answer, category, calls)
                 cases += 1
@@ -114,15 +103,22 @@ def agreement(semantics: Semantics) -> tuple[int, Counter[str], dict[str, list[s
     return cases, classes, examples
 
 
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return {s: tmp_path_factory.mktemp(f"bfcl-{s}") for s in ("loragate", "bfcl")}
+
+
 @pytest.mark.parametrize("semantics", ["loragate", "bfcl"])
-def test_verdicts_agree_with_bfcls_checker_but_for_named_classes(semantics: Semantics) -> None:
-    cases, classes, examples = agreement(semantics)
+def test_verdicts_agree_with_bfcls_checker_but_for_named_classes(
+    semantics: Semantics, folders: dict[str, Path]
+) -> None:
+    cases, classes, examples = agreement(semantics, folders[semantics])
     assert cases == CASES
     unnamed = {k: examples[k][:5] for k in classes if k.startswith("unnamed")}
     assert unnamed == {}
     assert dict(classes) == KNOWN_DIFFERENCES[semantics]
 
 
-def test_greedy_parallel_is_parallel_178() -> None:
-    _, _, examples = agreement("bfcl")
+def test_greedy_parallel_is_parallel_178(folders: dict[str, Path]) -> None:
+    _, _, examples = agreement("bfcl", folders["bfcl"])
     assert examples["greedy_parallel"] == ["parallel_178"]

@@ -4,7 +4,6 @@ categories to families and tags, and the command's checks of its options and out
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,8 @@ import pytest
 
 from loragate import bfcl
 from loragate.bfcl import ImportStats, build_entries, call_spec, json_schema, tool_definition
-from loragate.cli.app import main
 from loragate.matchers import match_arguments
+from tests.test_cli_validate import run_main
 
 FUNCTION: dict[str, Any] = {
     "name": "weather.get",
@@ -137,13 +136,6 @@ def test_categories_become_families_and_tags(tmp_path: Path) -> None:
     assert [s.split(":")[0] for s in stats.skipped] == ["'bad id!'", "simple_python_2"]
 
 
-def run_main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["loragate", *args])
-    with pytest.raises(SystemExit) as info:
-        main()
-    return int(info.value.code or 0)
-
-
 def test_import_writes_one_evalset_inside_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -161,6 +153,8 @@ def test_import_writes_one_evalset_inside_out(
     lines = (out / "entries.jsonl").read_text().splitlines()
     assert len(lines) == 200 and json.loads((out / "tools.json").read_text()) == []
     assert "multiple                   200" in capsys.readouterr().out
+    assert run_main(monkeypatch, "validate", str(out)) == 0
+    assert "OK: bfcl 2026.3.23, 200 entries" in capsys.readouterr().out
     # a second import into the same folder needs --force
     assert run_main(monkeypatch, "import", "bfcl", "-c", "multiple", "--out", str(out)) == 2
     assert "add --force" in capsys.readouterr().err
