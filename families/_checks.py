@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from loragate.errors import did_you_mean, fix_unless_said
 from loragate.families._base import CallSpec
-from loragate.matchers import check_matcher, literal_values, match_arguments
+from loragate.matchers import check_matcher, match_arguments, schema_problems
 from loragate.records import ParseResult, ReasonCode, Verdict
 from loragate.regex import Pattern, compile_pattern, pattern_problem
 from loragate.tools import Toolset
@@ -291,7 +291,10 @@ def asks_to_confirm(call: Call, action: str) -> bool:
 # -- entry checks (load time, not the hot path) --------------------------------------
 
 
-MATCHER_FIX = "see the argument matchers in README (Formats): $any, $all, $contains, $regex"
+MATCHER_FIX = (
+    "see the argument matchers in README (Formats): $any, $all, $contains, $regex, $loose, "
+    "$integer, $absent, $present, $never"
+)
 
 
 class SpecProblem(NamedTuple):
@@ -315,8 +318,6 @@ def spec_problems(
     if spec.name not in toolset:
         fix = f"{did_you_mean(spec.name, toolset.names())}use a tool name from tools.json"
         return [SpecProblem(name_field, f"unknown tool {spec.name!r}", fix)]
-    from loragate.tools import ArgumentsValidator
-
     props = toolset.by_name[spec.name].function.parameters.get("properties", {})
     out: list[SpecProblem] = []
     for arg, matcher in spec.arguments.items():
@@ -327,7 +328,7 @@ def spec_problems(
         if not isinstance(props, dict):
             continue
         if arg not in props:
-            if not (isinstance(matcher, dict) and "$absent" in matcher):
+            if not (isinstance(matcher, dict) and ("$absent" in matcher or "$never" in matcher)):
                 out.append(
                     SpecProblem(
                         where,
@@ -336,21 +337,17 @@ def spec_problems(
                     )
                 )
             continue
-        sub = props[arg]
-        if isinstance(sub, dict):
-            validator = ArgumentsValidator(sub)
-            for lit in literal_values(matcher):
-                errs = list(validator.iter_errors(lit))
-                if errs:
-                    out.append(
-                        SpecProblem(
-                            where,
-                            f"expected value {lit!r} would be rejected by the tool's schema: "
-                            + errs[0].message,
-                            "make the expectation schema-valid",
-                        )
-                    )
+        for msg in schema_problems(matcher, props[arg], _first_schema_error, where):
+            out.append(SpecProblem(None, msg, "make the expectation schema-valid"))
     return out
+
+
+def _first_schema_error(value: Any, schema: Any) -> str | None:
+    """The first error of `value` against `schema` (Draft 2020-12, RE2 patterns)."""
+    from loragate.tools import ArgumentsValidator
+
+    error = next(iter(ArgumentsValidator(schema).iter_errors(value)), None)
+    return None if error is None else str(error.message)
 
 
 def compile_patterns(patterns: Sequence[str]) -> tuple[list[Pattern], list[str]]:

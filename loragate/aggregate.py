@@ -1,4 +1,5 @@
-"""Aggregate scored samples into `summary.json`: per adapter, per family, per fault.
+"""Aggregate scored samples into `summary.json`: per adapter, per family, per fault,
+per entry tag.
 
 Conventions (DESIGN.md, "Statistics"):
 
@@ -124,11 +125,13 @@ def summarize(
 
     families = family_order(e.family for e in evalset.entries)
     faults = [f for f in FAULT_KINDS if any(e.fault == f for e in evalset.entries)]
+    tags = sorted({t for e in evalset.entries for t in e.tags})
 
     adapters: dict[str, AdapterSummary] = {}
     for adapter, per_entry in by_adapter.items():
         by_family: dict[str, list[list[ResultRecord]]] = {f: [] for f in families}
         by_fault: dict[str, list[list[ResultRecord]]] = {f: [] for f in faults}
+        by_tag: dict[str, list[list[ResultRecord]]] = {t: [] for t in tags}
         reasons: Counter[str] = Counter()
         for entry in evalset.entries:
             samples = per_entry.get(entry.id)
@@ -137,6 +140,8 @@ def summarize(
             by_family[entry.family].append(samples)
             if entry.fault is not None:
                 by_fault[entry.fault].append(samples)
+            for tag in dict.fromkeys(entry.tags):  # a tag written twice counts once
+                by_tag[tag].append(samples)
             for r in samples:
                 if not r.verdict.passed:
                     reasons[r.verdict.reason.value] += 1
@@ -144,6 +149,7 @@ def summarize(
             overall=rate_stats(list(per_entry.values()), k),
             families={f: rate_stats(by_family[f], k) for f in families},
             faults={f: rate_stats(by_fault[f], k) for f in faults},
+            tags={t: rate_stats(by_tag[t], k) for t in tags},
             reasons=dict(
                 sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
             ),

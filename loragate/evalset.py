@@ -7,6 +7,7 @@ injection (`faults`) are expanded here into one entry per fault (`ID~fault`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loragate.entry_tools import EntryTools
 from loragate.errors import (
     BadInput,
     Problem,
@@ -32,10 +34,14 @@ from loragate.tools import ToolDef, Toolset, schema_errors
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext
 
-EVALSET_FORMAT_VERSION = 2
-"""2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
-(`answer_mentions`, `answer_forbids`, `reconfirmation`); format 1 evalsets load
+EVALSET_FORMAT_VERSION = 3
+"""3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
+inside object and array arguments, `$loose`, `$integer`, `$never`.
+2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
+(`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
 unchanged."""
+PER_ENTRY_TOOLS_VERSION = 3
+"""The first format whose entries may carry their own `tools`."""
 FAULT_SEPARATOR = "~"
 
 
@@ -117,6 +123,9 @@ class Entry(BaseModel):
     """Expand into one variant per fault of the last tool result (family `recovery`)."""
     fault_results: dict[FaultKind, str] = Field(default_factory=dict)
     """Explicit tool-result text per fault; `wrong_value` needs one."""
+    tools: list[str | dict[str, Any]] | None = None
+    """The tools this entry offers (format 3): each the name of a tool in tools.json or a
+    full OpenAI tool definition of its own. Unset: every tool of tools.json."""
     notes: str | None = None
     fault: FaultKind | None = None
     """Set by expansion: the fault this variant carries. Not written in entries files."""
@@ -154,7 +163,11 @@ class Entry(BaseModel):
 
 @dataclass
 class Evalset:
-    """A loaded, validated evalset. `entries` are fault-expanded; `expects` are typed."""
+    """A loaded, validated evalset. `entries` are fault-expanded; `expects` are typed.
+
+    `toolset` holds the tools of `tools.json`; `entry_toolsets` the toolset of each
+    entry that lists its own `tools` (shared between entries with the same list).
+    """
 
     root: Path
     manifest: EvalsetManifest
@@ -163,9 +176,14 @@ class Evalset:
     expects: dict[str, BaseModel]
     sha256: str
     by_id: dict[str, Entry] = field(default_factory=dict)
+    entry_toolsets: dict[str, Toolset] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.by_id = {e.id: e for e in self.entries}
+
+    def toolset_of(self, entry_id: str) -> Toolset:
+        """The tools offered to entry `entry_id`: its own list, else all of tools.json."""
+        return self.entry_toolsets.get(entry_id, self.toolset)
 
     @property
     def name(self) -> str:
@@ -297,7 +315,7 @@ def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]
                     (
                         f"{f}.tool_calls[{j}].function.name",
                         f"unknown tool {tc.function.name!r}",
-                        "use a tool from tools.json",
+                        "use a tool the entry offers (its `tools`, else tools.json)",
                     )
                 )
             try:
@@ -434,7 +452,8 @@ def _read_tools(tools_path: Path, what: str, problems: list[Problem]) -> tuple[T
 
 
 def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[Problem]:
-    """Tools the policy names that `tools.json` lacks; tools both destructive and read-only."""
+    """Tools the policy names that neither `tools.json` nor any entry offers; tools both
+    destructive and read-only."""
     problems: list[Problem] = []
     named = [policy.confirmation_tool] if policy.confirmation_tool else []
     for name in named + policy.destructive_tools + (policy.read_only_tools or []):
@@ -444,7 +463,8 @@ def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[P
                     where,
                     f"policy names unknown tool {name!r}",
                     field="policy",
-                    fix=f"{did_you_mean(name, tool_names)}use a tool name from tools.json",
+                    fix=f"{did_you_mean(name, tool_names)}use a tool name from tools.json "
+                    "or an entry's `tools`",
                 )
             )
     both = sorted(set(policy.destructive_tools) & set(policy.read_only_tools or []))
@@ -515,15 +535,64 @@ def _expect_problems(
     return problems
 
 
+def _entry_toolset(
+    entry: Entry, lineno: int, where: str, tools: EntryTools, format_version: int
+) -> tuple[Toolset, list[Problem]]:
+    """The toolset entry `entry` offers, and the problems of its `tools` list."""
+    if entry.tools is None:
+        if not len(tools.base):
+            return tools.base, [
+                Problem(
+                    where,
+                    "the entry offers no tools: it has no `tools` and tools.json is empty",
+                    line=lineno,
+                    field="tools",
+                    fix='list the tools it offers in `"tools": [...]` (`[]` for none), '
+                    "or define tools in tools.json",
+                )
+            ]
+        return tools.base, []
+    toolset, problems = tools.resolve(entry.tools, where, lineno)
+    if format_version < PER_ENTRY_TOOLS_VERSION:
+        problems.insert(
+            0,
+            Problem(
+                where,
+                f"per-entry `tools` need evalset format {PER_ENTRY_TOOLS_VERSION}; "
+                f"evalset.yaml says {format_version}",
+                line=lineno,
+                field="tools",
+                fix=f"set `format_version: {PER_ENTRY_TOOLS_VERSION}` in evalset.yaml",
+            ),
+        )
+    return toolset, problems
+
+
+@dataclass
+class _ReadEntries:
+    """What `_read_entries` found: fault-expanded entries, typed expects, and the toolset
+    of every entry with its own `tools`."""
+
+    entries: list[Entry] = field(default_factory=list)
+    expects: dict[str, BaseModel] = field(default_factory=dict)
+    toolsets: dict[str, Toolset] = field(default_factory=dict)
+
+
 def _read_entries(
-    entries_path: Path, what: str, ctx: ScoringContext, problems: list[Problem]
-) -> tuple[list[Entry], dict[str, BaseModel]]:
-    """Every entry (fault variants expanded) and its parsed expectation; problems appended."""
+    entries_path: Path,
+    what: str,
+    ctx: ScoringContext,
+    tools: EntryTools,
+    format_version: int,
+    problems: list[Problem],
+) -> _ReadEntries:
+    """Every entry (fault variants expanded), its parsed expectation and its own toolset;
+    problems appended. `ctx` is the scoring context of an entry offering tools.json."""
     from loragate.families import get_families
 
     registry = get_families()
-    entries: list[Entry] = []
-    expects: dict[str, BaseModel] = {}
+    out = _ReadEntries()
+    contexts: dict[int, ScoringContext] = {id(ctx.toolset): ctx}
     seen_ids: dict[str, int] = {}
     ef = str(entries_path)
     for lineno, raw in read_objects(entries_path, what=what, problems=problems):
@@ -550,7 +619,12 @@ def _read_entries(
                 )
             )
             continue
-        for fld, msg, fix in _check_messages(entry, ctx.toolset):
+        toolset, tool_problems = _entry_toolset(entry, lineno, ef, tools, format_version)
+        problems += tool_problems
+        entry_ctx = contexts.get(id(toolset))
+        if entry_ctx is None:
+            entry_ctx = contexts[id(toolset)] = dataclasses.replace(ctx, toolset=toolset)
+        for fld, msg, fix in _check_messages(entry, toolset):
             problems.append(Problem(ef, msg, line=lineno, field=fld, fix=fix))
         try:
             expect = fam.parse_expect(entry.expect)
@@ -563,22 +637,24 @@ def _read_entries(
                 fix=f"see the `{fam.name}` family's expect fields (README: Families)",
             )
             continue
-        problems += _expect_problems(fam, expect, ctx.toolset, lineno, ef)
+        problems += _expect_problems(fam, expect, toolset, lineno, ef)
         variants, fault_problems = expand_faults(entry)
         for msg in fault_problems:
             fault_fix = fix_unless_said(msg, "give the fault's result in `fault_results`")
             problems.append(Problem(ef, msg, line=lineno, field="faults", fix=fault_fix))
         for v_entry in variants:
-            for msg in fam.check_entry(v_entry, expect, ctx):
+            for msg in fam.check_entry(v_entry, expect, entry_ctx):
                 expect_fix = fix_unless_said(
                     msg, f"correct the `{fam.name}` expectation (README: Families)"
                 )
                 problems.append(Problem(ef, msg, line=lineno, field="expect", fix=expect_fix))
-            entries.append(v_entry)
-            expects[v_entry.id] = expect
-    if not entries and not problems:
+            out.entries.append(v_entry)
+            out.expects[v_entry.id] = expect
+            if entry.tools is not None:
+                out.toolsets[v_entry.id] = toolset
+    if not out.entries and not problems:
         problems.append(Problem(ef, "no entries", fix="add at least one entry"))
-    return entries, expects
+    return out
 
 
 def load_evalset(path: str | Path) -> Evalset:
@@ -594,16 +670,30 @@ def load_evalset(path: str | Path) -> Evalset:
     toolset, tool_names = _read_tools(
         tools_path, "tools file (" + named_by.format("tools") + ")", problems
     )
+    policy_at = len(problems)  # policy problems are listed here, before the entries'
     policy = manifest.policy
-    problems += _policy_problems(policy, tool_names, str(manifest_path))
     ctx = ScoringContext(toolset=toolset, policy=policy, system_prompt=manifest.system_prompt)
     entries_path = root / manifest.entries
-    entries, expects = _read_entries(
-        entries_path, "entries file (" + named_by.format("entries") + ")", ctx, problems
+    entry_tools = EntryTools(toolset)
+    read = _read_entries(
+        entries_path,
+        "entries file (" + named_by.format("entries") + ")",
+        ctx,
+        entry_tools,
+        manifest.format_version,
+        problems,
     )
+    offered = tool_names.union(*(t.names() for t in entry_tools.toolsets))
+    problems[policy_at:policy_at] = _policy_problems(policy, offered, str(manifest_path))
     if problems:
         raise BadInput(f"evalset {root} has {len(problems)} problem(s)", problems)
     sha = _sha256_files([manifest_path, tools_path, entries_path])
     return Evalset(
-        root=root, manifest=manifest, toolset=toolset, entries=entries, expects=expects, sha256=sha
+        root=root,
+        manifest=manifest,
+        toolset=toolset,
+        entries=read.entries,
+        expects=read.expects,
+        sha256=sha,
+        entry_toolsets=read.toolsets,
     )

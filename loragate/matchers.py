@@ -2,8 +2,13 @@
 
 A matcher is one of:
 
-- a literal (string, bool, null, list, object): equal to the value; numbers compare
+- a literal (string, number, bool, null): equal to the value; numbers compare
   numerically (`1 == 1.0`), strings exactly;
+- an object or a list without operators at its top: an object (list) value whose keys
+  (elements) match it one by one; its members may be matchers themselves
+  (`{"d": {"a": {"$any": ["x", "y"]}}}`); a key whose matcher holds for a missing key
+  (`$absent`, `{"$any": [{"$absent": true}, ...]}`) may be left out of the value,
+  every other key must be there, and the value may have no key the object lacks;
 - `{"$any": [m, ...]}`: any of the nested matchers holds;
 - `{"$all": [m, ...]}`: every nested matcher holds (e.g. a confirmation summary
   that must name both the amount and the payee);
@@ -11,8 +16,14 @@ A matcher is one of:
   (or a list with an element that does);
 - `{"$regex": "..."}`: the value is a string in which the pattern is found (RE2
   syntax, linear time: no lookaround, no back-references; see `loragate.regex`);
+- `{"$loose": "s"}`: the value is a string equal to `s` after `loose_text` on both
+  sides (case-insensitive, without the characters ` ,./-_*^`; BFCL's string rule);
+- `{"$integer": n}`: the value is an integer written without a fraction or exponent
+  and equal to `n` (`5.0` does not match `{"$integer": 5}`; BFCL's integer rule);
 - `{"$absent": true}`: the argument is not given;
-- `{"$present": true}`: the argument is given, with any value.
+- `{"$present": true}`: the argument is given, with any value;
+- `{"$never": true}`: nothing matches, neither a value nor its absence (an expected
+  call whose answer admits no value can never be met).
 
 Objects whose only key starts with `$` are operators; other objects are literals.
 """
@@ -20,46 +31,93 @@ Objects whose only key starts with `$` are operators; other objects are literals
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from loragate.regex import pattern_problem, search
 
-OPERATORS = ("$any", "$all", "$contains", "$regex", "$absent", "$present")
+OPERATORS = (
+    "$any",
+    "$all",
+    "$contains",
+    "$regex",
+    "$loose",
+    "$integer",
+    "$absent",
+    "$present",
+    "$never",
+)
+_TAKES_TRUE = ("$absent", "$present", "$never")
 
 _MISSING = object()
+
+_LOOSE_DROP = re.compile(r"[ ,./\-_*^]")
+
+
+def loose_text(text: str) -> str:
+    """`text` lower-cased, without spaces and `,./-_*^`, single quotes made double:
+    BFCL's `standardize_string`, so "New York, NY" and "new york ny" are one."""
+    return _LOOSE_DROP.sub("", text).lower().replace("'", '"')
 
 
 def is_operator(matcher: Any) -> bool:
     return isinstance(matcher, dict) and len(matcher) == 1 and next(iter(matcher)).startswith("$")
 
 
+def _has_operator(matcher: Any) -> bool:
+    """True when an operator sits anywhere inside the matcher."""
+    if is_operator(matcher):
+        return True
+    if isinstance(matcher, dict):
+        return any(_has_operator(v) for v in matcher.values())
+    if isinstance(matcher, list):
+        return any(_has_operator(v) for v in matcher)
+    return False
+
+
 def check_matcher(matcher: Any, path: str = "") -> list[str]:
     """Return every structural problem of a matcher (empty when it is well formed)."""
+    try:
+        return _check(matcher, path)
+    except RecursionError:
+        return [f"{path}: the matcher is nested too deeply"]
+
+
+def _check(matcher: Any, path: str) -> list[str]:
     if not is_operator(matcher):
+        out: list[str] = []
         if isinstance(matcher, dict):
             bad = [k for k in matcher if isinstance(k, str) and k.startswith("$")]
             if bad:
                 return [f"{path}: operator {bad[0]!r} must be the only key of its object"]
-        return []
+            for key, sub in matcher.items():
+                out += _check(sub, f"{path}.{key}")
+        elif isinstance(matcher, list):
+            for i, sub in enumerate(matcher):
+                out += _check(sub, f"{path}[{i}]")
+        return out
     op, arg = next(iter(matcher.items()))
     if op not in OPERATORS:
         return [f"{path}: unknown matcher {op!r}; known: {', '.join(OPERATORS)}"]
     if op in ("$any", "$all"):
         if not isinstance(arg, list) or not arg:
             return [f"{path}: `{op}` takes a non-empty list of matchers"]
-        out: list[str] = []
+        out = []
         for i, sub in enumerate(arg):
-            out += check_matcher(sub, f"{path}.{op}[{i}]")
+            out += _check(sub, f"{path}.{op}[{i}]")
         return out
-    if op == "$contains" and not isinstance(arg, str):
-        return [f"{path}: `$contains` takes a string"]
+    if op in ("$contains", "$loose") and not isinstance(arg, str):
+        return [f"{path}: `{op}` takes a string"]
+    if op == "$integer" and (isinstance(arg, bool) or not isinstance(arg, int)):
+        return [f"{path}: `$integer` takes an integer, e.g. 5"]
     if op == "$regex":
         if not isinstance(arg, str):
             return [f"{path}: `$regex` takes a string"]
         problem = pattern_problem(arg)
         if problem is not None:
             return [f"{path}: `$regex` {problem}"]
-    if op in ("$absent", "$present") and arg is not True:
+    if op in _TAKES_TRUE and arg is not True:
         return [f"{path}: `{op}` takes `true`"]
     return []
 
@@ -72,14 +130,38 @@ def _literal_equal(expected: Any, value: Any) -> bool:
             return False
         return float(expected) == float(value)
     if isinstance(expected, dict) and isinstance(value, dict):
-        if set(expected) != set(value):
+        if any(k not in expected for k in value):
             return False
-        return all(matches(expected[k], value[k]) for k in expected)
+        return all(matches(sub, value.get(k, _MISSING)) for k, sub in expected.items())
     if isinstance(expected, list) and isinstance(value, list):
         return len(expected) == len(value) and all(
             matches(e, v) for e, v in zip(expected, value, strict=True)
         )
     return type(expected) is type(value) and bool(expected == value)
+
+
+def _contains(arg: Any, value: Any) -> bool:
+    needle = str(arg).casefold()
+    if isinstance(value, str):
+        return needle in value.casefold()
+    if isinstance(value, list):
+        return any(isinstance(v, str) and needle in v.casefold() for v in value)
+    return False
+
+
+def _operator_holds(op: str, arg: Any, value: Any) -> bool:
+    """Whether operator `op` with `arg` holds for a given value (not `_MISSING`)."""
+    if op == "$present":
+        return True
+    if op == "$contains":
+        return _contains(arg, value)
+    if op == "$regex":
+        return isinstance(value, str) and search(str(arg), value)
+    if op == "$loose":
+        return isinstance(value, str) and loose_text(value) == loose_text(str(arg))
+    if op == "$integer":
+        return type(value) is int and value == arg
+    return False  # `$never`, and `$absent` for a given value
 
 
 def matches(matcher: Any, value: Any = _MISSING) -> bool:
@@ -95,19 +177,7 @@ def matches(matcher: Any, value: Any = _MISSING) -> bool:
                 return all(matches(sub, value) for sub in arg)
             if value is _MISSING:
                 return False
-            if op == "$present":
-                return True
-            if op == "$contains":
-                if isinstance(value, str):
-                    return str(arg).casefold() in value.casefold()
-                if isinstance(value, list):
-                    return any(
-                        isinstance(v, str) and str(arg).casefold() in v.casefold() for v in value
-                    )
-                return False
-            if op == "$regex":
-                return isinstance(value, str) and search(str(arg), value)
-            return False
+            return _operator_holds(op, arg, value)
         if value is _MISSING:
             return False
         return _literal_equal(matcher, value)
@@ -129,14 +199,66 @@ def match_arguments(expected: dict[str, Any], arguments: dict[str, Any]) -> list
     return failed
 
 
-def literal_values(matcher: Any) -> list[Any]:
-    """The literal values a matcher can equal (for checking them against a schema)."""
+SchemaCheck = Callable[[Any, Any], str | None]
+"""`check(value, schema)`: the first JSON Schema error of `value`, or None when valid."""
+
+
+def schema_problems(matcher: Any, schema: Any, check: SchemaCheck, path: str = "") -> list[str]:
+    """The literals inside `matcher` that `schema` rejects, each as `path: message`.
+
+    Operators are not values: a literal without operators is checked whole; an object
+    or list holding operators is walked member by member against `properties`
+    (`additionalProperties`) or `items`; `$any` / `$all` check each alternative;
+    `$loose` and `$integer` check their value; the others check nothing.
+    """
+    return list(_schema_problems(matcher, schema, check, path))
+
+
+def _schema_problems(matcher: Any, schema: Any, check: SchemaCheck, path: str) -> Iterator[str]:
+    if not isinstance(schema, dict):
+        return  # `true` or a schema loragate does not walk: nothing to hold the value to
     if is_operator(matcher):
         op, arg = next(iter(matcher.items()))
         if op in ("$any", "$all") and isinstance(arg, list):
-            out: list[Any] = []
             for sub in arg:
-                out += literal_values(sub)
-            return out
-        return []
-    return [matcher]
+                yield from _schema_problems(sub, schema, check, path)
+        elif op in ("$loose", "$integer"):
+            yield from _schema_problems(arg, schema, check, path)
+        return
+    if not _has_operator(matcher):
+        error = check(matcher, schema)
+        if error is not None:
+            yield f"{path}: expected value {matcher!r} would be rejected by the tool's schema: {error}"
+        return
+    if isinstance(matcher, dict):
+        if not _allows_type(schema, "object"):
+            yield f"{path}: an object where the tool's schema expects {schema.get('type')!r}"
+            return
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key, sub in matcher.items():
+            where = f"{path}.{key}"
+            if isinstance(props, dict) and key in props:
+                yield from _schema_problems(sub, props[key], check, where)
+            elif extra is False and not _admits_absence(sub):
+                yield f"{where}: the tool's schema has no property {key!r} here"
+            elif isinstance(extra, dict):
+                yield from _schema_problems(sub, extra, check, where)
+    elif isinstance(matcher, list):
+        if not _allows_type(schema, "array"):
+            yield f"{path}: a list where the tool's schema expects {schema.get('type')!r}"
+            return
+        items = schema.get("items", {})
+        for i, sub in enumerate(matcher):
+            yield from _schema_problems(sub, items, check, f"{path}[{i}]")
+
+
+def _allows_type(schema: dict[str, Any], kind: str) -> bool:
+    declared = schema.get("type")
+    if declared is None:
+        return True
+    return kind == declared or (isinstance(declared, list) and kind in declared)
+
+
+def _admits_absence(matcher: Any) -> bool:
+    return matches(matcher)

@@ -265,7 +265,6 @@ def build_jobs(
     adapters: list[AdapterInfo],
 ) -> list[PromptJob]:
     """Every (entry, adapter, sample) job, entry-major, with prompts and cache keys."""
-    tools = evalset.toolset.as_openai()
     sampling = config.sampling.model_dump()
     k = config.sampling.samples
     variants: list[AdapterInfo | None] = [None] if config.include_base else []
@@ -277,6 +276,7 @@ def build_jobs(
         )
     jobs: list[PromptJob] = []
     for entry in evalset.entries:
+        tools = evalset.toolset_of(entry.id).as_openai()
         server_messages = evalset_messages(evalset, entry, arguments_as="str")
         if renderer is not None:
             prompt = renderer.render_prompt(evalset_messages(evalset, entry), tools)
@@ -292,6 +292,7 @@ def build_jobs(
                         sample=sample,
                         prompt=prompt,
                         messages=server_messages,
+                        tools=tools,
                         prompt_sha256=sha,
                         cache_key=cache_key(
                             prompt_sha256=sha,

@@ -204,11 +204,13 @@ class ResultRecord(GenerationRecord):
 
 # -- summary.json --------------------------------------------------------------------
 
-SUMMARY_SCHEMA_VERSION = 1
+SUMMARY_SCHEMA_VERSION = 2
+"""2 adds `tags` (rates per entry tag); version 1 summaries still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2)
 
 
 class RateStats(BaseModel):
-    """Pass rates of one group of entries (a family, a fault kind, or everything).
+    """Pass rates of one group of entries (a family, a fault kind, a tag, or everything).
 
     Rates are fractions in [0, 1]; `None` when the group has no entries. The Wilson
     interval is computed with n = entries (samples of one entry are not independent).
@@ -242,6 +244,9 @@ class AdapterSummary(BaseModel):
     """Recovery rate per injected fault kind."""
     reasons: dict[str, int] = Field(default_factory=dict)
     """Count of samples per failing reason code."""
+    tags: dict[str, RateStats] = Field(default_factory=dict)
+    """Rates per tag of the evalset's entries (an entry counts in each of its tags),
+    e.g. one row per BFCL category `bfcl:simple_python`. Empty in version 1."""
 
 
 class EvalsetRef(BaseModel):

@@ -67,19 +67,28 @@ def family_table_markdown(adapter: AdapterSummary) -> list[str]:
     return markdown_table(header, rows, align + "r")
 
 
-def fault_table_markdown(adapter: AdapterSummary) -> list[str]:
-    """Recovery per injected fault kind of one adapter (empty when there are none)."""
-    if not adapter.faults:
+def _group_table(groups: dict[str, RateStats], k: int, kind: str, rate: str) -> list[str]:
+    """One row per group (a fault kind, a tag); empty when there are none."""
+    if not groups:
         return []
-    k = adapter.overall.k
-    header = ["Fault", "Entries", "Recovery [95 % CI]"]
+    header = [kind, "Entries", f"{rate} [95 % CI]"]
     align = "lrl"
     if _k_columns(k):
         header += [f"pass^{k}", f"pass@{k}"]
         align += "rr"
     header.append("Unparseable (strict / repaired)")
-    rows = [_stats_row("", fault, stats)[1:] for fault, stats in adapter.faults.items()]
+    rows = [_stats_row("", name, stats)[1:] for name, stats in groups.items()]
     return markdown_table(header, rows, align + "r")
+
+
+def fault_table_markdown(adapter: AdapterSummary) -> list[str]:
+    """Recovery per injected fault kind of one adapter (empty when there are none)."""
+    return _group_table(adapter.faults, adapter.overall.k, "Fault", "Recovery")
+
+
+def tag_table_markdown(adapter: AdapterSummary) -> list[str]:
+    """pass@1 per entry tag of one adapter, e.g. per BFCL category (empty without tags)."""
+    return _group_table(adapter.tags, adapter.overall.k, "Tag", "pass@1")
 
 
 def reason_table_markdown(adapter: AdapterSummary) -> list[str]:
@@ -186,6 +195,9 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
         faults = fault_table_markdown(adapter)
         if faults:
             out += ["", "### Recovery by injected fault", "", *faults]
+        tags = tag_table_markdown(adapter)
+        if tags:
+            out += ["", "### By tag", "", *tags]
         reasons = reason_table_markdown(adapter)
         if reasons:
             out += ["", "### Failure reasons", "", *reasons]
@@ -255,4 +267,5 @@ __all__ = [
     "print_summary",
     "reason_table_markdown",
     "render_markdown",
+    "tag_table_markdown",
 ]

@@ -20,7 +20,7 @@ from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_json
 from loragate.jsonl import MAX_PROBLEMS, ReadReport, read_objects
 from loragate.records import (
-    SUMMARY_SCHEMA_VERSION,
+    READABLE_SUMMARY_VERSIONS,
     GenerationRecord,
     ResultRecord,
     Summary,
@@ -142,9 +142,10 @@ def read_summary(run_dir: Path) -> Summary:
         )
     raw = read_json(path, "summary")
     version = raw.get("schema_version") if isinstance(raw, dict) else None
-    if version != SUMMARY_SCHEMA_VERSION:
+    if version not in READABLE_SUMMARY_VERSIONS:
         raise BadInput(
-            f"{path}: schema_version {version!r}, this loragate reads {SUMMARY_SCHEMA_VERSION}",
+            f"{path}: schema_version {version!r}, this loragate reads "
+            f"{', '.join(map(str, READABLE_SUMMARY_VERSIONS))}",
             [
                 Problem(
                     str(path),

@@ -5,7 +5,7 @@ generations set against the evalset first (unknown ids, duplicates, missing entr
 and scores it; `finish_run` also summarises and writes `results.jsonl`,
 `summary.json` and `report.md` into a run folder without ever leaving it half-written.
 
-Scorers are pure functions of (entry, expect, parsed output, toolset, policy) and must
+Scorers are pure functions of (entry, expect, parsed output, the entry's toolset, policy) and must
 never raise. When one does anyway it is a bug in that family, not bad input: it
 surfaces as `ScorerError` naming the family, entry, adapter and sample, with the
 original exception chained.
@@ -81,9 +81,24 @@ class Scorer:
             policy=evalset.policy,
             system_prompt=evalset.manifest.system_prompt,
         )
+        # One context per distinct toolset: each entry is judged against the tools it offers.
+        contexts: dict[int, ScoringContext] = {id(evalset.toolset): self.ctx}
+        for toolset in evalset.entry_toolsets.values():
+            if id(toolset) not in contexts:
+                contexts[id(toolset)] = ScoringContext(
+                    toolset=toolset,
+                    policy=evalset.policy,
+                    system_prompt=evalset.manifest.system_prompt,
+                )
         families = get_families()
-        self._plan: dict[str, tuple[Entry, BaseModel, Family[Any]]] = {
-            e.id: (e, evalset.expects[e.id], families[e.family]) for e in evalset.entries
+        self._plan: dict[str, tuple[Entry, BaseModel, Family[Any], ScoringContext]] = {
+            e.id: (
+                e,
+                evalset.expects[e.id],
+                families[e.family],
+                contexts[id(evalset.toolset_of(e.id))],
+            )
+            for e in evalset.entries
         }
         # Parsing and judging are pure functions of (entry, text), and samples of one
         # entry often say exactly the same thing (greedy decoding, several adapters that
@@ -100,15 +115,13 @@ class Scorer:
                 f"{self.evalset.name} {self.evalset.version} does not have",
                 fix="score against the evalset the generations were made for",
             )
-        entry, expect, family = plan
+        entry, expect, family, ctx = plan
         key = (record.entry_id, record.text)
         memo = self._memo.get(key)
         if memo is None:
             parse = parse_output(record.text, self.parse_mode)
             try:
-                verdict = family.score(
-                    Sample(entry=entry, expect=expect, parse=parse, ctx=self.ctx)
-                )
+                verdict = family.score(Sample(entry=entry, expect=expect, parse=parse, ctx=ctx))
             except Exception as exc:
                 raise ScorerError(family.name, record, exc) from exc
             if not isinstance(verdict, Verdict):

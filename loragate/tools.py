@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import Any, Literal
 
 from jsonschema import Draft202012Validator, validators
@@ -82,13 +83,31 @@ def _patterns(schema: Any, path: str = "") -> Iterator[tuple[str, Any]]:
             yield from _patterns(item, f"{path}/{i}")
 
 
+@cache
+def _meta_validator() -> Any:
+    """The Draft 2020-12 meta-schema, compiled once by `jsonschema-rs` (a few us a check)."""
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(Draft202012Validator.META_SCHEMA, validate_formats=True)
+
+
+def _surely_valid_schema(schema: Any) -> bool:
+    """True when the compiled meta-schema accepts `schema`; False when it rejects it or
+    cannot read it (then `jsonschema` decides and words the error)."""
+    try:
+        return bool(_meta_validator().is_valid(schema))
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
 def schema_errors(schema: Any) -> list[str]:
     """Problems with a tool's `parameters` as a Draft 2020-12 JSON Schema (empty if valid)."""
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        path = "/".join(str(p) for p in exc.path)
-        return [f"not a valid JSON Schema (Draft 2020-12) at `{path or '/'}`: {exc.message}"]
+    if not _surely_valid_schema(schema):
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            path = "/".join(str(p) for p in exc.path)
+            return [f"not a valid JSON Schema (Draft 2020-12) at `{path or '/'}`: {exc.message}"]
     if not isinstance(schema, dict) or schema.get("type") != "object":
         return ['`parameters` must be a JSON Schema with `"type": "object"`']
     out = []
@@ -99,69 +118,97 @@ def schema_errors(schema: Any) -> list[str]:
     return out
 
 
-class Toolset:
-    """The tools of an evalset, with validators compiled once per tool.
+class CompiledTool:
+    """A tool definition with its argument validators, compiled once and shared by every
+    toolset that offers it.
 
     Validation is layered for speed (scoring checks every call of every sample): a
     conservative fast check (`loragate.fastschema`) answers "surely valid" in a few
     microseconds for the simple schemas tools have; anything else goes to the
-    `jsonschema` Draft 2020-12 validator (regexes on RE2), memoised on the tool name plus the arguments
-    as canonical JSON (bounded; large or unserialisable arguments skip the memo).
+    `jsonschema` Draft 2020-12 validator (regexes on RE2), memoised on the arguments as
+    canonical JSON (bounded; large or unserialisable arguments skip the memo).
     """
 
-    def __init__(self, tools: list[ToolDef]) -> None:
-        self.tools = tools
-        self.by_name: dict[str, ToolDef] = {t.name: t for t in tools}
-        self._validators: dict[str, Any] = {
-            t.name: ArgumentsValidator(t.function.parameters) for t in tools
-        }
-        self._fast: dict[str, FastCheck | None] = {
-            t.name: compile_fast_check(t.function.parameters) for t in tools
-        }
-        self._memo: dict[tuple[str, str], list[str]] = {}
+    def __init__(self, tool: ToolDef) -> None:
+        self.tool = tool
+        self._validator = ArgumentsValidator(tool.function.parameters)
+        self._fast: FastCheck | None = compile_fast_check(tool.function.parameters)
+        self._memo: dict[str, list[str]] = {}
 
-    def __contains__(self, name: object) -> bool:
-        return name in self.by_name
+    @property
+    def name(self) -> str:
+        return self.tool.name
 
-    def names(self) -> list[str]:
-        return list(self.by_name)
-
-    def as_openai(self) -> list[dict[str, Any]]:
-        """The tool definitions exactly as a chat template or server expects them."""
-        return [t.model_dump(mode="json", exclude_none=True) for t in self.tools]
-
-    def validate_arguments(self, name: str, arguments: Any) -> list[str]:
-        """Schema errors of a call's arguments; `["unknown tool ..."]` for unknown names.
-
-        Never raises: arbitrary model output goes through here.
-        """
-        validator = self._validators.get(name)
-        if validator is None:
-            return [f"unknown tool {name!r}"]
-        fast = self._fast.get(name)
+    def errors(self, arguments: Any) -> list[str]:
+        """Schema errors of `arguments` (empty when valid). Never raises."""
+        fast = self._fast
         if fast is not None and fast(arguments):
             return []
         try:
             key = json.dumps(arguments, sort_keys=True, allow_nan=True)
         except (RecursionError, TypeError, ValueError):
-            return self._jsonschema_errors(validator, arguments)
+            return self._jsonschema_errors(arguments)
         if len(key) > _MEMO_MAX_KEY_CHARS:
-            return self._jsonschema_errors(validator, arguments)
-        found = self._memo.get((name, key))
+            return self._jsonschema_errors(arguments)
+        found = self._memo.get(key)
         if found is None:
-            found = self._jsonschema_errors(validator, arguments)
+            found = self._jsonschema_errors(arguments)
             if len(self._memo) >= _MEMO_MAX_ENTRIES:
                 self._memo.clear()  # bounded; refilling is cheap next to its upkeep
-            self._memo[(name, key)] = found
+            self._memo[key] = found
         return list(found)
 
-    @staticmethod
-    def _jsonschema_errors(validator: Any, arguments: Any) -> list[str]:
+    def _jsonschema_errors(self, arguments: Any) -> list[str]:
         try:
-            errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
+            errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.path))
             return [
                 f"{'/'.join(str(p) for p in e.path) or '(arguments)'}: {e.message[:200]}"
                 for e in errors[:5]
             ]
         except (RecursionError, ValueError, TypeError) as exc:
             return [f"arguments could not be validated: {type(exc).__name__}"]
+
+
+class Toolset:
+    """The tools offered to a prompt: an evalset's `tools.json`, or one entry's own set.
+
+    Built from `ToolDef`s (compiled here) or from `CompiledTool`s (shared with other
+    toolsets, so a tool offered to many entries is compiled once).
+    """
+
+    def __init__(self, tools: Sequence[ToolDef | CompiledTool]) -> None:
+        compiled = [t if isinstance(t, CompiledTool) else CompiledTool(t) for t in tools]
+        self._compiled: dict[str, CompiledTool] = {c.name: c for c in compiled}
+        self.tools: list[ToolDef] = [c.tool for c in compiled]
+        self.by_name: dict[str, ToolDef] = {t.name: t for t in self.tools}
+        self._openai: list[dict[str, Any]] | None = None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.by_name
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def names(self) -> list[str]:
+        return list(self.by_name)
+
+    def compiled(self, name: str) -> CompiledTool | None:
+        """The compiled tool of that name, to share with another toolset."""
+        return self._compiled.get(name)
+
+    def as_openai(self) -> list[dict[str, Any]]:
+        """The tool definitions exactly as a chat template or server expects them (a new
+        list each call; the definitions inside are shared, do not change them)."""
+        if self._openai is None:
+            self._openai = [t.model_dump(mode="json", exclude_none=True) for t in self.tools]
+        return list(self._openai)
+
+    def validate_arguments(self, name: str, arguments: Any) -> list[str]:
+        """Schema errors of a call's arguments; `["unknown tool ..."]` for unknown names.
+
+        Never raises: arbitrary model output goes through here.
+        """
+        tool = self._compiled.get(name)
+        if tool is None:
+            return [f"unknown tool {name!r}"]
+        return tool.errors(arguments)

@@ -49,7 +49,7 @@ class PromptJob:
     """The fully rendered prompt text (chat template + tools + generation prompt)."""
     messages: list[dict[str, Any]]
     """OpenAI chat messages incl. the system prompt, tool-call arguments as JSON strings
-    (what an OpenAI-compatible server takes); the tools are on `RunnerSetup.tools`."""
+    (what an OpenAI-compatible server takes)."""
     prompt_sha256: str
     """sha256 (hex) of `prompt` encoded as UTF-8."""
     cache_key: str
@@ -58,6 +58,9 @@ class PromptJob:
     """Per-sample seed for backends that take one per request (`None` when greedy).
     The same (entry, sample) has the same seed under every adapter, so paired
     comparisons see the same random stream."""
+    tools: list[dict[str, Any]] | None = None
+    """The tools this job's entry offers, in OpenAI form (what a server takes; local
+    runners have them in `prompt`). `None`: the tools of `RunnerSetup.tools`."""
 
     def record(
         self,
@@ -94,7 +97,7 @@ class RunnerSetup:
     adapters: tuple[AdapterInfo, ...]
     """The LoRA adapters to serve (never includes the base model)."""
     tools: list[dict[str, Any]] = field(default_factory=list)
-    """The evalset's tools in OpenAI form (for servers; local runners use `prompt`)."""
+    """The evalset's tools.json in OpenAI form, for jobs without their own `tools`."""
     generations_file: Path | None = None
     """The `replay` backend's input file."""
 

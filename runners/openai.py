@@ -11,7 +11,7 @@ A job for the base model is sent with `model = <served base name>` (config
 `openai.served_model`, else `model`); a job for an adapter is sent with
 `model = <adapter name>`, the name given to `--lora-modules`. Each request carries the
 entry's messages (system prompt included, tool-call arguments as JSON strings) and
-the evalset's tools. The server renders the prompt with *its* chat template, so start
+the entry's tools (`PromptJob.tools`). The server renders the prompt with *its* chat template, so start
 it with the same template the local backends use if the runs are to be compared.
 vLLM refuses requests with `tools` unless it runs a tool parser
 (`--enable-auto-tool-choice --tool-call-parser ...`); without one, send
@@ -328,8 +328,9 @@ class OpenAIRunner(Runner):
         }
         if not s.greedy:
             body["top_p"] = s.top_p
-        if self.tools:
-            body["tools"] = self.tools
+        tools = self.tools if first.tools is None else first.tools
+        if tools:
+            body["tools"] = tools
         if len(group) > 1:
             body["n"] = len(group)
         if self.send_seed and first.seed is not None:

@@ -139,10 +139,10 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         self.log_file = log_file
         self.echo = echo or (lambda _msg: None)
         self.tokenizer = tokenizer
-        tools = evalset.toolset.as_openai()
         # Rendered once: the prompts do not change during training.
         self.prompts: list[tuple[str, str, str]] = []
         for e in self.entries:
+            tools = evalset.toolset_of(e.id).as_openai()
             text = renderer.render_prompt(evalset_messages(evalset, e), tools)
             self.prompts.append((e.id, text, prompt_sha256(text)))
         self._trainer: Any = None

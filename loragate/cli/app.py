@@ -11,6 +11,7 @@ from loragate.cli import (
     compare,
     curriculum,
     gate,
+    import_bfcl,
     reliability,
     run,
     score,
@@ -36,6 +37,12 @@ app.command("card")(card.command)
 app.command("reliability")(reliability.command)
 app.command("train")(train.command)
 app.command("curriculum")(curriculum.command)
+
+import_app = typer.Typer(
+    help="Import a public benchmark as one evalset.", no_args_is_help=True, add_completion=False
+)
+import_app.command("bfcl")(import_bfcl.command)
+app.add_typer(import_app, name="import")
 
 
 EXIT_OK = 0

@@ -15,7 +15,8 @@ from loragate.report import family_label
 
 
 def describe(evalset: Evalset) -> str:
-    """`OK: NAME VERSION, N entries (M after fault expansion): A tool_call 8, ...`."""
+    """`OK: NAME VERSION, N entries (M after fault expansion): A tool_call 8, ...`, and
+    for entries with their own tools: how many tools, definitions and tool lists."""
     expanded = Counter(e.family for e in evalset.entries)
     base_ids: dict[str, str] = {}  # written entry id -> family; variants share their base id
     for e in evalset.entries:
@@ -28,10 +29,24 @@ def describe(evalset: Evalset) -> str:
         if expanded[fam] != written[fam]:
             part += f" ({expanded[fam]} after expansion)"
         parts.append(part)
-    return (
+    text = (
         f"OK: {evalset.name} {evalset.version}, {len(base_ids)} entries "
         f"({len(evalset.entries)} after fault expansion): " + ", ".join(parts)
     )
+    if evalset.entry_toolsets:
+        toolsets = {id(t): t for t in evalset.entry_toolsets.values()}
+        shared = {id(c) for c in map(evalset.toolset.compiled, evalset.toolset.names())}
+        inline = {
+            id(c)
+            for t in toolsets.values()
+            for c in map(t.compiled, t.names())
+            if id(c) not in shared
+        }
+        text += (
+            f"; tools: {len(evalset.toolset)} in tools.json, {len(inline)} defined in "
+            f"entries, {len(toolsets)} per-entry tool lists"
+        )
+    return text
 
 
 def command(

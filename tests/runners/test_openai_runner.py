@@ -202,6 +202,23 @@ def test_payload_models_seed_and_tools(agent20: Evalset) -> None:
     assert by_adapter[BASE_ADAPTER].cache_key == jobs[0].cache_key
 
 
+def test_each_request_carries_its_jobs_own_tools(tmp_path: Path) -> None:
+    from loragate.pipeline import build_jobs
+    from tests._perentry_evalset import write_perentry_evalset
+
+    evalset = load_evalset(write_perentry_evalset(tmp_path / "perentry"))
+    jobs = build_jobs(
+        evalset, renderer=None, config=RunConfig(), model_id="m", revision=None, adapters=[]
+    )
+    with ScriptedServer() as server:
+        # the runner's evalset-wide tools are only for jobs without their own
+        runner_for(server.url, evalset, concurrency=1).generate(jobs, Collect())
+        sent = [b["tools"] for b in server.chat_requests]
+    assert sent == [evalset.toolset_of(j.entry_id).as_openai() for j in jobs]
+    params = [t[0]["function"]["parameters"]["properties"] for t in sent[:2]]
+    assert [list(p) for p in params] == [["location", "unit"], ["city"]]
+
+
 def test_seed_can_be_left_out(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 2)
     with ScriptedServer() as server:

@@ -1,0 +1,89 @@
+"""`loragate import bfcl`: BFCL's categories from the installed `bfcl-eval` as one evalset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loragate.errors import BadInput, Problem
+from loragate.locking import LOCK_NAME
+
+SEMANTICS = ("loragate", "bfcl")
+
+
+def _check_out(out: Path, force: bool) -> None:
+    """Refuse a file, and a non-empty folder unless `force`."""
+    if out.exists() and not out.is_dir():
+        raise BadInput(
+            f"--out {out} is a file",
+            [Problem(str(out), "not a folder", fix="pass a new or empty folder")],
+        )
+    if out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir()) and not force:
+        raise BadInput(
+            f"--out {out} is not empty",
+            [Problem(str(out), "not empty", fix="pass a new or empty folder, or add --force")],
+        )
+
+
+def command(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Evalset folder to write.")],
+    categories: Annotated[
+        str,
+        typer.Option(
+            "--categories",
+            "-c",
+            help="Comma-separated BFCL categories: simple_python, multiple, parallel, "
+            "parallel_multiple, irrelevance, live_simple, live_multiple, live_parallel, "
+            "live_parallel_multiple, live_irrelevance.",
+        ),
+    ] = "simple_python,multiple,parallel,parallel_multiple,irrelevance,live_simple,live_multiple",
+    semantics: Annotated[
+        str,
+        typer.Option(
+            "--semantics",
+            help="loragate: strings exact, numbers numeric. bfcl: BFCL's rules where they "
+            "differ ($loose strings, $integer integers).",
+        ),
+    ] = "loragate",
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a non-empty folder (replaces the files).")
+    ] = False,
+) -> None:
+    """Build one evalset from the BFCL data of the installed `bfcl-eval` (nothing is
+    downloaded): per-entry tools, possible answers as matchers, categories as families
+    and `bfcl:CATEGORY` tags."""
+    from importlib.metadata import version
+
+    from loragate.bfcl import Semantics, build_entries, check_categories, evalset_files
+    from loragate.errors import unknown_name_fix
+    from loragate.files import replace_files
+    from loragate.locking import writing
+
+    if semantics not in SEMANTICS:
+        raise BadInput(
+            f"--semantics {semantics!r} is not known",
+            fix=unknown_name_fix(semantics, SEMANTICS, "semantics"),
+        )
+    cats = check_categories(c.strip() for c in categories.split(",") if c.strip())
+    if not cats:
+        raise BadInput("--categories is empty", fix="name at least one BFCL category")
+    _check_out(out, force)
+    chosen: Semantics = "bfcl" if semantics == "bfcl" else "loragate"
+    entries, stats = build_entries(cats, chosen)
+    files = evalset_files(entries, cats, chosen, version("bfcl-eval"))
+    with writing(out):
+        replace_files(out, files)
+    for cat in cats:
+        typer.echo(f"{cat:<24} {stats.entries[cat]:>5}")
+    typer.echo(f"{'total':<24} {len(entries):>5}  -> {out} ({semantics} semantics)")
+    if stats.dropped_values:
+        typer.echo(
+            f"{stats.dropped_values} possible answer(s) the tool's own schema rejects were "
+            "left out (null for a typed parameter, a value outside its enum)"
+        )
+    if stats.never:
+        typer.echo(f"{stats.never} argument(s) admit no value ($never): those entries cannot pass")
+    for skipped in stats.skipped:
+        typer.echo(f"skipped {skipped}", err=True)
