@@ -315,8 +315,7 @@ def spec_problems(
     if spec.name not in toolset:
         fix = f"{did_you_mean(spec.name, toolset.names())}use a tool name from tools.json"
         return [SpecProblem(name_field, f"unknown tool {spec.name!r}", fix)]
-    from loragate.tools import ArgumentsValidator
-
+    tool = toolset.compiled(spec.name)
     props = toolset.by_name[spec.name].function.parameters.get("properties", {})
     out: list[SpecProblem] = []
     for arg, matcher in spec.arguments.items():
@@ -336,20 +335,16 @@ def spec_problems(
                     )
                 )
             continue
-        sub = props[arg]
-        if isinstance(sub, dict):
-            validator = ArgumentsValidator(sub)
-            for lit in literal_values(matcher):
-                errs = list(validator.iter_errors(lit))
-                if errs:
-                    out.append(
-                        SpecProblem(
-                            where,
-                            f"expected value {lit!r} would be rejected by the tool's schema: "
-                            + errs[0].message,
-                            "make the expectation schema-valid",
-                        )
+        for lit in literal_values(matcher):
+            error = None if tool is None else tool.property_error(arg, lit)
+            if error is not None:
+                out.append(
+                    SpecProblem(
+                        where,
+                        f"expected value {lit!r} would be rejected by the tool's schema: " + error,
+                        "make the expectation schema-valid",
                     )
+                )
     return out
 
 
