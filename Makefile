@@ -47,6 +47,7 @@ lint: setup
 
 bench: setup
 	$(PY) benchmarks/bench_scoring.py
+	$(PY) benchmarks/bench_evalset_load.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info runs

@@ -129,11 +129,13 @@ def main(argv: list[str] | None = None) -> int:
             pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
             return 0
         walls: list[float] = []
+        cpus: list[float] = []
         evalset = None
         for _ in range(args.repeats):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             evalset = load_evalset(root)
             walls.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
     assert evalset is not None
     toolsets = {id(t) for t in evalset.entry_toolsets.values()}
     median = statistics.median(walls)
@@ -142,9 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         f"({size / 1e6:.1f} MB entries.jsonl), {len(toolsets):,} distinct tool lists"
     )
     print(
-        f"load_evalset: median {median:.2f} s, runs "
-        + ", ".join(f"{w:.2f}" for w in walls)
-        + f" s; target < 2 s: {'met' if median < 2 else 'MISSED'}"
+        f"load_evalset: median {median:.2f} s wall, {statistics.median(cpus):.2f} s CPU; "
+        "runs " + ", ".join(f"{w:.2f}" for w in walls) + " s wall (the first imports the "
+        f"families); target < 2 s: {'met' if median < 2 else 'MISSED'}"
     )
     return 0
 

@@ -23,6 +23,7 @@ from loragate.families._base import CallSpec
 from loragate.matchers import check_matcher, match_arguments, schema_problems
 from loragate.records import ParseResult, ReasonCode, Verdict
 from loragate.regex import Pattern, compile_pattern, pattern_problem
+from loragate.schemacheck import SchemaChecker
 from loragate.tools import Toolset
 
 MAX_DETAIL_CHARS = 300
@@ -320,6 +321,7 @@ def spec_problems(
         return [SpecProblem(name_field, f"unknown tool {spec.name!r}", fix)]
     props = toolset.by_name[spec.name].function.parameters.get("properties", {})
     out: list[SpecProblem] = []
+    checks = _SchemaChecks()
     for arg, matcher in spec.arguments.items():
         where = f"{args_field}.{arg}"
         for msg in check_matcher(matcher, where):
@@ -337,17 +339,23 @@ def spec_problems(
                     )
                 )
             continue
-        for msg in schema_problems(matcher, props[arg], _first_schema_error, where):
+        for msg in schema_problems(matcher, props[arg], checks.first_error, where):
             out.append(SpecProblem(None, msg, "make the expectation schema-valid"))
     return out
 
 
-def _first_schema_error(value: Any, schema: Any) -> str | None:
-    """The first error of `value` against `schema` (Draft 2020-12, RE2 patterns)."""
-    from loragate.tools import ArgumentsValidator
+class _SchemaChecks:
+    """First errors of values against the (sub)schemas of one tool, each schema
+    compiled once (load time: checking the literals of expectations)."""
 
-    error = next(iter(ArgumentsValidator(schema).iter_errors(value)), None)
-    return None if error is None else str(error.message)
+    def __init__(self) -> None:
+        self._checkers: dict[int, tuple[Any, SchemaChecker]] = {}
+
+    def first_error(self, value: Any, schema: Any) -> str | None:
+        found = self._checkers.get(id(schema))
+        if found is None:
+            found = self._checkers[id(schema)] = (schema, SchemaChecker(schema))
+        return found[1].first_message(value)
 
 
 def compile_patterns(patterns: Sequence[str]) -> tuple[list[Pattern], list[str]]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loragate.errors import BadInput, MissingDependency, unknown_name_fix
-from loragate.tools import ArgumentsValidator
+from loragate.schemacheck import SchemaChecker
 
 Semantics = Literal["loragate", "bfcl"]
 
@@ -170,10 +170,7 @@ class ImportStats:
 
 
 def _schema_accepts(schema: dict[str, Any], value: Any) -> bool:
-    try:
-        return not any(True for _ in ArgumentsValidator(schema).iter_errors(value))
-    except (RecursionError, ValueError, TypeError):
-        return False
+    return SchemaChecker(schema).first_message(value) is None
 
 
 def _value_matcher(

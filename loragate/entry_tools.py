@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from loragate.errors import Problem, did_you_mean, validation_problems
@@ -24,12 +25,19 @@ TOOL_ITEM_FIX = (
 )
 
 
-def _canonical(item: Any) -> str | None:
+def _canonical(item: Any) -> bytes | None:
     """Canonical JSON of an inline definition (the de-duplication key), or None."""
     try:
-        return json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return None
+        key = orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        key = None
+    if key is None or b"null" in key:
+        # orjson writes NaN and Infinity as null: keep such definitions apart
+        try:
+            return json.dumps(item, sort_keys=True, separators=(",", ":")).encode()
+        except (TypeError, ValueError, RecursionError):
+            return None
+    return key
 
 
 class EntryTools:
@@ -41,7 +49,7 @@ class EntryTools:
 
     def __init__(self, base: Toolset) -> None:
         self.base = base
-        self._inline: dict[str, CompiledTool | list[tuple[str, str, str]]] = {}
+        self._inline: dict[bytes, CompiledTool | list[tuple[str, str, str]]] = {}
         self._sets: dict[tuple[int, ...], Toolset] = {}
 
     @property

@@ -11,9 +11,12 @@ of refused.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from loragate.errors import BadInput, Problem
 from loragate.files import os_error_message, refuse_special
@@ -57,6 +60,24 @@ def _mend_surrogates(obj: dict[str, Any]) -> bool:
                 obj[key] = clean
                 mended = True
     return mended
+
+
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+
+def _fast_object(raw_line: bytes) -> dict[str, Any] | None:
+    """The line's object through `orjson` (several times faster than `json`), or None
+    for anything else - a blank line, bad JSON, not an object, and what `orjson` refuses
+    but `json` reads (NaN, integers beyond 64 bits, lone surrogates, bytes that are not
+    UTF-8) - which then takes the careful path below. A line with 19 digits in a row
+    takes it too: `orjson` reads integers beyond 64 bits as floats, `json` exactly."""
+    if _LONG_DIGITS.search(raw_line) is not None:
+        return None
+    try:
+        obj = orjson.loads(raw_line)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -114,6 +135,10 @@ def read_objects(
     raw_lines = raw.split(b"\n")
     torn_possible = tolerate_torn_tail and not raw.endswith(b"\n")
     for lineno, raw_line in enumerate(raw_lines, start=1):
+        fast = _fast_object(raw_line)
+        if fast is not None:
+            out.append((lineno, fast))
+            continue
         try:
             line = raw_line.decode("utf-8")
         except UnicodeDecodeError as exc:

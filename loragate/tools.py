@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.fastschema import FastCheck, compile_fast_check
-from loragate.regex import pattern_problem, search
-
-_MEMO_MAX_ENTRIES = 50_000
-_MEMO_MAX_KEY_CHARS = 4_000
+from loragate.regex import pattern_problem
+from loragate.schemacheck import SchemaChecker
 
 
 class ToolFunction(BaseModel):
@@ -37,32 +33,6 @@ class ToolDef(BaseModel):
     @property
     def name(self) -> str:
         return self.function.name
-
-
-def _re2_pattern(
-    validator: Any, pattern: Any, instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if validator.is_type(instance, "string") and not search(str(pattern), instance):
-        yield ValidationError(f"{instance[:80]!r} does not match {str(pattern)[:80]!r}")
-
-
-def _re2_pattern_properties(
-    validator: Any, pattern_properties: Any, instance: Any, schema: Any
-) -> Iterator[ValidationError]:
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in pattern_properties.items():
-        for key, value in instance.items():
-            if search(str(pattern), str(key)):
-                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
-
-
-ArgumentsValidator = validators.extend(
-    Draft202012Validator,
-    {"pattern": _re2_pattern, "patternProperties": _re2_pattern_properties},
-)
-"""Draft 2020-12 with `pattern` and `patternProperties` matched by RE2 (linear time:
-model output cannot make validation hang; see `loragate.regex`)."""
 
 
 def _patterns(schema: Any, path: str = "") -> Iterator[tuple[str, Any]]:
@@ -119,21 +89,13 @@ def schema_errors(schema: Any) -> list[str]:
 
 
 class CompiledTool:
-    """A tool definition with its argument validators, compiled once and shared by every
-    toolset that offers it.
-
-    Validation is layered for speed (scoring checks every call of every sample): a
-    conservative fast check (`loragate.fastschema`) answers "surely valid" in a few
-    microseconds for the simple schemas tools have; anything else goes to the
-    `jsonschema` Draft 2020-12 validator (regexes on RE2), memoised on the arguments as
-    canonical JSON (bounded; large or unserialisable arguments skip the memo).
-    """
+    """A tool definition with its argument checker, compiled once and shared by every
+    toolset that offers it (see `loragate.schemacheck`)."""
 
     def __init__(self, tool: ToolDef) -> None:
         self.tool = tool
-        self._validator = ArgumentsValidator(tool.function.parameters)
-        self._fast: FastCheck | None = compile_fast_check(tool.function.parameters)
-        self._memo: dict[str, list[str]] = {}
+        self.checker = SchemaChecker(tool.function.parameters)
+        self._property_checkers: dict[str, SchemaChecker] = {}
 
     @property
     def name(self) -> str:
@@ -141,32 +103,20 @@ class CompiledTool:
 
     def errors(self, arguments: Any) -> list[str]:
         """Schema errors of `arguments` (empty when valid). Never raises."""
-        fast = self._fast
-        if fast is not None and fast(arguments):
-            return []
-        try:
-            key = json.dumps(arguments, sort_keys=True, allow_nan=True)
-        except (RecursionError, TypeError, ValueError):
-            return self._jsonschema_errors(arguments)
-        if len(key) > _MEMO_MAX_KEY_CHARS:
-            return self._jsonschema_errors(arguments)
-        found = self._memo.get(key)
-        if found is None:
-            found = self._jsonschema_errors(arguments)
-            if len(self._memo) >= _MEMO_MAX_ENTRIES:
-                self._memo.clear()  # bounded; refilling is cheap next to its upkeep
-            self._memo[key] = found
-        return list(found)
+        return self.checker.errors(arguments)
 
-    def _jsonschema_errors(self, arguments: Any) -> list[str]:
-        try:
-            errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.path))
-            return [
-                f"{'/'.join(str(p) for p in e.path) or '(arguments)'}: {e.message[:200]}"
-                for e in errors[:5]
-            ]
-        except (RecursionError, ValueError, TypeError) as exc:
-            return [f"arguments could not be validated: {type(exc).__name__}"]
+    def property_error(self, name: str, value: Any) -> str | None:
+        """The first error of `value` against the schema of parameter `name` (None when
+        valid or when the tool has no such parameter schema); for checking
+        expectations at load time."""
+        checker = self._property_checkers.get(name)
+        if checker is None:
+            props = self.tool.function.parameters.get("properties")
+            sub = props.get(name) if isinstance(props, dict) else None
+            if not isinstance(sub, dict):
+                return None
+            checker = self._property_checkers[name] = SchemaChecker(sub)
+        return checker.first_message(value)
 
 
 class Toolset:
