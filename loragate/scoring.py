@@ -30,7 +30,7 @@ from loragate.families import Family, Sample, ScoringContext, get_families
 from loragate.files import replace_files
 from loragate.parsing import parse_output
 from loragate.records import GenerationRecord, ParseResult, ResultRecord, Summary, Verdict
-from loragate.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, dump_jsonl
+from loragate.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
 
 PROGRESS_MIN_RECORDS = 5000
 """Below this many records no progress bar is shown (scoring takes well under a second)."""
@@ -365,8 +365,8 @@ def finish_run(
     progress: bool | None = None,
     include_generations: bool = False,
 ) -> ScoredRun:
-    """Score `generations`, summarise, and write `results.jsonl`, `summary.json` and
-    `report.md` into the run folder `out_dir`.
+    """Score `generations`, summarise, and write `results.jsonl`, `summary.json`,
+    `report.md` and `view.html` (`loragate view`'s page) into the run folder `out_dir`.
 
     Everything is checked and scored before anything is written, so bad input
     (`BadInput`) or a scorer bug (`ScorerError`) leaves `out_dir` untouched. Other files
@@ -377,6 +377,7 @@ def finish_run(
     folder has none (so a run folder scored from a loose file is self-contained).
     """
     from loragate.report import render_markdown
+    from loragate.view import run_view_page
 
     missing = check_generations(evalset, generations, allow_missing=allow_missing, source=source)
     results = _score_checked(evalset, generations, parse_mode, progress)
@@ -387,6 +388,7 @@ def finish_run(
     files |= {
         RESULTS: dump_jsonl(results),
         REPORT: render_markdown(summary, results),
+        VIEW: run_view_page(out_dir, summary, results, evalset),
         SUMMARY: summary.model_dump_json(indent=2) + "\n",
     }
     write_run_files(out_dir, files)

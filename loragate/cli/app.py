@@ -16,6 +16,7 @@ from loragate.cli import (
     score,
     train,
     validate,
+    view,
 )
 from loragate.errors import BadInput, LoragateError, ServerUnreachable
 
@@ -36,6 +37,7 @@ app.command("card")(card.command)
 app.command("reliability")(reliability.command)
 app.command("train")(train.command)
 app.command("curriculum")(curriculum.command)
+app.command("view")(view.command)
 
 
 EXIT_OK = 0
