@@ -31,6 +31,7 @@ from loragate.errors import BadInput
 from loragate.evalset import Evalset, load_evalset
 from loragate.files import read_json
 from loragate.gate import GateResult
+from loragate.heap import no_cyclic_gc
 from loragate.names import name_problem
 from loragate.records import ResultRecord, Summary
 from loragate.render import evalset_messages
@@ -189,6 +190,11 @@ def view_data(
     sides: Sequence[Side], evalset: Evalset | None, title: str | None = None
 ) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-ready data (see the module docstring)."""
+    with no_cyclic_gc():
+        return _view_data(sides, evalset, title)
+
+
+def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None) -> dict[str, Any]:
     entry_ids: list[str] = []
     entry_index: dict[str, int] = {}
     entries: list[dict[str, Any]] = []
