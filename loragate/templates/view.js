@@ -93,7 +93,7 @@
     groups.push(["overall", SIDES.map((s) => s.summary.overall)]);
     const bar = 16, gap = 14, h = 180, top = 10, left = 36;
     const gw = SIDES.length * bar + gap;
-    const width = left + groups.length * gw + 10, height = top + h + 80;
+    const width = left + groups.length * gw + 40, height = top + h + 80;
     const svg = document.createElementNS(NS, "svg");
     svg.setAttribute("width", String(width)); svg.setAttribute("height", String(height + 18 * SIDES.length));
     svg.setAttribute("role", "img"); svg.setAttribute("aria-label", "pass@1 per family with 95 % intervals");
