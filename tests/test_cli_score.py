@@ -12,7 +12,7 @@ from loragate.cli.app import main
 from loragate.families import get_family
 from loragate.locking import LOCK_NAME
 from loragate.records import GenerationRecord, Verdict
-from loragate.runfolder import GENERATIONS, MANIFEST, REPORT, RESULTS, SUMMARY, read_results
+from loragate.runfolder import GENERATIONS, MANIFEST, REPORT, RESULTS, SUMMARY, VIEW, read_results
 from tests._mini_evalset import (
     BROKEN_CALL,
     ENTRY_IDS,
@@ -96,6 +96,7 @@ def test_golden_verdicts(
         REPORT,
         RESULTS,
         SUMMARY,
+        VIEW,
     ]
     summary = json.loads((out / SUMMARY).read_text())
     # r1: A 1/2, B 1, C 0, D 1, E 0, F 1, G~e 1, G~t 1 -> 5.5 / 8

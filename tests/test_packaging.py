@@ -107,6 +107,9 @@ def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
         "loragate/configs/gates/default.yaml",
         "loragate/configs/train/smollm2-cpu.yaml",
         "loragate/configs/train/data/xlam-mini.jsonl",
+        "loragate/templates/view.html",
+        "loragate/templates/view.css",
+        "loragate/templates/view.js",
     ):
         assert data in names, data
     shipped = {n.removeprefix("loragate/") for n in names if n.startswith("loragate/evalsets/")}
@@ -165,6 +168,7 @@ def test_the_installed_wheel_runs_from_an_empty_directory(tmp_path: Path) -> Non
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert (empty / "first" / "summary.json").is_file()
+    assert "<script>" in (empty / "first" / "view.html").read_text(encoding="utf-8")
     assert sorted(p.name for p in empty.iterdir()) == ["first"]
 
 

@@ -17,6 +17,7 @@ from loragate.runfolder import (
     REPORT,
     RESULTS,
     SUMMARY,
+    VIEW,
     read_generations,
     read_results,
     read_summary,
@@ -212,7 +213,7 @@ def test_progress_bar_gives_the_same_results(
 def test_finish_run_writes_a_new_folder(evalset: Evalset, tmp_path: Path) -> None:
     out = tmp_path / "runs" / "r1"
     done = finish_run(evalset, all_passing(), out)
-    assert sorted(p.name for p in out.iterdir()) == sorted([RESULTS, SUMMARY, REPORT])
+    assert sorted(p.name for p in out.iterdir()) == sorted([RESULTS, SUMMARY, REPORT, VIEW])
     assert [p.name for p in (tmp_path / "runs").iterdir()] == ["r1"]  # no temp leftovers
     results = read_results(out)
     assert [r.entry_id for r in results] == ENTRY_IDS
@@ -236,7 +237,7 @@ def test_finish_run_keeps_other_files_of_an_existing_folder(
     assert (out / GENERATIONS).read_text() == "cache\n"
     assert read_summary(out).parse_mode == "repaired"
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [MANIFEST, GENERATIONS, RESULTS, SUMMARY, REPORT]
+        [MANIFEST, GENERATIONS, RESULTS, SUMMARY, REPORT, VIEW]
     )
 
 

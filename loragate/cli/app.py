@@ -17,6 +17,7 @@ from loragate.cli import (
     score,
     train,
     validate,
+    view,
 )
 from loragate.errors import BadInput, LoragateError, ServerUnreachable
 
@@ -37,6 +38,7 @@ app.command("card")(card.command)
 app.command("reliability")(reliability.command)
 app.command("train")(train.command)
 app.command("curriculum")(curriculum.command)
+app.command("view")(view.command)
 
 import_app = typer.Typer(
     help="Import a public benchmark as one evalset.", no_args_is_help=True, add_completion=False

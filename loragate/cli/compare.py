@@ -47,7 +47,12 @@ def command(
     ] = 0,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Also write the output (in --format) to this file."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Also write the output (in --format) to this file, and the HTML report "
+            "of the runs beside it (same name, .html; .view.html when --out ends in .html).",
+        ),
     ] = None,
 ) -> None:
     """Compare runs on the same entries: per-family pass@1 with intervals, paired tests,
@@ -86,3 +91,19 @@ def command(
             text = console.export_text()
     if out is not None:
         atomic_write_text(out, text)
+        _write_view_beside(out, runs)
+
+
+def view_path_beside(out: Path) -> Path:
+    """Where `compare --out FILE` writes its HTML report: FILE with `.html` for its
+    suffix (`FILE.view.html` when FILE is itself `.html`)."""
+    html = out.with_suffix(".html")
+    return html if html != out else out.with_suffix(".view.html")
+
+
+def _write_view_beside(out: Path, runs: list[str]) -> None:
+    from loragate.view import find_evalset, load_sides, view_data
+    from loragate.view_html import write_view
+
+    sides = load_sides(runs)
+    write_view(view_path_beside(out), view_data(sides, find_evalset(sides)))

@@ -227,6 +227,6 @@ def _run_locked(
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
     console.print(
         f"generated {outcome.generated}, reused {outcome.cached}; "
-        f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md"
+        f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md, view.html"
     )
     return scored

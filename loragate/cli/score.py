@@ -61,7 +61,7 @@ def command(
         typer.Option(
             "--out",
             metavar="RUN_DIR",
-            help="Run folder to write results.jsonl, summary.json and report.md into "
+            help="Run folder to write results.jsonl, summary.json, report.md and view.html into "
             "(created; an existing run folder keeps its other files).",
         ),
     ],
@@ -129,4 +129,4 @@ def command(
             raise typer.Exit(EXIT_SCORER_BUG) from None
     console = Console()
     print_summary(done.summary, console)
-    console.print(f"Wrote {out} (results.jsonl, summary.json, report.md)")
+    console.print(f"Wrote {out} (results.jsonl, summary.json, report.md, view.html)")

@@ -1,0 +1,61 @@
+"""`loragate view`: one self-contained HTML report of runs, side by side per entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def command(
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Run folders, RUN or RUN:ADAPTER; every adapter of a RUN is shown. "
+            "The first is the baseline that flips are marked against.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="HTML file to write (default: view.html in the first run folder).",
+        ),
+    ] = None,
+    evalset: Annotated[
+        Path | None,
+        typer.Option(
+            "--evalset",
+            metavar="DIR",
+            help="Evalset the runs were scored on, for the conversations (default: the "
+            "one named in the run's manifest, or the shipped one of that name).",
+        ),
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="Page title.")] = None,
+) -> None:
+    """Write a static HTML report (works offline from file://): family tables, chart,
+    reasons, gate, and every entry's conversation and outputs with filters."""
+    from loragate.locking import writing
+    from loragate.runfolder import VIEW
+    from loragate.view import find_evalset, load_sides, view_data
+    from loragate.view_html import write_view
+
+    sides = load_sides(runs)
+    found = find_evalset(sides, evalset)
+    if found is None:
+        typer.echo(
+            "warning: the evalset these runs were scored on was not found; the report shows "
+            "outputs and verdicts without conversations (pass --evalset DIR)",
+            err=True,
+        )
+    data = view_data(sides, found, title)
+    if out is None:
+        target = sides[0].run_dir / VIEW
+        with writing(sides[0].run_dir):
+            write_view(target, data)
+    else:
+        target = write_view(out, data)
+    typer.echo(f"Wrote {target}")

@@ -1,0 +1,378 @@
+"use strict";
+// loragate view: builds the page from the JSON in #data. Every text from the data goes
+// into the DOM through textContent or createTextNode; nothing is parsed as HTML.
+(function () {
+  const D = JSON.parse(document.getElementById("data").textContent);
+  const SIDES = D.sides;
+  const FAMILIES = D.families; // [[name, letter], ...]
+  const LETTER = Object.fromEntries(FAMILIES.map(([n, l]) => [n, l]));
+  const PAGE = 100;
+  const COLORS = ["#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a"];
+  const S = { ENTRY: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, TEXT: 6, CALLS: 7, STRICT: 8, REPAIRED: 9 };
+
+  // -- small DOM helpers ------------------------------------------------------------
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function add(parent, ...children) {
+    for (const c of children) if (c !== null && c !== undefined) parent.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    return parent;
+  }
+  function pct(x) { return x === null || x === undefined ? "n/a" : (x * 100).toFixed(1) + " %"; }
+  function ci(s) { return s.ci_low === null ? "" : "[" + (s.ci_low * 100).toFixed(1) + ", " + (s.ci_high * 100).toFixed(1) + "]"; }
+  function json(v) { return JSON.stringify(v, null, 2); }
+  function option(select, value, label) { const o = el("option", null, label); o.value = String(value); select.appendChild(o); }
+
+  // -- indexes ----------------------------------------------------------------------
+  // perEntry[e][side] = list of sample rows
+  const perEntry = D.entries.map(() => SIDES.map(() => []));
+  for (const row of D.samples) perEntry[row[S.ENTRY]][row[S.SIDE]].push(row);
+  for (const bySide of perEntry) for (const rows of bySide) rows.sort((a, b) => a[S.SAMPLE] - b[S.SAMPLE]);
+  function frac(e, s) {
+    const rows = perEntry[e][s];
+    if (!rows.length) return null;
+    let p = 0; for (const r of rows) p += r[S.PASS];
+    return p / rows.length;
+  }
+  function flipClass(e, s) {
+    if (s === 0) return "";
+    const a = frac(e, 0), b = frac(e, s);
+    if (a === null || b === null || a === b) return "";
+    return b > a ? "flip-up" : "flip-down";
+  }
+
+  // -- header -----------------------------------------------------------------------
+  document.getElementById("title").textContent = D.title;
+  const ev = SIDES.length ? SIDES[0].evalset : null;
+  document.getElementById("sides").textContent =
+    SIDES.map((s) => s.label + " (" + s.run_dir + ", adapter " + s.adapter + ", " + s.parse_mode + ", k = " + s.k + ")").join(" · ") +
+    (ev ? " — evalset " + ev.name + " " + ev.version : "");
+  if (!D.evalset) document.getElementById("notes").textContent =
+    "The evalset these runs were scored on was not found: conversations and expectations are not shown (pass --evalset DIR).";
+
+  // -- overview: family table ---------------------------------------------------------
+  function familyTable() {
+    const table = document.getElementById("family-table");
+    const head = el("thead"), top = el("tr"), sub = el("tr");
+    add(top, el("th", null, "family"));
+    add(sub, el("th"));
+    SIDES.forEach((s) => {
+      const th = el("th", null, s.label); th.colSpan = 3; top.appendChild(th);
+      add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable strict/repaired"));
+    });
+    add(head, top, sub); table.appendChild(head);
+    const body = el("tbody");
+    const names = FAMILIES.map(([n]) => n);
+    for (const name of [...names, null]) {
+      const tr = el("tr", name === null ? "total" : null);
+      tr.dataset.family = name === null ? "overall" : name;
+      add(tr, el("td", null, name === null ? "overall" : LETTER[name] + " " + name));
+      SIDES.forEach((side, i) => {
+        const st = name === null ? side.summary.overall : side.summary.families[name];
+        const cells = [el("td"), el("td"), el("td")];
+        cells.forEach((c, j) => { c.dataset.side = String(i); c.dataset.field = ["pass_at_1", "pass_hat_k", "unparseable"][j]; });
+        if (st) {
+          add(cells[0], el("span", "rate", pct(st.pass_at_1)), " ", el("span", "count", "(" + st.passes + "/" + st.samples + ")"), el("span", "ci", ci(st)));
+          cells[1].textContent = pct(st.pass_hat_k);
+          add(cells[2], el("span", "strict", String(st.unparseable)), " / ", el("span", "repaired", String(st.unparseable_repaired)));
+        }
+        add(tr, ...cells);
+      });
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+  }
+
+  // -- overview: the chart (SVG, drawn here from the summary figures) -----------------
+  function chart() {
+    const NS = "http://www.w3.org/2000/svg";
+    const groups = FAMILIES.map(([n, l]) => [l + " " + n, SIDES.map((s) => s.summary.families[n] || null)]);
+    groups.push(["overall", SIDES.map((s) => s.summary.overall)]);
+    const bar = 16, gap = 14, h = 180, top = 10, left = 36;
+    const gw = SIDES.length * bar + gap;
+    const width = left + groups.length * gw + 40, height = top + h + 80;
+    const svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("width", String(width)); svg.setAttribute("height", String(height + 18 * SIDES.length));
+    svg.setAttribute("role", "img"); svg.setAttribute("aria-label", "pass@1 per family with 95 % intervals");
+    function node(tag, attrs, text) {
+      const n = document.createElementNS(NS, tag);
+      for (const k in attrs) n.setAttribute(k, String(attrs[k]));
+      if (text !== undefined) n.textContent = text;
+      svg.appendChild(n); return n;
+    }
+    for (const t of [0, 0.5, 1]) {
+      const y = top + h * (1 - t);
+      node("line", { x1: left, x2: width, y1: y, y2: y, stroke: "#d0d7de" });
+      node("text", { x: 2, y: y + 4 }, (t * 100) + " %");
+    }
+    groups.forEach(([label, stats], g) => {
+      const x0 = left + g * gw + gap / 2;
+      stats.forEach((st, i) => {
+        if (!st || st.pass_at_1 === null) return;
+        const x = x0 + i * bar, y = top + h * (1 - st.pass_at_1);
+        node("rect", { x: x, y: y, width: bar - 2, height: Math.max(0, top + h - y), fill: COLORS[i % COLORS.length] });
+        if (st.ci_low !== null) {
+          const cx = x + (bar - 2) / 2;
+          node("line", { x1: cx, x2: cx, y1: top + h * (1 - st.ci_high), y2: top + h * (1 - st.ci_low), stroke: "#1f2328" });
+        }
+      });
+      const t = node("text", { x: x0, y: top + h + 12, transform: "rotate(30 " + x0 + " " + (top + h + 12) + ")" }, label);
+      t.setAttribute("text-anchor", "start");
+    });
+    SIDES.forEach((s, i) => {
+      const y = height + 18 * i;
+      node("rect", { x: left, y: y - 10, width: 12, height: 12, fill: COLORS[i % COLORS.length] });
+      node("text", { x: left + 18, y: y }, s.label);
+    });
+    document.getElementById("chart").appendChild(svg);
+  }
+
+  // -- overview: reasons, faults, gates ------------------------------------------------
+  function keyedTable(id, keys, cell) {
+    const table = document.getElementById(id);
+    const head = add(el("tr"), el("th"), ...SIDES.map((s) => el("th", null, s.label)));
+    add(table, add(el("thead"), head));
+    const body = el("tbody");
+    for (const k of keys) {
+      const tr = el("tr"); tr.dataset.key = k;
+      add(tr, el("td", null, k));
+      SIDES.forEach((s, i) => { const td = el("td"); td.dataset.side = String(i); cell(td, s, k); tr.appendChild(td); });
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+  }
+  function reasonsAndFaults() {
+    const reasons = [...new Set(SIDES.flatMap((s) => Object.keys(s.summary.reasons)))].sort();
+    keyedTable("reason-table", reasons, (td, s, k) => { td.textContent = String(s.summary.reasons[k] || 0); });
+    const faults = [...new Set(SIDES.flatMap((s) => Object.keys(s.summary.faults)))];
+    if (!faults.length) { document.getElementById("fault-box").hidden = true; return; }
+    keyedTable("fault-table", faults, (td, s, k) => {
+      const st = s.summary.faults[k];
+      if (st) add(td, pct(st.pass_at_1) + " ", el("span", "count", "(" + st.passes + "/" + st.samples + ")"));
+    });
+  }
+  function gates() {
+    const box = document.getElementById("gates");
+    SIDES.forEach((s) => {
+      const g = s.gate;
+      if (!g) return;
+      const div = el("div", "gate");
+      add(div, el("h2", null, "Gate: " + s.label), el("span", g.passed ? "ok" : "bad", g.passed ? "SHIP" : "BLOCKED"),
+        " policy " + (g.policy_name || g.policy) + (g.baseline ? ", baseline " + g.baseline : ""));
+      const t = el("table", "grid");
+      add(t, add(el("tr"), ...["rule", "family", "figure", "requirement", "status"].map((h) => el("th", null, h))));
+      for (const r of g.rules) {
+        add(t, add(el("tr"), el("td", null, r.rule), el("td", null, r.family || "-"), el("td", null, r.shown),
+          el("td", null, r.requirement), el("td", r.status === "FAIL" ? "bad" : "ok", r.status)));
+      }
+      div.appendChild(t); box.appendChild(div);
+    });
+  }
+
+  // -- entries: filters --------------------------------------------------------------
+  const F = {};
+  for (const k of ["family", "tag", "reason", "side", "verdict", "flipped", "a", "b", "text"]) F[k] = document.getElementById("f-" + k);
+  function fillFilters() {
+    option(F.family, "", "(any)");
+    for (const [n, l] of FAMILIES) option(F.family, n, l + " " + n);
+    option(F.tag, "", "(any)");
+    for (const t of [...new Set(D.entries.flatMap((e) => e.tags || []))].sort()) option(F.tag, t, t);
+    option(F.reason, "", "(any)");
+    D.reasons.forEach((r, i) => option(F.reason, i, r));
+    option(F.side, "", "(any)");
+    SIDES.forEach((s, i) => { option(F.side, i, s.label); option(F.a, i, s.label); option(F.b, i, s.label); });
+    for (const [v, l] of [["", "(any)"], ["pass", "pass"], ["fail", "fail"]]) option(F.verdict, v, l);
+    if (SIDES.length > 1) F.b.value = "1";
+    else { F.flipped.disabled = true; F.a.disabled = true; F.b.disabled = true; }
+  }
+  function matches(e) {
+    const entry = D.entries[e];
+    if (F.family.value && entry.family !== F.family.value) return false;
+    if (F.tag.value && !(entry.tags || []).includes(F.tag.value)) return false;
+    if (F.text.value && !entry.id.toLowerCase().includes(F.text.value.toLowerCase())) return false;
+    const sides = F.side.value === "" ? SIDES.map((_, i) => i) : [Number(F.side.value)];
+    if (F.reason.value !== "") {
+      const r = Number(F.reason.value);
+      if (!sides.some((s) => perEntry[e][s].some((row) => row[S.REASON] === r))) return false;
+    }
+    if (F.verdict.value) {
+      const scored = sides.filter((s) => perEntry[e][s].length);
+      const allPass = scored.every((s) => frac(e, s) === 1);
+      if (!scored.length || (F.verdict.value === "pass") !== allPass) return false;
+    }
+    if (F.flipped.checked) {
+      const a = frac(e, Number(F.a.value)), b = frac(e, Number(F.b.value));
+      if (a === null || b === null || a === b) return false;
+    }
+    return true;
+  }
+
+  // -- entries: rows, rendered a page at a time ---------------------------------------
+  let visible = [], rendered = 0;
+  const rowsBox = document.getElementById("rows");
+  const GRID = "7em 12em minmax(4em, 1fr) " + SIDES.map(() => "minmax(8em, 16em)").join(" ");
+  function columnsHead() {
+    const head = el("div", "head columns-head");
+    head.style.gridTemplateColumns = GRID;
+    add(head, el("span", null, "entry"), el("span", null, "family"), el("span", null, "tags"), ...SIDES.map((s) => el("span", null, s.label)));
+    return head;
+  }
+  const moreBox = document.getElementById("more-box");
+  function refresh() {
+    visible = [];
+    for (let e = 0; e < D.entries.length; e++) if (matches(e)) visible.push(e);
+    rowsBox.replaceChildren(columnsHead());
+    rendered = 0;
+    renderMore();
+  }
+  function renderMore() {
+    const stop = Math.min(visible.length, rendered + PAGE);
+    const frag = document.createDocumentFragment();
+    for (; rendered < stop; rendered++) frag.appendChild(rowFor(visible[rendered]));
+    rowsBox.appendChild(frag);
+    document.getElementById("shown").textContent =
+      visible.length + " of " + D.entries.length + " entries match" + (rendered < visible.length ? "; " + rendered + " shown" : "");
+    moreBox.hidden = rendered >= visible.length;
+  }
+  function badge(e, s) {
+    const rows = perEntry[e][s];
+    const b = el("span", "badge");
+    b.dataset.side = String(s);
+    if (!rows.length) { b.textContent = "-"; return b; }
+    let p = 0; for (const r of rows) p += r[S.PASS];
+    const fail = rows.find((r) => !r[S.PASS]);
+    b.classList.add(p === rows.length ? "ok" : "bad");
+    const flip = flipClass(e, s);
+    if (flip) b.classList.add(flip);
+    b.title = SIDES[s].label;
+    b.textContent = (p === rows.length ? "✓" : "✗") + " " + p + "/" + rows.length +
+      (fail ? " " + D.reasons[fail[S.REASON]] : "") + (flip === "flip-up" ? " ↑" : flip === "flip-down" ? " ↓" : "");
+    return b;
+  }
+  function rowFor(e) {
+    const entry = D.entries[e];
+    const row = el("div", "row");
+    row.dataset.entry = entry.id;
+    const head = el("div", "head");
+    head.style.gridTemplateColumns = GRID;
+    head.setAttribute("role", "button"); head.tabIndex = 0;
+    add(head, el("span", "id", entry.id), el("span", "fam", (LETTER[entry.family] || "?") + " " + entry.family + (entry.fault ? " · " + entry.fault : "")));
+    const tags = el("span", "tags");
+    for (const t of entry.tags || []) tags.appendChild(el("span", "tag", t));
+    head.appendChild(tags);
+    SIDES.forEach((_, s) => head.appendChild(badge(e, s)));
+    let detail = null;
+    function toggle() {
+      if (detail === null) { detail = (DETAIL_RENDERERS[entry.kind] || entryDetail)(e); row.appendChild(detail); }
+      else detail.hidden = !detail.hidden;
+      row.classList.toggle("open", !detail.hidden);
+    }
+    head.addEventListener("click", toggle);
+    head.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); } });
+    row.appendChild(head);
+    return row;
+  }
+
+  // -- entries: the drill-down ---------------------------------------------------------
+  function highlighted(text) {
+    // Raw output with each <tool_call> block (closed or cut off at the end) marked.
+    const pre = el("pre", "output");
+    const re = /<tool_call>[\s\S]*?(?:<\/tool_call>|$)/g;
+    let last = 0, m;
+    while ((m = re.exec(text)) !== null) {
+      if (m.index > last) pre.appendChild(document.createTextNode(text.slice(last, m.index)));
+      pre.appendChild(el("mark", "call", m[0]));
+      last = m.index + m[0].length;
+      if (m[0].length === 0) re.lastIndex++;
+    }
+    if (last < text.length) pre.appendChild(document.createTextNode(text.slice(last)));
+    return pre;
+  }
+  function message(m) {
+    if (m.role === "system") {
+      const d = el("details", "msg system");
+      add(d, el("summary", null, "system prompt (" + (m.content || "").length + " characters)"), el("pre", null, m.content || ""));
+      return d;
+    }
+    const div = el("div", "msg " + m.role);
+    add(div, el("div", "role", m.role + (m.name ? " · " + m.name : "")));
+    if (m.content) div.appendChild(el("pre", null, m.content));
+    for (const c of m.tool_calls || []) {
+      const f = c.function || {};
+      div.appendChild(el("pre", "call", "call " + f.name + " " + JSON.stringify(f.arguments)));
+    }
+    return div;
+  }
+  function toolsList() {
+    const d = el("details", "tools");
+    add(d, el("summary", null, "tools (" + D.tools.length + "): " + D.tools.map((t) => t.function.name).join(", ")));
+    for (const t of D.tools) {
+      const one = el("details", "tool");
+      one.dataset.tool = t.function.name;
+      one.appendChild(el("summary", null, t.function.name));
+      one.addEventListener("toggle", () => {
+        if (one.open && one.childNodes.length === 1) add(one, el("p", null, t.function.description || ""), el("pre", null, json(t.function.parameters)));
+      });
+      d.appendChild(one);
+    }
+    return d;
+  }
+  function sampleView(row) {
+    const div = el("div", "sample");
+    div.dataset.sample = String(row[S.SAMPLE]);
+    const pass = row[S.PASS] === 1;
+    add(div, el("span", "verdict " + (pass ? "pass" : "fail"), "sample " + row[S.SAMPLE] + ": " + (pass ? "PASS" : "FAIL")), " ",
+      el("span", "reason", D.reasons[row[S.REASON]]));
+    if (row[S.DETAIL]) div.appendChild(el("div", "vdetail", row[S.DETAIL]));
+    div.appendChild(el("div", "muted", "parse: strict " + row[S.STRICT] + ", repaired " + row[S.REPAIRED]));
+    div.appendChild(highlighted(D.texts[row[S.TEXT]]));
+    if (row[S.CALLS].length) add(div, el("div", "muted", "parsed calls"), el("pre", "calls", json(row[S.CALLS])));
+    return div;
+  }
+  function entryDetail(e) {
+    const entry = D.entries[e];
+    const box = el("div", "detail");
+    const conv = entry.conversation;
+    if (conv) {
+      box.appendChild(el("h3", null, "Conversation (as the model saw it)"));
+      for (const m of conv.messages) box.appendChild(message(m));
+      if (D.tools.length) box.appendChild(toolsList());
+      add(box, el("h3", null, "Expectation"), el("pre", "expect", json(conv.expect)));
+      if (conv.notes) box.appendChild(el("p", "muted", conv.notes));
+    }
+    const grid = el("div", "sides");
+    SIDES.forEach((side, s) => {
+      const col = el("div", "side");
+      col.dataset.side = String(s);
+      const flip = flipClass(e, s);
+      if (flip) col.classList.add(flip);
+      col.appendChild(el("h3", null, side.label + (flip === "flip-up" ? " (flipped: now passes)" : flip === "flip-down" ? " (flipped: now fails)" : "")));
+      const rows = perEntry[e][s];
+      if (!rows.length) col.appendChild(el("p", "muted", "not scored in this run"));
+      for (const row of rows) col.appendChild(sampleView(row));
+      grid.appendChild(col);
+    });
+    box.appendChild(grid);
+    return box;
+  }
+  // One renderer per entry kind; a multi-step episode kind plugs in here.
+  const DETAIL_RENDERERS = { entry: entryDetail };
+
+  // -- start ---------------------------------------------------------------------------
+  familyTable();
+  chart();
+  reasonsAndFaults();
+  gates();
+  fillFilters();
+  document.getElementById("filters").addEventListener("input", refresh);
+  document.getElementById("filters").addEventListener("submit", (ev) => ev.preventDefault());
+  document.getElementById("more").addEventListener("click", renderMore);
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver((seen) => { if (seen.some((x) => x.isIntersecting) && rendered < visible.length) renderMore(); }).observe(moreBox);
+  }
+  refresh();
+  document.body.dataset.ready = "1";
+})();
