@@ -93,7 +93,8 @@ def read_generations(
 
 
 class GenerationWriter:
-    """Appends generation records to `generations.jsonl`, flushed and fsynced per batch."""
+    """Appends records to a JSONL file (`generations.jsonl`, `trajectories.jsonl`),
+    flushed and fsynced per batch."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,9 +109,9 @@ class GenerationWriter:
                     fh.write(b"\n")
         self._fh: IO[str] = path.open("a", encoding="utf-8")
 
-    def append(self, records: Iterable[GenerationRecord]) -> None:
+    def append(self, records: Iterable[BaseModel]) -> None:
         for r in records:
-            self._fh.write(r.model_dump_json() + "\n")
+            self._fh.write(r.model_dump_json(by_alias=True) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
