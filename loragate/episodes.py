@@ -68,7 +68,8 @@ class Effect(BaseModel):
     whose `key` fields equal the arguments that are given), `update` (set `set` on the
     matching records), `create` (a new record of `fields` from arguments plus `set`),
     `delete` (remove the matching records). `key` and `fields` map a record field to an
-    argument name; a `set` value is a literal or `{"$arg": NAME}`.
+    argument name; a `set` value is a literal or `{"$arg": NAME}`; `merge` names an
+    object argument whose keys are written into the record (`update`, `create`).
     """
 
     model_config = _MODEL
@@ -78,6 +79,7 @@ class Effect(BaseModel):
     key: dict[str, str] = Field(default_factory=dict)
     fields: dict[str, str] = Field(default_factory=dict)
     set: dict[str, Any] = Field(default_factory=dict)
+    merge: str | None = None
 
 
 class CannedResult(BaseModel):
@@ -279,7 +281,11 @@ def _tool_problems(
         for j, canned in enumerate(backend.results):
             out += _matcher_problems(canned.when, f"backend.{name}.results[{j}].when")
         effect = backend.effect
-        if effect is not None and effect.op == "create" and not effect.fields and not effect.set:
+        if (
+            effect is not None
+            and effect.op == "create"
+            and not (effect.fields or effect.set or effect.merge)
+        ):
             out.append(
                 (
                     f"backend.{name}.effect.fields",

@@ -171,11 +171,21 @@ class Simulator:
                 out.append(i)
         return out
 
+    @staticmethod
+    def _changes(effect: Effect, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The fields an `update` or `create` writes: `merge`'s object, then `set`."""
+        out: dict[str, Any] = {}
+        merged = arguments.get(effect.merge) if effect.merge else None
+        if isinstance(merged, dict):
+            out.update({str(k): v for k, v in merged.items()})
+        out.update({k: _arg_value(v, arguments) for k, v in effect.set.items()})
+        return out
+
     def _apply(self, effect: Effect, arguments: dict[str, Any]) -> tuple[Any, bool]:
         table = self.state.setdefault(effect.table, [])
         if effect.op == "create":
             record = {fld: arguments[arg] for fld, arg in effect.fields.items() if arg in arguments}
-            record.update({k: _arg_value(v, arguments) for k, v in effect.set.items()})
+            record.update(self._changes(effect, arguments))
             table.append(record)
             return {"ok": True, "created": record}, False
         found = self._matching(effect, arguments, partial=effect.op == "list")
@@ -188,7 +198,7 @@ class Simulator:
             return table[found[0]], False
         if effect.op == "update":
             for i in found:
-                table[i].update({k: _arg_value(v, arguments) for k, v in effect.set.items()})
+                table[i].update(self._changes(effect, arguments))
             return {"ok": True, "updated": [table[i] for i in found]}, False
         for i in reversed(found):  # delete
             del table[i]

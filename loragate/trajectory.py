@@ -298,6 +298,8 @@ class Trajectory:
             if approved:
                 self._approvals[action] = self._approvals.get(action, 0) + 1
                 self._denied_actions.discard(action)
+                if self._denied_call is not None and self._denied_call[0] == action:
+                    self._denied_call = None
             else:
                 self._denied_actions.add(action)
                 self._approvals.pop(action, None)
