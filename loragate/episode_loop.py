@@ -125,10 +125,11 @@ def run_episodes(
                     cached = by_pos.get(pos) if generate is None else by_key.get(ck)
                     if cached is None:
                         break
+                    replay = generate is None  # keep what the run recorded
                     record = t.advance(
                         cached.text,
-                        prompt_sha256=sha,
-                        cache_key=ck,
+                        prompt_sha256=cached.prompt_sha256 if replay else sha,
+                        cache_key=cached.cache_key if replay else ck,
                         finish_reason=cached.finish_reason,
                     )
                     if generate is not None and pos not in by_pos:

@@ -60,14 +60,14 @@ def summarize_adapter(results: Sequence[TrajectoryResult], k: int) -> EpisodeAda
     calls = sum(r.tool_calls for r in results)
     recovery: dict[str, Rate] = {}
     by_fault: dict[str, Rate] = {}
+    clean = [r for r in results if r.fault is None]
+    if clean:
+        by_fault["clean"] = _success(clean)[0]
     kinds = sorted({r.fault for r in results if r.fault is not None})
     for kind in kinds:
         reached = [r for r in results if r.fault == kind and r.recovered is not None]
         recovery[kind] = rate(sum(bool(r.recovered) for r in reached), len(reached))
         by_fault[kind] = _success([r for r in results if r.fault == kind])[0]
-    clean = [r for r in results if r.fault is None]
-    if clean:
-        by_fault["clean"] = _success(clean)[0]
     reasons: dict[str, int] = defaultdict(int)
     step_reasons: dict[str, int] = defaultdict(int)
     for r in results:

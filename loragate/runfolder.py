@@ -16,6 +16,11 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from loragate.episode_records import (
+    EPISODE_SUMMARY_SCHEMA_VERSION,
+    EPISODES_SUMMARY,
+    EpisodesSummary,
+)
 from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_json
 from loragate.jsonl import MAX_PROBLEMS, ReadReport, read_objects
@@ -165,6 +170,28 @@ def read_summary(run_dir: Path) -> Summary:
                 str(path),
                 fix="re-score the run folder (`loragate score`); do not edit summary.json",
             ),
+        ) from None
+
+
+def read_episodes_summary(run_dir: Path) -> EpisodesSummary | None:
+    """The run's `episodes_summary.json`, or None when it ran no episodes."""
+    path = run_dir / EPISODES_SUMMARY
+    if not path.is_file():
+        return None
+    raw = read_json(path, "episodes summary")
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != EPISODE_SUMMARY_SCHEMA_VERSION:
+        raise BadInput(
+            f"{path}: schema_version {version!r}, this loragate reads "
+            f"{EPISODE_SUMMARY_SCHEMA_VERSION}",
+            fix="rescore the episodes with this loragate (`loragate score-episodes`)",
+        )
+    try:
+        return EpisodesSummary.model_validate(raw)
+    except ValidationError as exc:
+        raise BadInput(
+            f"{path}: not a valid episodes summary",
+            validation_problems(exc, str(path), fix="rescore with `loragate score-episodes`"),
         ) from None
 
 

@@ -119,3 +119,48 @@ def from_lists(scripts: dict[str, list[str]]) -> Script:
         return outs[step - 1] if step <= len(outs) else "I am done."
 
     return script
+
+
+FIXTURE = REPO / "tests" / "data" / "episodes" / "trajectories.jsonl"
+"""Trajectories of two scripted adapters over the bundled agent20 episodes: `round1`
+plays the reference run; `round0` plays it on clean variants and, after an injected
+fault, claims success at once."""
+
+
+def fixture_script(adapter: str) -> Script:
+    gold: dict[str, list[str]] = json.loads(
+        (REPO / "tests" / "data" / "agent20_episode_scripts.json").read_text(encoding="utf-8")
+    )
+    scripts = dict(gold)
+
+    def script(episode_id: str, step: int) -> str:
+        outs = scripts[episode_id]
+        if adapter == "round0" and "~" in episode_id and step > 1:
+            return "Done - all taken care of!"
+        return outs[step - 1] if step <= len(outs) else "Done."
+
+    return script
+
+
+def build_fixture(out_dir: Path) -> None:
+    """Run the two scripted adapters over agent20's episodes into `out_dir`."""
+    from loragate.episode_loop import run_episodes
+    from loragate.episode_run import context
+    from loragate.episodes import load_episodes
+    from loragate.evalset import load_evalset
+
+    ev = load_evalset(REPO / "evalsets" / "agent20")
+    eps = load_episodes(ev)
+    assert eps is not None
+    ctx = context(ev, "strict")
+    for adapter in ("round0", "round1"):
+        run_episodes(
+            eps.episodes,
+            ctx,
+            adapters=[adapter],
+            samples=1,
+            renderer=None,
+            key=lambda sha, a, s: f"{sha}:{a}:{s}",
+            generate=scripted(fixture_script(adapter)),
+            out_dir=out_dir,
+        )
