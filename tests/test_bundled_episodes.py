@@ -24,7 +24,7 @@ VARIANTS = EPISODES.episodes if EPISODES is not None else []
 
 
 def test_bundled_episodes_are_many_enough() -> None:
-    assert len({e.base_id for e in VARIANTS}) >= 12
+    assert len({e.base_id for e in VARIANTS}) >= 15
     assert set(SCRIPTS) == {e.id for e in VARIANTS}
     assert all(3 <= len(SCRIPTS[e.id]) <= 12 for e in VARIANTS if e.fault is None)
 

@@ -91,4 +91,4 @@ def test_card_and_compare_show_episodes(
     assert "**Episodes**" in card and "survival (observed vs r^n" in card
     assert run_main(monkeypatch, "compare", str(bad), str(good), "-f", "markdown") == 0
     printed = capsys.readouterr().out
-    assert "success 32.4 % -> 100.0 % (+67.6 pt" in printed and "timeout 0/8 -> 8/8" in printed
+    assert "success 33.3 % -> 100.0 % (+66.7 pt" in printed and "timeout 0/9 -> 9/9" in printed
