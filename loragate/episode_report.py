@@ -28,7 +28,8 @@ def survival_line(adapter: EpisodeAdapterSummary) -> str:
         projected = format_rate(p.projected) if p.projected is not None else "-"
         passed = round(p.observed * p.trajectories)
         parts.append(
-            f"{p.steps} steps {passed}/{p.trajectories} {format_rate(p.observed)} vs {projected}"
+            f"{p.steps} step{'' if p.steps == 1 else 's'} {passed}/{p.trajectories} "
+            f"{format_rate(p.observed)} vs {projected}"
         )
     return head + ": " + ("; ".join(parts) if parts else "no trajectories")
 

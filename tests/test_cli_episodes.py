@@ -109,3 +109,26 @@ def test_readme_episode_example_validates(tmp_path: Path) -> None:
     root = evalset_with(tmp_path, [block.strip()])
     episodes = pick_episodes(load_evalset(root), "all")
     assert [e.id for e in episodes.episodes] == ["EP-DOC", "EP-DOC~rate_limit", "EP-DOC~error"]
+
+
+def test_survival_line_wording() -> None:
+    from loragate.episode_records import EpisodeAdapterSummary, Rate, SurvivalPoint
+    from loragate.episode_report import survival_line
+
+    empty = Rate(n=0, passes=0, rate=None, ci_low=None, ci_high=None)
+    adapter = EpisodeAdapterSummary(
+        success=empty,
+        pass_hat_k=None,
+        k=1,
+        per_step=Rate(n=10, passes=9, rate=0.9, ci_low=0.6, ci_high=0.98),
+        tool_error_rate=None,
+        survival=[
+            SurvivalPoint(steps=1, trajectories=2, observed=0.5, projected=0.9),
+            SurvivalPoint(steps=3, trajectories=4, observed=0.75, projected=0.729),
+        ],
+    )
+    line = survival_line(adapter)
+    assert line == (
+        "survival (observed vs r^n, r = 90.0 %): 1 step 1/2 50.0 % vs 90.0 %; "
+        "3 steps 3/4 75.0 % vs 72.9 %"
+    )
