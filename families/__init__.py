@@ -14,8 +14,9 @@ from typing import Any
 
 from loragate.errors import BadInput, unknown_name
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
-from loragate.families._checks import SpecProblem, spec_problems
+from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
 from loragate.families.clarify import Clarify
+from loragate.families.final_reply import Setback, final_reply_problem, mention_group_problems
 from loragate.families.governance import Governance
 from loragate.families.parallel import Parallel
 from loragate.families.recovery import Recovery
@@ -68,12 +69,17 @@ def get_family(name: str) -> Family[Any]:
 __all__ = [
     "BUILTIN_FAMILIES",
     "ENTRY_POINT_GROUP",
+    "Call",
     "CallSpec",
     "Family",
     "Sample",
     "ScoringContext",
+    "Setback",
     "SpecProblem",
+    "asks_to_confirm",
+    "final_reply_problem",
     "get_families",
     "get_family",
+    "mention_group_problems",
     "spec_problems",
 ]

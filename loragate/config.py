@@ -170,6 +170,11 @@ class RunConfig(BaseModel):
     )
     ignore_base_mismatch: bool = False
     generations: str | None = Field(default=None, description="replay backend: generations file")
+    episodes: int | Literal["all"] | None = Field(
+        default=None,
+        description="also run the first N episodes of the evalset (`all`: every one); "
+        "None: entries only",
+    )
 
     @field_validator("backend")
     @classmethod

@@ -201,7 +201,9 @@ class Evalset:
 # -- fault expansion ---------------------------------------------------------------
 
 
-def _fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
+def fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
+    """The text of a tool result under fault `kind` (`original` is the clean result),
+    or None when it cannot be derived (`wrong_value` needs an explicit one)."""
     if kind in explicit:
         return explicit[kind]
     if kind == "error":
@@ -251,7 +253,7 @@ def expand_faults(entry: Entry) -> tuple[list[Entry], list[str]]:
     out: list[Entry] = []
     problems: list[str] = []
     for kind in entry.faults:
-        text = _fault_text(kind, original, entry.fault_results)
+        text = fault_text(kind, original, entry.fault_results)
         if text is None:
             problems.append(
                 f"fault `{kind}` cannot be derived from the tool result; give it in `fault_results.{kind}`"

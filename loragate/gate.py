@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.compare import Comparison, FamilyDelta, compare_runs, significant_drop
+from loragate.episode_records import Rate
 from loragate.errors import BadInput, Problem, unknown_name_fix
 from loragate.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
 from loragate.loading import load_yaml_model
@@ -65,6 +66,25 @@ class FamilyRules(BaseModel):
         return sum(v is not None and v is not False for v in self.model_dump().values())
 
 
+class EpisodeRules(BaseModel):
+    """Floors on a run's episode figures (`episodes_summary.json`). Fractions in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_success: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Episode success (mean over variants)."""
+    min_per_step: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The measured per-step rate r (passing steps / steps)."""
+    min_recovery: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Recovery rate after every injected fault kind of the run."""
+    recovery: dict[str, float] = Field(default_factory=dict)
+    """Recovery floors per fault kind, overriding `min_recovery`."""
+
+    def count(self) -> int:
+        fields = (self.min_success, self.min_per_step, self.min_recovery)
+        return sum(v is not None for v in fields) + len(self.recovery)
+
+
 class GatePolicy(BaseModel):
     """A gate policy file (`configs/gates/*.yaml`)."""
 
@@ -85,6 +105,8 @@ class GatePolicy(BaseModel):
     """Significance level of `no_significant_drop`."""
     require_baseline: bool = False
     """Refuse to run without --baseline (baseline rules would otherwise be skipped)."""
+    episodes: EpisodeRules | None = None
+    """Floors on the run's episodes (`loragate run --episodes`)."""
 
     @model_validator(mode="after")
     def _has_rules(self) -> GatePolicy:
@@ -93,6 +115,7 @@ class GatePolicy(BaseModel):
             and all(r.count() == 0 for r in self.families.values())
             and self.max_unparseable is None
             and self.max_unparseable_repaired is None
+            and (self.episodes is None or self.episodes.count() == 0)
         ):
             raise ValueError(
                 "the policy defines no rule; a gate with no rules would pass anything. "
@@ -383,6 +406,9 @@ def evaluate_gate(
             )
         )
 
+    if policy.episodes is not None and policy.episodes.count():
+        results += _episode_rules(policy.episodes, run, policy_path)
+
     evaluated = [r for r in results if r.status != "SKIP"]
     if not evaluated:
         raise BadInput(
@@ -414,6 +440,58 @@ def evaluate_gate(
         exit_code=0 if passed else 1,
         notes=notes,
     )
+
+
+def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
+    shown = "not measured" if rate.rate is None else f"{_pct(rate.rate)} ({rate.passes:g}/{rate.n})"
+    ok = rate.rate is not None and rate.rate + _EPS >= threshold
+    return RuleResult(
+        rule=rule,
+        family="episodes",
+        threshold=threshold,
+        figure=rate.rate,
+        shown=shown,
+        requirement=f"≥ {_pct(threshold)}",
+        status="PASS" if ok else "FAIL",
+        detail="" if rate.rate is not None else "nothing to measure",
+    )
+
+
+def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> list[RuleResult]:
+    """The episode floors of `rules` on the run's `episodes_summary.json`."""
+    from loragate.runfolder import read_episodes_summary
+
+    summary = read_episodes_summary(run.run_dir)
+    adapter = summary.adapters.get(run.adapter) if summary is not None else None
+    if adapter is None:
+        raise BadInput(
+            f"{policy_path}: the policy has episode rules but {run.label} has no episode results",
+            [
+                Problem(
+                    str(policy_path),
+                    f"no {run.adapter} in {run.run_dir}/episodes_summary.json",
+                    field="episodes",
+                    fix="run with --episodes N (or score-episodes), or drop the episode rules",
+                )
+            ],
+        )
+    out: list[RuleResult] = []
+    if rules.min_success is not None:
+        out.append(_episode_floor("min_success", rules.min_success, adapter.success))
+    if rules.min_per_step is not None:
+        out.append(_episode_floor("min_per_step", rules.min_per_step, adapter.per_step))
+    unknown = sorted(set(rules.recovery) - set(adapter.recovery))
+    if unknown:
+        raise BadInput(
+            f"{policy_path}: episodes.recovery names {unknown[0]!r}, a fault the run's "
+            "episodes did not inject",
+            fix=f"use one of: {', '.join(adapter.recovery) or '(none)'}",
+        )
+    for kind, rate in adapter.recovery.items():
+        floor = rules.recovery.get(kind, rules.min_recovery)
+        if floor is not None:
+            out.append(_episode_floor(f"min_recovery:{kind}", floor, rate))
+    return out
 
 
 # -- rendering ---------------------------------------------------------------------

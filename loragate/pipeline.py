@@ -57,7 +57,7 @@ from loragate.runfolder import (
     read_generations,
     read_manifest,
 )
-from loragate.runners import PromptJob, RunnerSetup
+from loragate.runners import PromptJob, Runner, RunnerSetup
 
 LOCAL_BACKENDS = ("vllm", "hf")
 
@@ -436,15 +436,37 @@ def drop_torn_tail(path: Path) -> int:
     return size - keep
 
 
+class LazyRunner:
+    """The run's runner, started on first use, so that the entries and the episodes of
+    a run share one engine and a fully cached run starts none."""
+
+    def __init__(self, backend: str, setup: RunnerSetup) -> None:
+        self.backend = backend
+        self.setup = setup
+        self._runner: Runner | None = None
+
+    def get(self) -> Runner:
+        if self._runner is None:
+            from loragate.runners import get_runner
+
+            self._runner = get_runner(self.backend)(self.setup)
+        return self._runner
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
 def execute_run(
     plan: RunPlan,
     *,
     on_records: Callable[[list[GenerationRecord]], None] | None = None,
+    runner: LazyRunner | None = None,
 ) -> RunOutcome:
     """Generate the pending jobs (starting the runner only if there are any) and
-    return one record per job. `on_records` sees each persisted batch (progress)."""
-    from loragate.runners import get_runner
-
+    return one record per job. `on_records` sees each persisted batch (progress).
+    A `runner` given is left open for the caller to use and close."""
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     manifest = plan.manifest
     # Two names for the same weights (an A/A check) share one cache key: generate once.
@@ -478,13 +500,15 @@ def execute_run(
             if on_records is not None:
                 on_records(list(fresh.values()))
 
-        runner = get_runner(plan.backend)(plan.setup)
+        lazy = runner if runner is not None else LazyRunner(plan.backend, plan.setup)
         try:
-            runner.generate(pending, sink)
-            manifest.warnings += runner.warnings()
-            probe = _base_probe(plan, pending, done, runner)
+            engine = lazy.get()
+            engine.generate(pending, sink)
+            manifest.warnings += engine.warnings()
+            probe = _base_probe(plan, pending, done, engine)
         finally:
-            runner.close()
+            if runner is None:
+                lazy.close()
             if writer is not None:
                 writer.close()
     else:

@@ -16,6 +16,11 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from loragate.episode_records import (
+    EPISODE_SUMMARY_SCHEMA_VERSION,
+    EPISODES_SUMMARY,
+    EpisodesSummary,
+)
 from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_json
 from loragate.jsonl import MAX_PROBLEMS, ReadReport, read_objects
@@ -95,7 +100,8 @@ def read_generations(
 
 
 class GenerationWriter:
-    """Appends generation records to `generations.jsonl`, flushed and fsynced per batch."""
+    """Appends records to a JSONL file (`generations.jsonl`, `trajectories.jsonl`),
+    flushed and fsynced per batch."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -110,9 +116,9 @@ class GenerationWriter:
                     fh.write(b"\n")
         self._fh: IO[str] = path.open("a", encoding="utf-8")
 
-    def append(self, records: Iterable[GenerationRecord]) -> None:
+    def append(self, records: Iterable[BaseModel]) -> None:
         for r in records:
-            self._fh.write(r.model_dump_json() + "\n")
+            self._fh.write(r.model_dump_json(by_alias=True) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -167,6 +173,28 @@ def read_summary(run_dir: Path) -> Summary:
                 str(path),
                 fix="re-score the run folder (`loragate score`); do not edit summary.json",
             ),
+        ) from None
+
+
+def read_episodes_summary(run_dir: Path) -> EpisodesSummary | None:
+    """The run's `episodes_summary.json`, or None when it ran no episodes."""
+    path = run_dir / EPISODES_SUMMARY
+    if not path.is_file():
+        return None
+    raw = read_json(path, "episodes summary")
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    if version != EPISODE_SUMMARY_SCHEMA_VERSION:
+        raise BadInput(
+            f"{path}: schema_version {version!r}, this loragate reads "
+            f"{EPISODE_SUMMARY_SCHEMA_VERSION}",
+            fix="rescore the episodes with this loragate (`loragate score-episodes`)",
+        )
+    try:
+        return EpisodesSummary.model_validate(raw)
+    except ValidationError as exc:
+        raise BadInput(
+            f"{path}: not a valid episodes summary",
+            validation_problems(exc, str(path), fix="rescore with `loragate score-episodes`"),
         ) from None
 
 

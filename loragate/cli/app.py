@@ -15,6 +15,7 @@ from loragate.cli import (
     reliability,
     run,
     score,
+    score_episodes,
     train,
     validate,
     view,
@@ -31,6 +32,7 @@ app = typer.Typer(
 
 app.command("validate")(validate.command)
 app.command("score")(score.command)
+app.command("score-episodes")(score_episodes.command)
 app.command("run")(run.command)
 app.command("compare")(compare.command)
 app.command("gate")(gate.command)

@@ -72,11 +72,14 @@ def command(
     logs = assign_training_logs(training_log or [], refs)
     loaded = [load_run(ref, log) for ref, log in zip(refs, logs, strict=True)]
     comparison = compare_runs(loaded, intersect=intersect, alpha=alpha, seed=seed)
+    from loragate.episode_compare import episode_lines
+
+    episodes = episode_lines(loaded, seed=seed)
     if output_format == "json":
         text = render_json(comparison)
         typer.echo(text, nl=False)
     elif output_format == "markdown":
-        text = render_markdown(comparison)
+        text = render_markdown(comparison) + "".join(f"\n{line}\n" for line in episodes)
         typer.echo(text, nl=False)
     else:
         import io
@@ -84,10 +87,14 @@ def command(
         from rich.console import Console
 
         Console().print(render_terminal(comparison))
+        for line in episodes:
+            Console().print(line, highlight=False)
         text = ""
         if out is not None:
             console = Console(width=160, record=True, file=io.StringIO())
             console.print(render_terminal(comparison))
+            for line in episodes:
+                console.print(line, highlight=False)
             text = console.export_text()
     if out is not None:
         atomic_write_text(out, text)

@@ -51,6 +51,18 @@ def parse_adapter_option(values: list[str]) -> dict[str, str]:
     return out
 
 
+def parse_episodes_option(value: str | None) -> int | str | None:
+    """`--episodes N` (N >= 1) or `all`."""
+    if value is None or value == "all":
+        return value
+    if value.isdigit() and int(value) >= 1:
+        return int(value)
+    raise BadInput(
+        f"--episodes {value!r}: expected a count or `all`",
+        [Problem("--episodes", "not a count", fix="write --episodes 3 or --episodes all")],
+    )
+
+
 def command(
     config: Annotated[
         Path | None, typer.Option("--config", "-c", help="Run config YAML (see configs/).")
@@ -101,6 +113,14 @@ def command(
     parse_mode: Annotated[
         str | None, typer.Option("--parse-mode", help="strict | repaired")
     ] = None,
+    episodes: Annotated[
+        str | None,
+        typer.Option(
+            "--episodes",
+            metavar="N|all",
+            help="Also run the first N episodes of episodes.jsonl (with their fault variants).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     trust_remote_code: Annotated[
         bool,
@@ -124,6 +144,7 @@ def command(
         "parse_mode": parse_mode,
         "allow_pickle": True if allow_pickle else None,
         "ignore_base_mismatch": True if ignore_base_mismatch else None,
+        "episodes": parse_episodes_option(episodes),
     }
     if model is not None:
         overrides["model"] = model
@@ -191,12 +212,17 @@ def _run_locked(
     from rich.console import Console
 
     from loragate.cli._progress import progress
-    from loragate.pipeline import execute_run, plan_run
+    from loragate.pipeline import LazyRunner, execute_run, plan_run
     from loragate.report import print_summary
     from loragate.runfolder import GENERATIONS
     from loragate.scoring import finish_run
 
     plan = plan_run(cfg, config_path=config_path, limit=limit, families=families)
+    episodes = None
+    if cfg.episodes is not None:
+        from loragate.episode_run import pick_episodes
+
+        episodes = pick_episodes(plan.evalset, cfg.episodes)
     pending = len(plan.pending)
     console.print(
         f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
@@ -206,8 +232,26 @@ def _run_locked(
     )
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
     first = f"starting the {plan.backend} backend"
-    with progress(console, pending, "generating", quiet=quiet, before=first) as advance:
-        outcome = execute_run(plan, on_records=lambda rs: advance(len(rs)))
+    runner = LazyRunner(plan.backend, plan.setup)
+    try:
+        with progress(console, pending, "generating", quiet=quiet, before=first) as advance:
+            outcome = execute_run(plan, on_records=lambda rs: advance(len(rs)), runner=runner)
+        episode_summary = None
+        if episodes is not None:
+            from loragate.episode_run import run_plan_episodes
+
+            console.print(
+                f"episodes: {len(episodes.episodes)} variants of "
+                f"{len({e.base_id for e in episodes.episodes})} episodes"
+            )
+            episode_summary = run_plan_episodes(
+                plan,
+                episodes,
+                runner,
+                on_round=lambda n, jobs: console.print(f"episode round {n}: {jobs} generations"),
+            )
+    finally:
+        runner.close()
     scored = finish_run(
         plan.evalset,
         outcome.records,
@@ -216,7 +260,12 @@ def _run_locked(
         k=cfg.sampling.samples,
         source=None,
     )
-    print_summary(scored.summary, Console() if console.stderr else console)
+    out_console = Console() if console.stderr else console
+    print_summary(scored.summary, out_console)
+    if episode_summary is not None:
+        from loragate.episode_report import print_episodes
+
+        print_episodes(episode_summary, out_console)
     check = outcome.manifest.self_check
     if check is not None:
         for adapter, share in check.identical_to_base.items():
@@ -228,5 +277,6 @@ def _run_locked(
     console.print(
         f"generated {outcome.generated}, reused {outcome.cached}; "
         f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md, view.html"
+        + (", trajectories.jsonl, episodes_summary.json" if episode_summary else "")
     )
     return scored

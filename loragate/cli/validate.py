@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
 from loragate.aggregate import family_order
+from loragate.episodes import load_episodes
 from loragate.errors import BadInput
 from loragate.evalset import Evalset, load_evalset
 from loragate.report import family_label
@@ -49,6 +50,17 @@ def describe(evalset: Evalset) -> str:
     return text
 
 
+def _report(exc: BadInput, evalset: Path) -> NoReturn:
+    """Every problem, one a line, then exit 2."""
+    if not exc.problems:
+        raise exc
+    typer.echo(f"error: {exc.message}", err=True)
+    for problem in exc.problems:
+        typer.echo(str(problem))
+    typer.echo(f"{len(exc.problems)} problem(s) in {evalset}")
+    raise typer.Exit(2) from None
+
+
 def command(
     evalset: Annotated[
         Path,
@@ -58,7 +70,8 @@ def command(
         ),
     ],
 ) -> None:
-    """Check an evalset: manifest, tool schemas, policy, every entry and its `expect`.
+    """Check an evalset: manifest, tool schemas, policy, every entry and its `expect`,
+    and its episodes (episodes.jsonl) when it has any.
 
     Prints OK with the entry counts per family, or every problem and exits 2.
 
@@ -67,11 +80,15 @@ def command(
     try:
         loaded = load_evalset(evalset)
     except BadInput as exc:
-        if not exc.problems:
-            raise
-        typer.echo(f"error: {exc.message}", err=True)
-        for problem in exc.problems:
-            typer.echo(str(problem))
-        typer.echo(f"{len(exc.problems)} problem(s) in {evalset}")
-        raise typer.Exit(2) from None
+        _report(exc, evalset)
     typer.echo(describe(loaded))
+    try:
+        episodes = load_episodes(loaded)
+    except BadInput as exc:
+        _report(exc, evalset)
+    if episodes is not None:
+        specs = {e.base_id for e in episodes.episodes}
+        typer.echo(
+            f"OK: {len(specs)} episodes ({len(episodes.episodes)} with their fault variants) "
+            f"in {episodes.path.name}"
+        )

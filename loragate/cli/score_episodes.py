@@ -1,0 +1,61 @@
+"""`loragate score-episodes`: judge a `trajectories.jsonl` again, offline.
+
+Every trajectory is replayed against the evalset's simulated tools with the recorded
+model outputs (nothing is generated), so verdicts and figures follow the current rules
+and the current episodes. Writes `trajectories.jsonl` (fresh verdicts),
+`episode_results.jsonl` and `episodes_summary.json` into `--out`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from loragate.errors import BadInput, Problem
+
+
+def command(
+    trajectories: Annotated[
+        Path,
+        typer.Option("--trajectories", metavar="FILE", help="trajectories.jsonl of a run."),
+    ],
+    evalset: Annotated[
+        Path,
+        typer.Option("--evalset", metavar="DIR", help="Evalset folder the run used."),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", metavar="RUN_DIR", help="Run folder to write the episode files into."
+        ),
+    ],
+    parse_mode: Annotated[
+        Literal["strict", "repaired"],
+        typer.Option("--parse-mode", help="Judge the strict parse, or the parse after repair."),
+    ] = "strict",
+) -> None:
+    """Rescore episode trajectories without a model and print the episode figures."""
+    from rich.console import Console
+
+    from loragate.episode_report import print_episodes
+    from loragate.episode_run import rescore_episodes
+    from loragate.evalset import load_evalset
+    from loragate.locking import writing
+
+    if not trajectories.is_file():
+        raise BadInput(
+            f"--trajectories {trajectories} is not a file",
+            [Problem(str(trajectories), "no such file", fix="pass a run's trajectories.jsonl")],
+        )
+    if out.exists() and not out.is_dir():
+        raise BadInput(
+            f"--out {out} exists and is not a folder",
+            [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
+        )
+    loaded = load_evalset(evalset)
+    with writing(out):
+        summary = rescore_episodes(trajectories, loaded, out, parse_mode)
+    print_episodes(summary, Console())
+    typer.echo(f"Wrote {out} (trajectories.jsonl, episode_results.jsonl, episodes_summary.json)")

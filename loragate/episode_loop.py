@@ -1,0 +1,214 @@
+"""The episode loop over a runner: generate, parse, run the calls, append the
+results, generate again, until every trajectory has a final reply or hits its cap.
+
+Each round hands every live trajectory (episode variant x adapter x sample) to one
+`generate` call, so a vLLM engine batches them all with a per-prompt LoRA request.
+Every step is appended to `trajectories.jsonl` (flushed and fsynced) as it is
+judged. The file is the cache: a step whose cache key (prompt, model, adapter,
+sampling, sample) is already there is taken from it, so a killed run resumes at the
+step it reached, and a rerun with nothing changed generates nothing. The simulator
+is deterministic, so replaying the recorded outputs rebuilds every trajectory; this
+is how `rescore` judges a trajectories file offline (matched by episode, adapter,
+sample and step).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from loragate.episode_records import (
+    EPISODE_RESULTS,
+    EPISODES_SUMMARY,
+    TRAJECTORIES,
+    EpisodesSummary,
+    StepRecord,
+    TrajectoryResult,
+)
+from loragate.episode_stats import summarize_episodes
+from loragate.episodes import Episode
+from loragate.errors import BadInput, Problem
+from loragate.files import atomic_write_json, atomic_write_text
+from loragate.records import GenerationRecord
+from loragate.render import ChatRenderer, prompt_sha256
+from loragate.runfolder import GenerationWriter, dump_jsonl, read_jsonl
+from loragate.runners import PromptJob
+from loragate.trajectory import EpisodeContext, Trajectory
+
+Generate = Callable[[Sequence[PromptJob], Callable[[list[GenerationRecord]], None]], None]
+"""`Runner.generate`: jobs in, records handed to the sink as they finish."""
+KeyFn = Callable[[str, str, int], str]
+"""(prompt sha256, adapter name, sample) -> cache key."""
+SeedFn = Callable[[str, int], "int | None"]
+
+_Jobs = dict[str, tuple[PromptJob, list[Trajectory]]]
+"""Cache key -> the job and the trajectories waiting for its output."""
+STEP_SEPARATOR = "@"
+"""Job ids are `EPISODE@STEP`."""
+
+
+def read_steps(path: Path) -> list[StepRecord]:
+    """Every step of a `trajectories.jsonl` (a torn last line from a kill dropped)."""
+    if not path.is_file():
+        return []
+    return read_jsonl(path, StepRecord, tolerate_torn_tail=True)
+
+
+def _prompt(traj: Trajectory, renderer: ChatRenderer | None) -> str:
+    if renderer is not None:
+        return renderer.render_prompt(traj.chat_messages(), traj.tools())
+    request = {"messages": traj.chat_messages("str"), "tools": traj.tools()}
+    return json.dumps(request, sort_keys=True, ensure_ascii=False)
+
+
+def run_episodes(
+    episodes: Sequence[Episode],
+    ctx: EpisodeContext,
+    *,
+    adapters: Sequence[str],
+    samples: int,
+    renderer: ChatRenderer | None,
+    key: KeyFn,
+    generate: Generate | None,
+    out_dir: Path,
+    seed: SeedFn | None = None,
+    on_round: Callable[[int, int], None] | None = None,
+    source: Path | None = None,
+) -> list[Trajectory]:
+    """Run every (episode, adapter, sample) to its end; returns the trajectories.
+
+    With `generate=None` nothing is generated: every step must be in `source` (default
+    the run folder's `trajectories.jsonl`), matched by episode, adapter, sample and
+    step (the replay), and `trajectories.jsonl` is rewritten with fresh verdicts.
+    `on_round(round, jobs)` sees each round before it generates.
+    """
+    path = out_dir / TRAJECTORIES
+    source = source if source is not None else path
+    old = read_steps(source)
+    by_key = {s.cache_key: s for s in old if s.cache_key}
+    by_pos = {(s.episode_id, s.adapter, s.sample, s.step): s for s in old}
+    trajs = [
+        Trajectory(ep, ctx, adapter, sample)
+        for ep in episodes
+        for adapter in adapters
+        for sample in range(samples)
+    ]
+    writer: GenerationWriter | None = None
+
+    def write(steps: list[StepRecord]) -> None:
+        nonlocal writer
+        if not steps:
+            return
+        if writer is None:
+            writer = GenerationWriter(path)
+        writer.append(steps)
+
+    try:
+        round_no = 0
+        while True:
+            live = [t for t in trajs if not t.done]
+            if not live:
+                break
+            round_no += 1
+            # Trajectories with the same prompt (a fault variant before its fault,
+            # greedy samples) share one job: the same cache key is the same generation.
+            jobs: _Jobs = {}
+            reused: list[StepRecord] = []
+            for t in live:
+                while not t.done:
+                    prompt = _prompt(t, renderer)
+                    sha = prompt_sha256(prompt)
+                    ck = key(sha, t.adapter, t.sample)
+                    step = len(t.steps) + 1
+                    pos = (t.episode.id, t.adapter, t.sample, step)
+                    cached = by_pos.get(pos) if generate is None else by_key.get(ck)
+                    if cached is None:
+                        break
+                    replay = generate is None  # keep what the run recorded
+                    record = t.advance(
+                        cached.text,
+                        prompt_sha256=cached.prompt_sha256 if replay else sha,
+                        cache_key=cached.cache_key if replay else ck,
+                        finish_reason=cached.finish_reason,
+                    )
+                    if generate is not None and pos not in by_pos:
+                        reused.append(record)
+                if t.done:
+                    continue
+                if generate is None:
+                    raise BadInput(
+                        f"{source} lacks step {len(t.steps) + 1} of {t.episode.id}/{t.adapter}/"
+                        f"{t.sample}",
+                        [
+                            Problem(
+                                str(source),
+                                "the trajectory stops before its end",
+                                fix="rescore a complete trajectories file (or finish the run)",
+                            )
+                        ],
+                    )
+                if ck in jobs:
+                    jobs[ck][1].append(t)
+                    continue
+                job = PromptJob(
+                    entry_id=f"{t.episode.id}{STEP_SEPARATOR}{len(t.steps) + 1}",
+                    adapter=t.adapter,
+                    sample=t.sample,
+                    prompt=prompt,
+                    messages=t.chat_messages("str"),
+                    prompt_sha256=sha,
+                    cache_key=ck,
+                    seed=seed(sha, t.sample) if seed is not None else None,
+                )
+                jobs[ck] = (job, [t])
+            write(reused)
+            if not jobs or generate is None:
+                continue
+            if on_round is not None:
+                on_round(round_no, len(jobs))
+
+            def sink(records: list[GenerationRecord], jobs: _Jobs = jobs) -> None:
+                fresh: list[StepRecord] = []
+                for r in records:
+                    found = jobs.pop(r.cache_key or "", None)
+                    if found is None:
+                        continue  # a duplicate or a job this round did not ask for
+                    job, waiting = found
+                    for t in waiting:
+                        fresh.append(
+                            t.advance(
+                                r.text,
+                                prompt_sha256=job.prompt_sha256,
+                                cache_key=job.cache_key,
+                                finish_reason=r.finish_reason,
+                            )
+                        )
+                    by_key[job.cache_key] = fresh[-1]
+                write(fresh)
+
+            generate([job for job, _ in jobs.values()], sink)
+            if jobs:
+                first = next(iter(jobs.values()))[0]
+                raise RuntimeError(
+                    f"the runner returned no generation for {len(jobs)} episode step(s), "
+                    f"e.g. {first.entry_id}/{first.adapter}/{first.sample}"
+                )
+    finally:
+        if writer is not None:
+            writer.close()
+    if generate is None:
+        atomic_write_text(path, dump_jsonl(s for t in trajs for s in t.steps))
+    return trajs
+
+
+def write_episode_results(
+    trajs: Sequence[Trajectory], out_dir: Path, *, episodes_sha256: str, k: int
+) -> tuple[list[TrajectoryResult], EpisodesSummary]:
+    """Score the finished trajectories; write `episode_results.jsonl` and
+    `episodes_summary.json`."""
+    results = [t.result() for t in trajs]
+    summary = summarize_episodes(results, episodes_sha256=episodes_sha256, k=k)
+    atomic_write_text(out_dir / EPISODE_RESULTS, dump_jsonl(results))
+    atomic_write_json(out_dir / EPISODES_SUMMARY, summary.model_dump(mode="json", by_alias=True))
+    return results, summary

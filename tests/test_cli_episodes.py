@@ -1,0 +1,134 @@
+"""The episode commands: `validate` on episodes, `score-episodes`, `run --episodes`
+options, and the committed trajectories fixture."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from loragate.cli.app import main
+from loragate.cli.run import parse_episodes_option
+from loragate.episode_records import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
+from loragate.episode_run import pick_episodes
+from loragate.errors import BadInput
+from loragate.evalset import load_evalset
+from tests._episodes import FIXTURE, PAY, REPO, build_fixture, evalset_with
+
+AGENT20 = str(REPO / "evalsets" / "agent20")
+
+
+def run_main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["loragate", *args])
+    with pytest.raises(SystemExit) as info:
+        main()
+    return int(info.value.code or 0)
+
+
+def test_fixture_is_what_the_scripts_give(tmp_path: Path) -> None:
+    build_fixture(tmp_path)
+    assert (tmp_path / TRAJECTORIES).read_text() == FIXTURE.read_text()
+
+
+def test_score_episodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    args = ["score-episodes", "--trajectories", str(FIXTURE), "--evalset", AGENT20]
+    assert run_main(monkeypatch, *args, "--out", str(out)) == 0
+    printed = capsys.readouterr().out
+    assert "survival (observed vs r^n" in printed and "recovery: timeout" in printed
+    summary = json.loads((out / EPISODES_SUMMARY).read_text())
+    round0, round1 = summary["adapters"]["round0"], summary["adapters"]["round1"]
+    assert round1["success"]["rate"] == 1.0 and round1["recovery"]["timeout"]["rate"] == 1.0
+    assert round0["recovery"]["timeout"]["rate"] == 0.0
+    assert round0["success_by_fault"]["clean"]["rate"] == 1.0
+    assert len((out / EPISODE_RESULTS).read_text().splitlines()) == 2 * 45
+    assert len((out / TRAJECTORIES).read_text().splitlines()) == len(
+        FIXTURE.read_text().splitlines()
+    )
+
+
+def test_score_episodes_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    missing = [
+        "--trajectories",
+        str(tmp_path / "nope.jsonl"),
+        "--evalset",
+        AGENT20,
+        "--out",
+        str(out),
+    ]
+    assert run_main(monkeypatch, "score-episodes", *missing) == 2
+    other = evalset_with(tmp_path, [PAY])
+    wrong = ["--trajectories", str(FIXTURE), "--evalset", str(other), "--out", str(out)]
+    assert run_main(monkeypatch, "score-episodes", *wrong) == 2
+    err = capsys.readouterr().err
+    assert "EP-0" in err and "fix:" in err and "Traceback" not in err
+    assert not (out / EPISODES_SUMMARY).exists()
+
+
+def test_validate_lists_episodes_and_their_problems(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_main(monkeypatch, "validate", AGENT20) == 0
+    assert "OK: 15 episodes (45 with their fault variants)" in capsys.readouterr().out
+    bad = dict(PAY, tools=["get_invoice", "pay_invoce", "request_confirmation"])
+    root = evalset_with(tmp_path, [PAY | {"id": "EP-OK"}, bad])
+    assert run_main(monkeypatch, "validate", str(root)) == 2
+    printed = capsys.readouterr().out
+    assert "episodes.jsonl:2: tools[1]: unknown tool 'pay_invoce'" in printed
+    assert "did you mean 'pay_invoice'" in printed
+
+
+def test_episode_options() -> None:
+    assert parse_episodes_option("3") == 3 and parse_episodes_option("all") == "all"
+    assert parse_episodes_option(None) is None
+    for bad in ("0", "-1", "some"):
+        with pytest.raises(BadInput, match="--episodes"):
+            parse_episodes_option(bad)
+    ev = load_evalset(AGENT20)
+    assert {e.base_id for e in pick_episodes(ev, 2).episodes} == {"EP-01", "EP-02"}
+    assert len(pick_episodes(ev, "all").episodes) == 45
+
+
+def test_episodes_option_without_episodes(tmp_path: Path) -> None:
+    root = evalset_with(tmp_path, [PAY])
+    (root / "episodes.jsonl").unlink()
+    with pytest.raises(BadInput, match=r"no episodes\.jsonl"):
+        pick_episodes(load_evalset(root), 1)
+
+
+def test_readme_episode_example_validates(tmp_path: Path) -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- episode-example -->\n```json\n", 1)[1].split("```", 1)[0]
+    root = evalset_with(tmp_path, [block.strip()])
+    episodes = pick_episodes(load_evalset(root), "all")
+    assert [e.id for e in episodes.episodes] == ["EP-DOC", "EP-DOC~rate_limit", "EP-DOC~error"]
+
+
+def test_survival_line_wording() -> None:
+    from loragate.episode_records import EpisodeAdapterSummary, Rate, SurvivalPoint
+    from loragate.episode_report import survival_line
+
+    empty = Rate(n=0, passes=0, rate=None, ci_low=None, ci_high=None)
+    adapter = EpisodeAdapterSummary(
+        success=empty,
+        pass_hat_k=None,
+        k=1,
+        per_step=Rate(n=10, passes=9, rate=0.9, ci_low=0.6, ci_high=0.98),
+        tool_error_rate=None,
+        survival=[
+            SurvivalPoint(steps=1, trajectories=2, observed=0.5, projected=0.9),
+            SurvivalPoint(steps=3, trajectories=4, observed=0.75, projected=0.729),
+        ],
+    )
+    line = survival_line(adapter)
+    assert line == (
+        "survival (observed vs r^n, r = 90.0 %): 1 step 1/2 50.0 % vs 90.0 %; "
+        "3 steps 3/4 75.0 % vs 72.9 %"
+    )

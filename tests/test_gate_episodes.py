@@ -1,0 +1,94 @@
+"""Gate rules on episodes: success, per-step rate, recovery per fault kind."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from loragate.cli.app import main
+from loragate.episode_run import rescore_episodes
+from loragate.evalset import load_evalset
+from tests._episodes import FIXTURE, REPO
+
+CASESTUDY = REPO / "tests" / "data" / "casestudy"
+
+
+def run_main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["loragate", *args])
+    with pytest.raises(SystemExit) as info:
+        main()
+    return int(info.value.code or 0)
+
+
+def scored_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played_by: str) -> Path:
+    """The case study's round 2 (adapter v2), with the fixture's `played_by` episodes as v2's."""
+    out = tmp_path / "run"
+    gens = str(CASESTUDY / "round2" / "generations.jsonl")
+    evalset = str(CASESTUDY / "evalset")
+    assert (
+        run_main(
+            monkeypatch, "score", "--generations", gens, "--evalset", evalset, "--out", str(out)
+        )
+        == 0
+    )
+    lines = [json.loads(x) for x in FIXTURE.read_text().splitlines()]
+    mine = [dict(x, adapter="v2") for x in lines if x["adapter"] == played_by]
+    source = tmp_path / "trajectories.jsonl"
+    source.write_text("".join(json.dumps(x) + "\n" for x in mine))
+    rescore_episodes(source, load_evalset(REPO / "evalsets" / "agent20"), out, "strict")
+    return out
+
+
+POLICY = """
+version: 1
+episodes:
+  min_success: 0.9
+  min_per_step: 0.95
+  min_recovery: 0.5
+  recovery: {timeout: 0.75}
+"""
+
+
+@pytest.mark.parametrize("played_by,code", [("round1", 0), ("round0", 1)])
+def test_episode_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played_by: str, code: int
+) -> None:
+    run = scored_run(tmp_path, monkeypatch, played_by)
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    assert run_main(monkeypatch, "gate", str(run), "--policy", str(policy)) == code
+    gate = json.loads((run / "gate.json").read_text())
+    rules = {r["rule"]: r for r in gate["rules"]}
+    assert {"min_success", "min_per_step", "min_recovery:timeout", "min_recovery:error"} <= set(
+        rules
+    )
+    assert rules["min_recovery:timeout"]["threshold"] == 0.75
+    assert rules["min_recovery:error"]["threshold"] == 0.5
+
+
+def test_episode_rules_need_episodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = scored_run(tmp_path, monkeypatch, "round1")
+    (run / "episodes_summary.json").unlink()
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    assert run_main(monkeypatch, "gate", str(run), "--policy", str(policy)) == 2
+    assert "--episodes" in capsys.readouterr().err
+
+
+def test_card_and_compare_show_episodes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = scored_run(tmp_path / "good", monkeypatch, "round1")
+    bad = scored_run(tmp_path / "bad", monkeypatch, "round0")
+    capsys.readouterr()
+    assert run_main(monkeypatch, "card", str(good)) == 0
+    card = (good / "card" / "card.md").read_text()
+    assert "**Episodes**" in card and "survival (observed vs r^n" in card
+    assert run_main(monkeypatch, "compare", str(bad), str(good), "-f", "markdown") == 0
+    printed = capsys.readouterr().out
+    assert "success 33.3 % -> 100.0 % (+66.7 pt" in printed and "timeout 0/9 -> 9/9" in printed
