@@ -14,6 +14,7 @@ from loragate.cli import (
     reliability,
     run,
     score,
+    sweep,
     train,
     validate,
 )
@@ -30,6 +31,7 @@ app = typer.Typer(
 app.command("validate")(validate.command)
 app.command("score")(score.command)
 app.command("run")(run.command)
+app.command("sweep")(sweep.command)
 app.command("compare")(compare.command)
 app.command("gate")(gate.command)
 app.command("card")(card.command)
