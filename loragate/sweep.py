@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from loragate.adapters import BASE_ADAPTER
 from loragate.config import RunConfig
-from loragate.errors import BadInput, Problem, unknown_name_fix
+from loragate.errors import BadInput, Problem, unknown_name_fix, validation_problems
 from loragate.loading import load_yaml_model
 from loragate.names import Name, name_problem
 
@@ -179,8 +179,20 @@ def run_configs(sweep: SweepConfig, source: str) -> list[SweepRun]:
                 "out": str(out / folder / f"g{i}"),
                 "name": None,
             }
-            runs.append(SweepRun(evalset=folder, group=f"g{i}", config=RunConfig(**raw)))
+            runs.append(SweepRun(evalset=folder, group=f"g{i}", config=_run_config(raw, source)))
     return runs
+
+
+def _run_config(raw: dict[str, Any], source: str) -> RunConfig:
+    """`raw` as a run config; a value the sweep file let through but a run config
+    refuses (an adapter folder's name) is `BadInput` naming the sweep file."""
+    try:
+        return RunConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise BadInput(
+            f"{source}: a run of this sweep is not a valid run config",
+            validation_problems(exc, source, fix=f"correct the value (see {EXAMPLE})"),
+        ) from None
 
 
 def sweep_out(sweep: SweepConfig) -> Path:

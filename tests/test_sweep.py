@@ -21,6 +21,7 @@ from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
 from loragate.sweep import load_sweep, run_configs
 from loragate.sweeping import run_sweep
 from tests._adapters import make_adapter
+from tests._casestudy import run_cli
 from tests._mini_evalset import ENTRY_IDS, write_evalset
 
 
@@ -123,6 +124,21 @@ def test_bad_sweep_files(tmp_path: Path, extra: dict[str, Any], said: str) -> No
     text = str(info.value) + " ".join(str(p) for p in info.value.problems)
     assert said in text
     assert str(path) in text
+
+
+def test_glob_folder_name_a_run_config_refuses(tmp_path: Path) -> None:
+    make_adapter(tmp_path / "ckpt" / "r+1")
+    path = write_sweep(tmp_path, adapter_globs=[str(tmp_path / "ckpt" / "*")])
+    with pytest.raises(BadInput, match="not a valid run config") as info:
+        run_configs(load_sweep(path), str(path))
+    assert "adapters" in str(info.value.problems[0])
+
+
+def test_cli_bad_sweep_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_sweep(tmp_path, cluster={"actors": 0})
+    code, _, err = run_cli(["sweep", "--config", str(path)], capsys)
+    assert code == 2
+    assert "cluster.actors" in err
 
 
 def test_glob_name_taken_twice(tmp_path: Path) -> None:
