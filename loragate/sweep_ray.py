@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -105,17 +106,21 @@ def generate_on_ray(
     connect(cluster.address)
     ray = import_ray()
     engines = [(p.backend, p.setup) for p in plans]
-    dataset = ray.data.from_items(rows).map_batches(
-        GenerateActor,
-        fn_constructor_kwargs={"engines": engines},
-        batch_size=cluster.batch_size,
-        batch_format="numpy",
-        concurrency=cluster.actors,
-        num_cpus=cluster.cpus_per_actor,
-        num_gpus=cluster.gpus_per_actor or None,
-        max_restarts=cluster.max_restarts,
-        max_task_retries=cluster.max_restarts,
-    )
+    with warnings.catch_warnings():
+        # Ray >= 2.60 calls remote args deprecated, but without them an actor that dies
+        # on every attempt (out of memory on one batch) is restarted without end.
+        warnings.filterwarnings("ignore", message=".*ray_remote_args.*deprecated")
+        dataset = ray.data.from_items(rows).map_batches(
+            GenerateActor,
+            fn_constructor_kwargs={"engines": engines},
+            batch_size=cluster.batch_size,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=cluster.actors),
+            num_cpus=cluster.cpus_per_actor,
+            num_gpus=cluster.gpus_per_actor or None,
+            max_restarts=cluster.max_restarts,
+            max_task_retries=cluster.max_restarts,
+        )
     batches = dataset.iter_batches(batch_size=None, batch_format="numpy")
     return write_batches(plans, batches, on_records=on_records)
 
