@@ -82,6 +82,12 @@ class RunPlan:
     def pending(self) -> list[PromptJob]:
         return [j for j in self.jobs if j.cache_key not in self.cached]
 
+    @property
+    def to_generate(self) -> list[PromptJob]:
+        """The pending jobs, one per cache key: two names for the same weights (an A/A
+        check) share one cache key and are generated once."""
+        return list({j.cache_key: j for j in self.pending}.values())
+
 
 @dataclass
 class RunOutcome:
@@ -458,6 +464,54 @@ class LazyRunner:
             self._runner = None
 
 
+class CacheAppender:
+    """The sink of a plan's pending jobs: appends each fresh record to the run folder's
+    `generations.jsonl` (flushed), never a cache key twice and never one the plan did
+    not ask for. The manifest is written before the first record, so a run that fails
+    to start leaves no files. `done` holds every record of the plan by cache key."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        pending: list[PromptJob],
+        on_records: Callable[[list[GenerationRecord]], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.wanted = {j.cache_key for j in pending}
+        self.done: dict[str, GenerationRecord] = dict(plan.cached)
+        self.generated = 0
+        self.on_records = on_records
+        self._writer: GenerationWriter | None = None
+        plan.out_dir.mkdir(parents=True, exist_ok=True)
+        if pending:
+            drop_torn_tail(plan.out_dir / GENERATIONS)
+
+    def __call__(self, records: list[GenerationRecord]) -> None:
+        # A runner that answers a job twice (or a retried worker), or one it was not
+        # given, must not put a duplicate into the cache: keep the first per cache key.
+        fresh: dict[str, GenerationRecord] = {}
+        for r in records:
+            key = r.cache_key
+            if key is not None and key in self.wanted and key not in self.done:
+                fresh.setdefault(key, r)
+        if not fresh:
+            return
+        if self._writer is None:
+            out_dir = self.plan.out_dir
+            atomic_write_json(out_dir / MANIFEST, self.plan.manifest.model_dump(mode="json"))
+            self._writer = GenerationWriter(out_dir / GENERATIONS)
+        self._writer.append(fresh.values())
+        self.done.update(fresh)
+        self.generated += len(fresh)
+        if self.on_records is not None:
+            self.on_records(list(fresh.values()))
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
 def execute_run(
     plan: RunPlan,
     *,
@@ -467,52 +521,23 @@ def execute_run(
     """Generate the pending jobs (starting the runner only if there are any) and
     return one record per job. `on_records` sees each persisted batch (progress).
     A `runner` given is left open for the caller to use and close."""
-    plan.out_dir.mkdir(parents=True, exist_ok=True)
     manifest = plan.manifest
-    # Two names for the same weights (an A/A check) share one cache key: generate once.
-    pending = list({j.cache_key: j for j in plan.pending}.values())
-    done: dict[str, GenerationRecord] = dict(plan.cached)
-    generated = 0
+    pending = plan.to_generate
+    appender = CacheAppender(plan, pending, on_records)
     if pending:
-        wanted = {j.cache_key for j in pending}
-        drop_torn_tail(plan.out_dir / GENERATIONS)
-        writer: GenerationWriter | None = None
-
-        def sink(records: list[GenerationRecord]) -> None:
-            nonlocal generated, writer
-            # A runner that answers a job twice, or one it was not given, must not
-            # put a duplicate into the cache: keep the first record per cache key.
-            fresh: dict[str, GenerationRecord] = {}
-            for r in records:
-                key = r.cache_key
-                if key is not None and key in wanted and key not in done:
-                    fresh.setdefault(key, r)
-            if not fresh:
-                return
-            if writer is None:
-                # Nothing is written before the first generation: a run that fails to
-                # start (a dead server, an incomplete replay file) leaves no files.
-                atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
-                writer = GenerationWriter(plan.out_dir / GENERATIONS)
-            writer.append(fresh.values())
-            done.update(fresh)
-            generated += len(fresh)
-            if on_records is not None:
-                on_records(list(fresh.values()))
-
         lazy = runner if runner is not None else LazyRunner(plan.backend, plan.setup)
         try:
             engine = lazy.get()
-            engine.generate(pending, sink)
+            engine.generate(pending, appender)
             manifest.warnings += engine.warnings()
-            probe = _base_probe(plan, pending, done, engine)
+            probe = _base_probe(plan, pending, appender.done, engine)
         finally:
             if runner is None:
                 lazy.close()
-            if writer is not None:
-                writer.close()
+            appender.close()
     else:
         probe = None
+    done, generated = appender.done, appender.generated
     missing = [j for j in plan.jobs if j.cache_key not in done]
     if missing:
         raise RuntimeError(

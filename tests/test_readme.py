@@ -1,6 +1,6 @@
 """Every `loragate` command in the README's `bash` blocks runs as printed on a clone.
 
-Model-backed commands (`run`, `train`) are left to the slow tests (test_embedded_run,
+Model-backed commands (`run`, `train`, `sweep`) are left to the slow tests (test_embedded_run,
 test_train); every other line runs here, in a scratch folder that sees the clone's
 `tests/`, `configs/` and `evalsets/`, and must exit 0.
 """
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-MODEL_BACKED = {"run", "train"}
+MODEL_BACKED = {"run", "train", "sweep"}
 
 
 def readme_commands() -> list[list[str]]:

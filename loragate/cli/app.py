@@ -16,6 +16,7 @@ from loragate.cli import (
     run,
     score,
     score_episodes,
+    sweep,
     train,
     validate,
     view,
@@ -34,6 +35,7 @@ app.command("validate")(validate.command)
 app.command("score")(score.command)
 app.command("score-episodes")(score_episodes.command)
 app.command("run")(run.command)
+app.command("sweep")(sweep.command)
 app.command("compare")(compare.command)
 app.command("gate")(gate.command)
 app.command("card")(card.command)

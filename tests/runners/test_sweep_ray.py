@@ -1,0 +1,148 @@
+"""`loragate sweep` on a local 2-CPU Ray cluster with the tiny Qwen3 and three adapters
+through the hf runner: verdicts equal `loragate run`'s, a rerun generates nothing, and
+a generation actor killed mid-sweep is restarted without duplicate generations."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.runners.conftest import tiny_config
+from tests.runners.tiny import build_lora
+
+pytestmark = pytest.mark.slow
+ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def three_adapters(
+    tiny_model: Path, tiny_adapters: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    lora3 = build_lora(tiny_model, tmp_path_factory.mktemp("lora3") / "lora3", seed=3)
+    return {**tiny_adapters, "lora3": lora3}
+
+
+def _sweep(model: Path, evalset: Path, adapters: dict[str, Path], out: Path) -> Any:
+    from loragate.sweep import SweepConfig
+
+    run = tiny_config(model, evalset, backend="hf").model_dump()
+    return SweepConfig.model_validate(
+        run
+        | {
+            "adapters": {k: str(v) for k, v in adapters.items()},
+            "out": str(out),
+            "group_size": 2,
+            "baseline": "base",
+            "cluster": {"actors": 2, "batch_size": 4},
+        }
+    )
+
+
+def _verdicts(run_dir: Path) -> dict[tuple[str, str, int], bool]:
+    from loragate.runfolder import read_results
+
+    return {(r.entry_id, r.adapter, r.sample): r.verdict.passed for r in read_results(run_dir)}
+
+
+def _cache_keys(run_dir: Path) -> list[str | None]:
+    from loragate.runfolder import read_generations
+
+    return [r.cache_key for r in read_generations(run_dir / "generations.jsonl")]
+
+
+def test_sweep_equals_run_and_reruns_free(
+    local_ray: None,
+    tiny_model: Path,
+    mini_evalset: Path,
+    three_adapters: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    from loragate.pipeline import execute_run, plan_run
+    from loragate.runs import load_run
+    from loragate.scoring import finish_run
+    from loragate.sweeping import run_sweep
+
+    sweep = _sweep(tiny_model, mini_evalset, three_adapters, tmp_path / "sweep")
+    first = run_sweep(sweep, "test")
+    assert first.generated == first.jobs == 8 * 4
+    assert [f"{r.evalset}/{r.group}" for r in first.runs] == ["mini/g0", "mini/g1"]
+    sweep_verdicts: dict[tuple[str, str, int], bool] = {}
+    for r in first.runs:
+        sweep_verdicts |= _verdicts(Path(r.config.out or ""))
+        load_run(f"{r.config.out}:{next(iter(r.config.adapters))}")  # compare/gate/card read it
+
+    cfg = tiny_config(
+        tiny_model,
+        mini_evalset,
+        backend="hf",
+        out=str(tmp_path / "run"),
+        adapters={k: str(v) for k, v in three_adapters.items()},
+    )
+    plan = plan_run(cfg)
+    outcome = execute_run(plan)
+    finish_run(plan.evalset, outcome.records, plan.out_dir, k=1)
+    assert sweep_verdicts == _verdicts(plan.out_dir)
+
+    rows = first.summary.evalsets["mini"]
+    assert {r.adapter for r in rows} == {"base", "lora1", "lora2", "lora3"}
+    assert [r.vs_baseline is None for r in rows].count(True) == 1  # the baseline itself
+    assert (tmp_path / "sweep" / "sweep.md").read_text(encoding="utf-8").count("lora") >= 6
+
+    again = run_sweep(sweep, "test")
+    assert again.generated == 0
+    assert again.cached == again.jobs
+
+
+def _generation_actors() -> list[int]:
+    """Generation actor processes of this test's own Ray cluster (its descendants)."""
+    import psutil
+
+    found = []
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            if any("GenerateActor" in part for part in proc.cmdline()):
+                found.append(proc.pid)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def test_killed_actor_is_restarted_without_duplicates(
+    local_ray: None,
+    tiny_model: Path,
+    mini_evalset: Path,
+    three_adapters: dict[str, Path],
+    tmp_path: Path,
+) -> None:
+    from loragate.sweeping import run_sweep
+
+    sweep = _sweep(tiny_model, mini_evalset, three_adapters, tmp_path / "sweep")
+    killed: list[int] = []
+
+    def kill_once(records: Any) -> None:
+        if not killed:
+            actors = _generation_actors()
+            assert actors, "no generation actor process found"
+            os.kill(actors[0], signal.SIGKILL)
+            killed.append(actors[0])
+
+    outcome = run_sweep(sweep, "test", on_records=kill_once)
+    assert killed
+    assert outcome.generated == outcome.jobs
+    for r in outcome.runs:
+        keys = _cache_keys(Path(r.config.out or ""))
+        assert not [k for k, n in Counter(keys).items() if n > 1]
+    assert sum(len(_cache_keys(Path(r.config.out or ""))) for r in outcome.runs) == outcome.jobs
