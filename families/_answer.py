@@ -10,7 +10,9 @@ in this order:
    `assistant:` / `human:`, a stray `<tool_call>` tag): the model is writing the
    other side of the conversation.
 3. `degenerate`: a repetition loop - the same 4-word sequences keep coming back
-   (`DEGENERATE_REPEAT_SHARE` of the positions), or one character runs on and on.
+   (`DEGENERATE_REPEAT_SHARE` of the positions), one phrase of four or more words is
+   said three times in a row (where a generation stopped on repetition ends), or one
+   character runs on and on.
 4. `echo`: the reply is mostly a copy of the conversation - at least `ECHO_SHARE` of
    its words lie in word 3-grams of one message (user, tool result, earlier
    assistant turn) or the system prompt, and it reproduces at least
@@ -382,15 +384,26 @@ def _degenerate(reply: list[str], text: str) -> str | None:
         return f"{run.group(1)!r} repeated {len(run.group(0))} times"
     if len(reply) < DEGENERATE_MIN_WORDS:
         return None
-    seen: set[tuple[str, ...]] = set()
+    last: dict[tuple[str, ...], int] = {}
     repeats = 0
     positions = len(reply) - 3
+    run_distance, streak = 0, 0
     for i in range(positions):
         g = tuple(reply[i : i + 4])
-        if g in seen:
-            repeats += 1
-        else:
-            seen.add(g)
+        before = last.get(g)
+        last[g] = i
+        if before is None:
+            run_distance, streak = 0, 0
+            continue
+        repeats += 1
+        # Consecutive positions whose 4-gram came exactly d words earlier: a phrase of
+        # d words said again; 2d - 3 of them in a row is the phrase three times running
+        # (the loop a generation stopped on repetition ends with).
+        d = i - before
+        streak = streak + 1 if d == run_distance else 1
+        run_distance = d
+        if d >= 4 and streak >= 2 * d - 3:
+            return f"a phrase of {d} words said three times in a row"
     if repeats >= DEGENERATE_REPEAT_SHARE * positions:
         return f"{repeats} of {positions} 4-word sequences are repeats"
     return None

@@ -14,6 +14,7 @@ from pydantic import (
     ConfigDict,
     Field,
     field_validator,
+    model_validator,
 )
 
 from loragate.errors import BadInput, Problem, unknown_name_fix
@@ -22,6 +23,27 @@ from loragate.names import Name
 
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 ParseMode = Literal["strict", "repaired"]
+
+
+class RepetitionStop(BaseModel):
+    """End a sample once its last tokens are one pattern of `min_pattern` to
+    `max_pattern` tokens repeated `min_count` times in a row - vLLM's
+    `repetition_detection`, reproduced by the `hf` runner. The repeated text stays in
+    the output (the scorer sees the loop); only the rest of the budget is not spent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_pattern: int = Field(default=8, ge=1, le=1024, description="shortest pattern, tokens")
+    max_pattern: int = Field(default=64, ge=1, le=1024, description="longest pattern, tokens")
+    min_count: int = Field(default=3, ge=2, le=100, description="repeats in a row that stop")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RepetitionStop:
+        if self.min_pattern > self.max_pattern:
+            raise ValueError(
+                f"min_pattern ({self.min_pattern}) must not exceed max_pattern ({self.max_pattern})"
+            )
+        return self
 
 
 class SamplingConfig(BaseModel):
@@ -34,6 +56,9 @@ class SamplingConfig(BaseModel):
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_new_tokens: int = Field(default=256, ge=1, le=32768, description="tokens generated at most")
     seed: int = Field(default=0, ge=0, description="engine seed; per-sample seeds derive from it")
+    stop_on_repetition: RepetitionStop | None = Field(
+        default=None, description="stop degenerate loops early; None = run to the budget"
+    )
 
     @property
     def greedy(self) -> bool:
@@ -58,6 +83,13 @@ class VllmOptions(BaseModel):
     )
     max_num_seqs: int | None = Field(default=None, ge=1, description="None = vLLM's default")
     enforce_eager: bool | None = Field(default=None, description="None = eager on CPU only")
+    block_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="KV-cache block in tokens, also the grain of prefix-cache hits; None = "
+        "32 on CPU (vLLM's 128 recomputes up to 127 tokens of the shared prefix per "
+        "prompt), vLLM's own on GPU",
+    )
     cpu_threads_bind: str | None = Field(
         default=None,
         description="CPU only: VLLM_CPU_OMP_THREADS_BIND (`0-1`, `nobind`); None = vLLM's "
@@ -175,6 +207,15 @@ class RunConfig(BaseModel):
         description="also run the first N episodes of the evalset (`all`: every one); "
         "None: entries only",
     )
+
+    @model_validator(mode="after")
+    def _embedded_stops_loops(self) -> RunConfig:
+        # The embedded demo model loops in about one output in five; its runs stop
+        # loops unless the config says otherwise (`stop_on_repetition: null`).
+        # A user's own model runs to the budget unless asked.
+        if self.model is None and "stop_on_repetition" not in self.sampling.model_fields_set:
+            self.sampling.stop_on_repetition = RepetitionStop()
+        return self
 
     @field_validator("backend")
     @classmethod

@@ -139,6 +139,9 @@ def sampling_identity(sampling: dict[str, Any]) -> dict[str, Any]:
     if temperature > 0:
         ident["top_p"] = float(sampling.get("top_p", 1.0))
         ident["seed"] = int(sampling.get("seed", 0))
+    stop = sampling.get("stop_on_repetition")
+    if stop:  # absent when unset, so the keys of runs without it stay as they were
+        ident["stop_on_repetition"] = {k: int(stop[k]) for k in sorted(stop)}
     return ident
 
 

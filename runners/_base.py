@@ -30,7 +30,7 @@ from loragate.adapters import AdapterInfo
 from loragate.records import GenerationRecord
 
 if TYPE_CHECKING:
-    from loragate.config import RunConfig
+    from loragate.config import RepetitionStop, RunConfig
 
 Sink = Callable[[list[GenerationRecord]], None]
 """Receives finished records; it persists them (append + flush + fsync) before returning."""
@@ -135,3 +135,37 @@ class Runner(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def repeats_at_end(ids: Sequence[int], stop: RepetitionStop) -> bool:
+    """Whether `ids` end with one pattern of `stop.min_pattern`..`stop.max_pattern`
+    tokens repeated `stop.min_count` times in a row (vLLM's `repetition_detection`
+    test, which the vLLM runner leaves to the engine)."""
+    n = len(ids)
+    for size in range(stop.min_pattern, stop.max_pattern + 1):
+        if size * stop.min_count > n:
+            return False
+        if all(
+            ids[n - i] == ids[n - size * m - i]
+            for i in range(1, size + 1)
+            for m in range(1, stop.min_count)
+        ):
+            return True
+    return False
+
+
+def cut_generation(
+    new: Sequence[int], eos_ids: set[int], max_new_tokens: int, stop: RepetitionStop | None
+) -> tuple[list[int], str]:
+    """The generated tokens `new` cut where vLLM's engine would have ended them, and the
+    finish reason: at an end-of-turn token (dropped; `stop`), at the budget (`length`),
+    or, with `stop`, right after the token that completes a repeated loop
+    (`repetition`), checked in that order after every token."""
+    for k, tok in enumerate(new, start=1):
+        if tok in eos_ids:
+            return list(new[: k - 1]), "stop"
+        if k >= max_new_tokens:
+            return list(new[:k]), "length"
+        if stop is not None and repeats_at_end(new[:k], stop):
+            return list(new[:k]), "repetition"
+    return list(new), "length"

