@@ -517,10 +517,12 @@ def execute_run(
     *,
     on_records: Callable[[list[GenerationRecord]], None] | None = None,
     runner: LazyRunner | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> RunOutcome:
     """Generate the pending jobs (starting the runner only if there are any) and
-    return one record per job. `on_records` sees each persisted batch (progress).
-    A `runner` given is left open for the caller to use and close."""
+    return one record per job. `on_records` sees each persisted batch (progress),
+    `on_started` the moment the runner is up. A `runner` given is left open for the
+    caller to use and close."""
     manifest = plan.manifest
     pending = plan.to_generate
     appender = CacheAppender(plan, pending, on_records)
@@ -528,6 +530,8 @@ def execute_run(
         lazy = runner if runner is not None else LazyRunner(plan.backend, plan.setup)
         try:
             engine = lazy.get()
+            if on_started is not None:
+                on_started()
             engine.generate(pending, appender)
             manifest.warnings += engine.warnings()
             probe = _base_probe(plan, pending, appender.done, engine)

@@ -109,12 +109,15 @@ def test_rerun_generates_nothing_and_starts_no_runner(
     tmp_path: Path, counting: type[CountingRunner]
 ) -> None:
     cfg = config(tmp_path, backend="openai")
-    first = execute_run(plan_run(cfg))
+    started: list[int] = []
+    first = execute_run(plan_run(cfg), on_started=lambda: started.append(counting.created))
     assert (first.generated, counting.created) == (len(ENTRY_IDS), 1)
+    assert started == [1]  # told once, when the runner was up
     again = plan_run(cfg)
     assert again.pending == []
-    second = execute_run(again)
+    second = execute_run(again, on_started=lambda: started.append(counting.created))
     assert (second.generated, second.cached, counting.created) == (0, len(ENTRY_IDS), 1)
+    assert started == [1]
     assert [r.text for r in second.records] == [r.text for r in first.records]
 
 

@@ -7,6 +7,8 @@ Rerunning the same command reuses every cached generation; a killed run resumes.
 
 from __future__ import annotations
 
+import time
+
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -233,9 +235,21 @@ def _run_locked(
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
     first = f"starting the {plan.backend} backend"
     runner = LazyRunner(plan.backend, plan.setup)
+    started = time.monotonic()
+
+    def ready() -> None:
+        if not quiet and pending:
+            spent = int(time.monotonic() - started)
+            console.print(
+                f"the {plan.backend} backend is up after {spent // 60}:{spent % 60:02d}",
+                highlight=False,
+            )
+
     try:
         with progress(console, pending, "generating", quiet=quiet, before=first) as advance:
-            outcome = execute_run(plan, on_records=lambda rs: advance(len(rs)), runner=runner)
+            outcome = execute_run(
+                plan, on_records=lambda rs: advance(len(rs)), runner=runner, on_started=ready
+            )
         episode_summary = None
         if episodes is not None:
             from loragate.episode_run import run_plan_episodes
