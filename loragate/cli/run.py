@@ -8,7 +8,6 @@ Rerunning the same command reuses every cached generation; a killed run resumes.
 from __future__ import annotations
 
 import time
-
 from pathlib import Path
 from typing import Annotated, Any
 
