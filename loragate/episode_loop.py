@@ -9,7 +9,12 @@ sampling, sample) is already there is taken from it, so a killed run resumes at 
 step it reached, and a rerun with nothing changed generates nothing. The simulator
 is deterministic, so replaying the recorded outputs rebuilds every trajectory; this
 is how `rescore` judges a trajectories file offline (matched by episode, adapter,
-sample and step).
+sample and step). Tools answered by a tool server are not called then: their recorded
+results are replayed.
+
+A tool server has one state for the whole run, so trajectories that use a server take
+their steps one trajectory at a time (per server, in order); the others are batched as
+before.
 """
 
 from __future__ import annotations
@@ -53,6 +58,21 @@ def read_steps(path: Path) -> list[StepRecord]:
     if not path.is_file():
         return []
     return read_jsonl(path, StepRecord, tolerate_torn_tail=True)
+
+
+def live_trajectories(trajs: Sequence[Trajectory]) -> list[Trajectory]:
+    """The unfinished trajectories that may step this round: every one on simulated
+    tools, and per tool server only the first unfinished one that uses it."""
+    held: set[str] = set()
+    out = []
+    for t in trajs:
+        if t.done:
+            continue
+        servers = t.episode.spec.servers()
+        if not servers & held:
+            out.append(t)
+        held |= servers
+    return out
 
 
 def _prompt(traj: Trajectory, renderer: ChatRenderer | None) -> str:
@@ -107,7 +127,7 @@ def run_episodes(
     try:
         round_no = 0
         while True:
-            live = [t for t in trajs if not t.done]
+            live = live_trajectories(trajs)
             if not live:
                 break
             round_no += 1
@@ -131,6 +151,7 @@ def run_episodes(
                         prompt_sha256=cached.prompt_sha256 if replay else sha,
                         cache_key=cached.cache_key if replay else ck,
                         finish_reason=cached.finish_reason,
+                        recorded=cached.results if replay else None,
                     )
                     if generate is not None and pos not in by_pos:
                         reused.append(record)

@@ -1,5 +1,6 @@
 """The episodes of `loragate run`: pick them, key them like generations, run the loop
-on the run's engine, write the episode files of the run folder."""
+on the run's engine (with the evalset's tool servers open for the episodes that use
+them), write the episode files of the run folder."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from loragate.errors import BadInput, Problem
 from loragate.evalset import Evalset
 from loragate.manifest import cache_key, sample_seed
 from loragate.pipeline import LazyRunner, RunPlan
+from loragate.tool_servers import ToolServers
 from loragate.trajectory import EpisodeContext
 
 EpisodeCount = int | Literal["all"]
@@ -37,9 +39,13 @@ def pick_episodes(evalset: Evalset, count: EpisodeCount) -> EpisodeSet:
     return select_episodes(episodes, limit=None if count == "all" else count)
 
 
-def context(evalset: Evalset, parse_mode: Literal["strict", "repaired"]) -> EpisodeContext:
+def context(
+    evalset: Evalset,
+    parse_mode: Literal["strict", "repaired"],
+    servers: ToolServers | None = None,
+) -> EpisodeContext:
     return EpisodeContext(
-        evalset.toolset, evalset.policy, evalset.manifest.system_prompt, parse_mode
+        evalset.toolset, evalset.policy, evalset.manifest.system_prompt, parse_mode, servers
     )
 
 
@@ -71,18 +77,23 @@ def run_plan_episodes(
         return None if config.sampling.greedy else sample_seed(config.sampling.seed, sha, sample)
 
     plan.out_dir.mkdir(parents=True, exist_ok=True)
-    trajs = run_episodes(
-        episodes.episodes,
-        context(plan.evalset, config.parse_mode),
-        adapters=names,
-        samples=config.sampling.samples,
-        renderer=plan.renderer,
-        key=key,
-        generate=lambda jobs, sink: runner.get().generate(jobs, sink),
-        out_dir=plan.out_dir,
-        seed=seed,
-        on_round=on_round,
-    )
+    evalset = plan.evalset
+    # Started on first use, stopped when the loop ends (also on an error or Ctrl-C).
+    with ToolServers(
+        evalset.manifest.tool_servers, root=evalset.root, log_dir=plan.out_dir
+    ) as servers:
+        trajs = run_episodes(
+            episodes.episodes,
+            context(evalset, config.parse_mode, servers),
+            adapters=names,
+            samples=config.sampling.samples,
+            renderer=plan.renderer,
+            key=key,
+            generate=lambda jobs, sink: runner.get().generate(jobs, sink),
+            out_dir=plan.out_dir,
+            seed=seed,
+            on_round=on_round,
+        )
     return write_episode_results(
         trajs, plan.out_dir, episodes_sha256=episodes.sha256, k=config.sampling.samples
     )[1]
@@ -92,7 +103,8 @@ def rescore_episodes(
     trajectories: Path, evalset: Evalset, out_dir: Path, parse_mode: Literal["strict", "repaired"]
 ) -> EpisodesSummary:
     """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
-    replayed against the simulator; the episode files are written into `out_dir`."""
+    replayed against the simulator (a tool server's results as recorded: no server is
+    started); the episode files are written into `out_dir`."""
     from loragate.episode_loop import read_steps
 
     episodes = load_episodes(evalset)

@@ -22,25 +22,43 @@ One line of `episodes.jsonl` (format 1)::
                                 "where": {"ticket_id": "T-7", "status": "closed"}}],
                  "answer_mentions": [["T-7"]]},
      "max_steps": 6}
+
+Format 2 (`episode_format` 2): a tool's backend may be a tool server of the evalset
+(`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
+`tool_servers` in `evalset.yaml`, see `loragate.tool_servers`). Format 1 lines load
+unchanged.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 from loragate.errors import BadInput, Problem, did_you_mean, validation_problems
 from loragate.evalset import FAULT_SEPARATOR, Evalset, Message, Policy
 from loragate.jsonl import read_objects
 from loragate.matchers import check_matcher
+from loragate.names import Name
 from loragate.tools import Toolset
 
-EPISODE_FORMAT_VERSION = 1
-"""Version of an `episodes.jsonl` line (`episode_format`)."""
+EPISODE_FORMAT_VERSION = 2
+"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
+a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`)."""
+SERVER_BACKEND_VERSION = 2
+"""The first format whose backends may name a tool server."""
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
@@ -101,6 +119,30 @@ class ToolBackend(BaseModel):
     effect: Effect | None = None
     default: Any = None
     """The result of a call no canned result or effect answers; unset: a 404 error."""
+
+
+class ServerBackend(BaseModel):
+    """A tool answered by a tool server of the evalset (`tool_servers` in
+    `evalset.yaml`): the real call is made, faults are injected around it."""
+
+    model_config = _MODEL
+
+    server: Name
+    tool: str | None = Field(default=None, min_length=1, max_length=200)
+    """The tool's name on the server, when it is not the name in tools.json."""
+
+
+def _backend_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "server" if "server" in value else "simulated"
+    return "server" if isinstance(value, ServerBackend) else "simulated"
+
+
+Backend = Annotated[
+    Annotated[ToolBackend, Tag("simulated")] | Annotated[ServerBackend, Tag("server")],
+    Discriminator(_backend_kind),
+]
+"""A simulated tool, or one answered by a tool server."""
 
 
 class ConfirmationAnswer(BaseModel):
@@ -176,7 +218,7 @@ class EpisodeSpec(BaseModel):
     task: list[Message] = Field(min_length=1)
     tools: list[str] = Field(min_length=1)
     state: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
-    backend: dict[str, ToolBackend] = Field(default_factory=dict)
+    backend: dict[str, Backend] = Field(default_factory=dict)
     confirmations: list[Literal["approve", "deny"] | ConfirmationAnswer] = Field(
         default_factory=list
     )
@@ -190,6 +232,14 @@ class EpisodeSpec(BaseModel):
     """How often an identical call that failed may be repeated."""
     tags: list[str] = Field(default_factory=list)
     notes: str | None = None
+
+    def servers(self) -> set[str]:
+        """The tool servers this episode's offered tools are answered by."""
+        return {
+            b.server
+            for name, b in self.backend.items()
+            if isinstance(b, ServerBackend) and name in self.tools
+        }
 
     def answers(self) -> list[ConfirmationAnswer]:
         return [
@@ -269,8 +319,9 @@ def _tool_problems(
             out.append(
                 (
                     "backend",
-                    f"offered tool {name!r} has no simulated backend",
-                    f'add "backend": {{"{name}": {{"default": ...}}}}',
+                    f"offered tool {name!r} has no simulated backend or tool server",
+                    f'add "backend": {{"{name}": {{"default": ...}}}} (simulated) or '
+                    f'{{"{name}": {{"server": NAME}}}} (a tool server)',
                 )
             )
     for name, backend in spec.backend.items():
@@ -278,6 +329,8 @@ def _tool_problems(
             out.append(
                 (f"backend.{name}", f"{name!r} is not offered", "add it to `tools` or drop it")
             )
+        if not isinstance(backend, ToolBackend):
+            continue
         for j, canned in enumerate(backend.results):
             out += _matcher_problems(canned.when, f"backend.{name}.results[{j}].when")
         effect = backend.effect
@@ -349,11 +402,68 @@ def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
     return out
 
 
-def episode_problems(
-    spec: EpisodeSpec, toolset: Toolset, policy: Policy
+def _server_problems(
+    spec: EpisodeSpec, servers: Collection[str], policy: Policy
 ) -> list[tuple[str, str, str]]:
-    """(field, message, fix) of every problem of one episode beyond its schema."""
-    return _tool_problems(spec, toolset, policy) + _success_problems(spec)
+    """(field, message, fix) of tools answered by tool servers."""
+    out: list[tuple[str, str, str]] = []
+    used = False
+    for name, backend in spec.backend.items():
+        if not isinstance(backend, ServerBackend):
+            continue
+        used = True
+        at = f"backend.{name}.server"
+        if backend.server not in servers:
+            fix = (
+                f"{did_you_mean(backend.server, servers)}declare it under `tool_servers` in "
+                "evalset.yaml (README: Episodes, tool servers)"
+            )
+            out.append((at, f"no tool server {backend.server!r} in evalset.yaml", fix))
+        if name == policy.confirmation_tool:
+            out.append((at, f"{name} is answered by the scripted user", "drop its backend entry"))
+    if not used:
+        return out
+    if spec.episode_format < SERVER_BACKEND_VERSION:
+        out.append(
+            (
+                "episode_format",
+                f"a tool server backend needs episode_format {SERVER_BACKEND_VERSION}",
+                f'write "episode_format": {SERVER_BACKEND_VERSION}',
+            )
+        )
+    simulated = {
+        b.effect.table
+        for b in spec.backend.values()
+        if isinstance(b, ToolBackend) and b.effect is not None
+    }
+    criteria = [("success", spec.success)] + [
+        (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
+    ]
+    for at, crit in criteria:
+        for kind in ("state_has", "state_lacks"):
+            for j, check in enumerate(getattr(crit, kind)):
+                if check.table not in simulated:
+                    out.append(
+                        (
+                            f"{at}.{kind}[{j}].table",
+                            f"no simulated tool changes {check.table!r}, and the state of a "
+                            "tool server is not visible to loragate",
+                            "judge by the answer (answer_mentions, outcome) instead",
+                        )
+                    )
+    return out
+
+
+def episode_problems(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy, servers: Collection[str] = ()
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of every problem of one episode beyond its schema;
+    `servers`: the names of the evalset's tool servers."""
+    return (
+        _tool_problems(spec, toolset, policy)
+        + _server_problems(spec, servers, policy)
+        + _success_problems(spec)
+    )
 
 
 def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | None:
@@ -399,7 +509,8 @@ def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | No
             )
             continue
         first_line[spec.id] = lineno
-        for fld, msg, fix in episode_problems(spec, evalset.toolset, evalset.policy):
+        servers = evalset.manifest.tool_servers
+        for fld, msg, fix in episode_problems(spec, evalset.toolset, evalset.policy, servers):
             problems.append(Problem(where, msg, line=lineno, field=fld, fix=fix or None))
         episodes += expand(spec)
     if not episodes and not problems:

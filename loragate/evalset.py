@@ -29,19 +29,23 @@ from loragate.files import read_json, read_yaml
 from loragate.jsonl import read_objects
 from loragate.records import FaultKind
 from loragate.resources import user_or_bundled
+from loragate.tool_servers import ToolServerTable
 from loragate.tools import ToolDef, Toolset, schema_errors
 
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext
 
-EVALSET_FORMAT_VERSION = 3
-"""3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
+EVALSET_FORMAT_VERSION = 4
+"""4: `tool_servers` (real tool backends of episodes: MCP over stdio, HTTP).
+3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
 inside object and array arguments, `$loose`, `$integer`, `$never`.
 2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
 (`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
 unchanged."""
 PER_ENTRY_TOOLS_VERSION = 3
 """The first format whose entries may carry their own `tools`."""
+TOOL_SERVERS_VERSION = 4
+"""The first format whose manifest may declare `tool_servers`."""
 FAULT_SEPARATOR = "~"
 
 
@@ -71,6 +75,8 @@ class EvalsetManifest(BaseModel):
     entries: str = "entries.jsonl"
     system_prompt: str | None = None
     policy: Policy = Field(default_factory=Policy)
+    tool_servers: ToolServerTable = Field(default_factory=dict)
+    """Real tool backends that episodes may name (`backend: {TOOL: {"server": NAME}}`)."""
 
 
 class FunctionCall(BaseModel):
@@ -407,6 +413,18 @@ def _read_manifest(root: Path) -> EvalsetManifest:
                     "newer format",
                     field="format_version",
                     fix="upgrade loragate",
+                )
+            ],
+        )
+    if manifest.tool_servers and manifest.format_version < TOOL_SERVERS_VERSION:
+        raise BadInput(
+            f"{manifest_path}: `tool_servers` needs format_version {TOOL_SERVERS_VERSION}",
+            [
+                Problem(
+                    str(manifest_path),
+                    f"evalset.yaml says {manifest.format_version}",
+                    field="format_version",
+                    fix=f"set `format_version: {TOOL_SERVERS_VERSION}` in evalset.yaml",
                 )
             ],
         )

@@ -6,22 +6,33 @@ on the record state (tables of JSON objects that reads return and writes change)
 by its default (a 404 error when none is given). The confirmation tool answers from
 the episode's scripted user.
 
+A tool may instead be answered by a tool server of the evalset (`{"server": NAME}`,
+`loragate.tool_servers`): the real call is made (after the server's `reset` tool, once
+per trajectory), or, when rescoring offline, the result the run recorded is replayed.
+
 Faults replace the result of one call (the i-th call of a tool, or the first call of
-a step). `error`, `timeout` and `rate_limit` mean the call did nothing: its effect is
-not applied. `truncated`, `schema_drift` and `wrong_value` garble the result of a call
-that did run: the effect is applied.
+a step), the same way whatever answers the tool (`FaultInjector`). `error`, `timeout`
+and `rate_limit` mean the call did nothing: its effect is not applied and a tool
+server is not called. `truncated`, `schema_drift` and `wrong_value` garble the result
+of a call that did run: the effect is applied, the server is called.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from loragate.episodes import Effect, Episode, FaultSpec, ToolBackend
+from loragate.episodes import Effect, Episode, FaultSpec, ServerBackend, ToolBackend
+from loragate.errors import BadInput
 from loragate.evalset import Policy, fault_text
 from loragate.matchers import match_arguments, matches
+
+if TYPE_CHECKING:
+    from loragate.episode_records import ToolResult
+    from loragate.tool_servers import ToolServers
 
 APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value")
 """Faults of a call that did run (its result is garbled, its change is made)."""
@@ -59,22 +70,19 @@ def _arg_value(value: Any, arguments: dict[str, Any]) -> Any:
     return value
 
 
-class Simulator:
-    """The tools, state and fault plan of one running episode."""
+class FaultInjector:
+    """The fault plan of one running episode: which call carries the variant's fault,
+    and what that call returns. It wraps every backend the same way."""
 
-    def __init__(self, episode: Episode, policy: Policy) -> None:
-        self.episode = episode
-        self.spec = episode.spec
-        self.policy = policy
-        self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
+    def __init__(self, fault: FaultSpec | None) -> None:
+        self.fault = fault
         self.calls_of: dict[str, int] = {}
-        self.confirmations = 0
         self.faulted_steps: set[int] = set()
 
-    # -- the fault plan --------------------------------------------------------------
-
-    def _fault_for(self, name: str, step: int) -> FaultSpec | None:
-        fault = self.episode.fault
+    def pick(self, name: str, step: int) -> FaultSpec | None:
+        """Count a call of `name` at `step`; the fault it carries, if any."""
+        self.calls_of[name] = self.calls_of.get(name, 0) + 1
+        fault = self.fault
         if fault is None:
             return None
         if fault.step is not None:
@@ -82,16 +90,17 @@ class Simulator:
                 self.faulted_steps.add(step)
                 return fault
             return None
-        if fault.tool == name and fault.call == self.calls_of.get(name, 0):
+        if fault.tool == name and fault.call == self.calls_of[name]:
             return fault
         return None
 
     @staticmethod
-    def _faulty_text(fault: FaultSpec, clean: str) -> str:
+    def garble(fault: FaultSpec, clean: str) -> ToolOutcome:
+        """The faulty outcome of a call whose clean result text is `clean`."""
         if fault.result is not None:
-            return fault.result
-        if fault.kind == "rate_limit":
-            return _dumps(
+            text = fault.result
+        elif fault.kind == "rate_limit":
+            text = _dumps(
                 _error(
                     429,
                     "rate_limited",
@@ -99,32 +108,94 @@ class Simulator:
                     retry_after=fault.retry_after,
                 )
             )
-        text = fault_text(fault.kind, clean, {})
-        # A result that cannot drift (not an object) is cut instead: still garbled.
-        return text if text is not None else clean[: max(1, len(clean) * 2 // 5)]
+        else:
+            faulty = fault_text(fault.kind, clean, {})
+            # A result that cannot drift (not an object) is cut instead: still garbled.
+            text = faulty if faulty is not None else clean[: max(1, len(clean) * 2 // 5)]
+        return ToolOutcome(text, True, fault.kind)
+
+    def wrap(self, fault: FaultSpec | None, run: Callable[[], ToolOutcome]) -> ToolOutcome:
+        """`run()`'s outcome under `fault`: not run at all for a fault of a call that did
+        nothing, run and garbled for the others."""
+        if fault is None:
+            return run()
+        if fault.kind not in APPLIES_EFFECT:
+            return self.garble(fault, "")
+        return self.garble(fault, run().text)
+
+
+class Simulator:
+    """The tools, state and fault plan of one running episode."""
+
+    def __init__(
+        self, episode: Episode, policy: Policy, servers: ToolServers | None = None
+    ) -> None:
+        self.episode = episode
+        self.spec = episode.spec
+        self.policy = policy
+        self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
+        self.faults = FaultInjector(episode.fault)
+        self.confirmations = 0
+        self.servers = servers
+        """The run's tool servers; None when rescoring (recorded results are replayed)."""
+        self._reset: set[str] = set()
 
     # -- calls -----------------------------------------------------------------------
 
-    def call(self, name: str, arguments: dict[str, Any], step: int) -> ToolOutcome:
-        """Run one call at `step` (1-based) and return what the model will see."""
-        self.calls_of[name] = self.calls_of.get(name, 0) + 1
-        fault = self._fault_for(name, step)
+    def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        step: int,
+        recorded: ToolResult | None = None,
+    ) -> ToolOutcome:
+        """Run one call at `step` (1-based) and return what the model will see;
+        `recorded`: the run's result of this call, replayed for a tool server's tool."""
+        fault = self.faults.pick(name, step)
         if name == self.policy.confirmation_tool and name in self.spec.tools:
             outcome = self._confirm(arguments)
-            if fault is None:
-                return outcome
-            return ToolOutcome(self._faulty_text(fault, outcome.text), True, fault.kind)
+            return outcome if fault is None else self.faults.garble(fault, outcome.text)
         backend = self.spec.backend.get(name)
         if backend is None or name not in self.spec.tools:
             msg = f"No tool named {name!r} is available here."
             return ToolOutcome(_dumps(_error(404, "unknown_tool", msg)), True)
-        if fault is not None and fault.kind not in APPLIES_EFFECT:
-            return ToolOutcome(self._faulty_text(fault, ""), True, fault.kind)
+        if isinstance(backend, ServerBackend):
+            if self.servers is None:
+                return self._replay(name, arguments, step, recorded)
+            server = self.servers
+            return self.faults.wrap(fault, lambda: self._serve(server, backend, name, arguments))
+        return self.faults.wrap(fault, lambda: self._simulate(backend, arguments))
+
+    def _simulate(self, backend: ToolBackend, arguments: dict[str, Any]) -> ToolOutcome:
         result, failed = self._run(backend, arguments)
-        clean = _dumps(result)
-        if fault is not None:
-            return ToolOutcome(self._faulty_text(fault, clean), True, fault.kind)
-        return ToolOutcome(clean, failed)
+        return ToolOutcome(_dumps(result), failed)
+
+    def _serve(
+        self, servers: ToolServers, backend: ServerBackend, name: str, arguments: dict[str, Any]
+    ) -> ToolOutcome:
+        if backend.server not in self._reset:
+            servers.reset(backend.server)
+            self._reset.add(backend.server)
+        reply = servers.call(backend.server, backend.tool or name, arguments)
+        text = reply.text if len(reply.text) <= MAX_RESULT_CHARS else reply.text[:MAX_RESULT_CHARS]
+        return ToolOutcome(text, reply.failed)
+
+    def _replay(
+        self, name: str, arguments: dict[str, Any], step: int, recorded: ToolResult | None
+    ) -> ToolOutcome:
+        """The recorded outcome of a tool server's call (faults included, as the run saw
+        them)."""
+        if (
+            recorded is None
+            or recorded.name != name
+            or _dump(recorded.arguments) != _dump(arguments)
+        ):
+            raise BadInput(
+                f"step {step} of {self.episode.id} calls {name}, answered by a tool server, "
+                "but the trajectories file holds no result of that call",
+                fix="rescore with the parse mode of the run; a changed episode needs a new run",
+            )
+        return ToolOutcome(recorded.text, recorded.failed, recorded.fault)
 
     def _confirm(self, arguments: dict[str, Any]) -> ToolOutcome:
         answers = self.spec.answers()
@@ -214,6 +285,11 @@ def _same(value: Any, stored: Any) -> bool:
             return value is stored
         return float(value) == float(stored)
     return type(value) is type(stored) and bool(value == stored)
+
+
+def _dump(arguments: dict[str, Any]) -> str:
+    """Arguments as comparable text (NaN equals NaN, key order does not count)."""
+    return json.dumps(arguments, sort_keys=True, default=repr)
 
 
 def _is_error(result: Any) -> bool:

@@ -39,7 +39,10 @@ from loragate.simulator import Simulator, holds
 from loragate.tools import Toolset
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from loragate.families import Setback
+    from loragate.tool_servers import ToolServers
 
 INVARIANTS = frozenset(
     {
@@ -66,6 +69,8 @@ class EpisodeContext:
     policy: Policy
     system_prompt: str | None = None
     parse_mode: Literal["strict", "repaired"] = "strict"
+    servers: ToolServers | None = None
+    """The run's tool servers; None: their tools' results are replayed from the record."""
 
 
 def _key(name: str, arguments: dict[str, Any]) -> str:
@@ -83,7 +88,7 @@ class Trajectory:
         self.ctx = ctx
         self.adapter = adapter
         self.sample = sample
-        self.sim = Simulator(episode, ctx.policy)
+        self.sim = Simulator(episode, ctx.policy, ctx.servers)
         self.messages: list[dict[str, Any]] = []
         if ctx.system_prompt:
             self.messages.append({"role": "system", "content": ctx.system_prompt.strip()})
@@ -141,8 +146,10 @@ class Trajectory:
         prompt_sha256: str = "",
         cache_key: str = "",
         finish_reason: str | None = None,
+        recorded: Sequence[ToolResult] | None = None,
     ) -> StepRecord:
-        """Take the model's output for the next step; return the step's record."""
+        """Take the model's output for the next step; return the step's record.
+        `recorded`: the results this step had in the run (replayed for tool servers)."""
         if self.done:
             raise ValueError(f"trajectory {self.episode.id} is already finished")
         step = len(self.steps) + 1
@@ -156,7 +163,7 @@ class Trajectory:
             )
             final, self.ended_by = True, "unparseable"
         elif parse.calls:
-            verdict, results = self._run_calls(parse, step)
+            verdict, results = self._run_calls(parse, step, recorded or ())
             injected = next((r.fault for r in results if r.fault), None)
             if verdict.reason in INVARIANTS:
                 final, self.ended_by = True, "invariant"
@@ -188,7 +195,9 @@ class Trajectory:
         self.steps.append(record)
         return record
 
-    def _run_calls(self, parse: ParseResult, step: int) -> tuple[Verdict, list[ToolResult]]:
+    def _run_calls(
+        self, parse: ParseResult, step: int, recorded: Sequence[ToolResult]
+    ) -> tuple[Verdict, list[ToolResult]]:
         verdict: Verdict | None = None
         turn_calls: list[dict[str, Any]] = []
         tool_messages: list[dict[str, Any]] = []
@@ -205,7 +214,9 @@ class Trajectory:
                 )
                 result = ToolResult(name=name, arguments=args, text=outcome_text, failed=True)
             else:
-                outcome = self.sim.call(name, args, step)
+                outcome = self.sim.call(
+                    name, args, step, recorded[i] if i < len(recorded) else None
+                )
                 result = ToolResult(
                     name=name,
                     arguments=args,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests._mini_evalset import ENTRY_IDS, PASSING, gen, write_evalset, write_generations
+from tests._tool_servers import mcp_server, replay_run
 
 REPO = Path(__file__).resolve().parent.parent
 AGENT20 = REPO / "evalsets" / "agent20"
@@ -131,3 +132,11 @@ def test_core_commands_work_and_missing_extras_say_what_to_install(
         core, "train", "--config", str(REPO / "configs/train/smollm2-cpu.yaml"), cwd=tmp_path
     )
     assert trained.returncode == 2 and "loragate[train]" in trained.stderr, trained.stderr
+
+
+def test_an_mcp_tool_server_without_the_sdk_says_what_to_install(
+    core: Path, tmp_path: Path
+) -> None:
+    done = loragate(core, *replay_run(tmp_path, mcp_server()), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "pip install 'loragate[mcp]'" in done.stderr and "Traceback" not in done.stderr
