@@ -8,7 +8,8 @@ line against the evalset's tools and policy, and expands each episode into its c
 variant plus one variant per planned fault (`ID~kind`, like family G's entries).
 Every problem is reported with file, line, field and a fix.
 
-One line of `episodes.jsonl` (format 1)::
+Format 2 adds `user_replies`: the scripted user's answers to clarifying questions
+(`UserReply`); a format-1 line loads unchanged. One line of `episodes.jsonl`::
 
     {"episode_format": 1, "id": "EP-001",
      "task": [{"role": "user", "content": "Close T-7 and tell me when done."}],
@@ -31,7 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from loragate.errors import BadInput, Problem, did_you_mean, validation_problems
 from loragate.evalset import FAULT_SEPARATOR, Evalset, Message, Policy
@@ -39,8 +47,10 @@ from loragate.jsonl import read_objects
 from loragate.matchers import check_matcher
 from loragate.tools import Toolset
 
-EPISODE_FORMAT_VERSION = 1
-"""Version of an `episodes.jsonl` line (`episode_format`)."""
+EPISODE_FORMAT_VERSION = 2
+"""Version of an `episodes.jsonl` line (`episode_format`). 2 added `user_replies`."""
+USER_REPLIES_FORMAT = 2
+"""The first format with `user_replies`."""
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
@@ -115,6 +125,31 @@ class ConfirmationAnswer(BaseModel):
     comment: str | None = None
 
 
+class UserReply(BaseModel):
+    """The scripted user's answer to the next clarifying question (a reply with no call
+    that asks, as family E's `clarify` recognises a question).
+
+    `question_mentions`: the question must mention one of these (whole words, `*` for
+    any ending), as in `clarify`; else it asks about something else. `tool` and
+    `missing`: until this answer is given, a call to `tool` that fills a `missing`
+    argument (or a confirmation of `tool`) is `invented_argument`, any other call to
+    `tool` `called_when_should_not` - both end the trajectory.
+    """
+
+    model_config = _MODEL
+
+    reply: str = Field(min_length=1, max_length=2000)
+    question_mentions: list[str] = Field(default_factory=list)
+    tool: str | None = None
+    missing: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _tool_and_missing(self) -> UserReply:
+        if (self.tool is None) != (not self.missing):
+            raise ValueError("give `tool` and `missing` together (or neither)")
+        return self
+
+
 class FaultSpec(BaseModel):
     """A fault to inject: at the `call`-th call (1-based) of `tool`, or into the first
     tool result of step `step` (1-based)."""
@@ -181,6 +216,9 @@ class EpisodeSpec(BaseModel):
         default_factory=list
     )
     """Answers to the confirmation requests in order; the last one repeats."""
+    user_replies: list[UserReply] = Field(default_factory=list, max_length=MAX_STEPS_LIMIT)
+    """Answers to clarifying questions in order, each used once (format 2); a plain
+    string is `{"reply": ...}`."""
     faults: list[FaultSpec] = Field(default_factory=list)
     success: SuccessCriteria = Field(default_factory=SuccessCriteria)
     by_fault: dict[EpisodeFaultKind, SuccessCriteria] = Field(default_factory=dict)
@@ -190,6 +228,22 @@ class EpisodeSpec(BaseModel):
     """How often an identical call that failed may be repeated."""
     tags: list[str] = Field(default_factory=list)
     notes: str | None = None
+
+    @field_validator("user_replies", mode="before")
+    @classmethod
+    def _plain_replies(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"reply": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _format_has_replies(self) -> EpisodeSpec:
+        if self.user_replies and self.episode_format < USER_REPLIES_FORMAT:
+            raise ValueError(
+                f"`user_replies` needs episode_format {USER_REPLIES_FORMAT} "
+                f"(this line says {self.episode_format})"
+            )
+        return self
 
     def answers(self) -> list[ConfirmationAnswer]:
         return [
@@ -323,6 +377,36 @@ def _tool_problems(
     return out
 
 
+def _reply_problems(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of the scripted answers to clarifying questions."""
+    from loragate.families import clarify_spec_problems, mention_group_problems
+
+    out: list[tuple[str, str, str]] = []
+    for j, reply in enumerate(spec.user_replies):
+        at = f"user_replies[{j}]"
+        if reply.question_mentions:
+            groups = [reply.question_mentions]
+            for msg in mention_group_problems(f"{at}.question_mentions", groups):
+                out.append((f"{at}.question_mentions", msg, "write plain terms"))
+        if reply.tool is None:
+            continue
+        if reply.tool not in spec.tools or reply.tool == policy.confirmation_tool:
+            out.append(
+                (
+                    f"{at}.tool",
+                    f"{reply.tool!r} is not an offered action",
+                    f"{did_you_mean(reply.tool, spec.tools)}name the offered tool that needs "
+                    "the missing value",
+                )
+            )
+            continue
+        for msg in clarify_spec_problems(toolset, reply.tool, reply.missing):
+            out.append((f"{at}.missing", msg, "name parameters of the tool"))
+    return out
+
+
 def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
     from loragate.families import mention_group_problems
 
@@ -353,7 +437,11 @@ def episode_problems(
     spec: EpisodeSpec, toolset: Toolset, policy: Policy
 ) -> list[tuple[str, str, str]]:
     """(field, message, fix) of every problem of one episode beyond its schema."""
-    return _tool_problems(spec, toolset, policy) + _success_problems(spec)
+    return (
+        _tool_problems(spec, toolset, policy)
+        + _reply_problems(spec, toolset, policy)
+        + _success_problems(spec)
+    )
 
 
 def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | None:

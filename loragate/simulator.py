@@ -110,6 +110,9 @@ class Simulator:
         self.calls_of[name] = self.calls_of.get(name, 0) + 1
         fault = self._fault_for(name, step)
         if name == self.policy.confirmation_tool and name in self.spec.tools:
+            if fault is not None and fault.kind not in APPLIES_EFFECT:
+                # The request never reached the user: their next answer stays unused.
+                return ToolOutcome(self._faulty_text(fault, ""), True, fault.kind)
             outcome = self._confirm(arguments)
             if fault is None:
                 return outcome
