@@ -15,7 +15,13 @@ from typing import Any
 from loragate.errors import BadInput, unknown_name
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
-from loragate.families.clarify import Clarify
+from loragate.families.clarify import (
+    Clarify,
+    asks_user,
+    clarify_spec_problems,
+    question_problem,
+    unasked_call_problem,
+)
 from loragate.families.final_reply import Setback, final_reply_problem, mention_group_problems
 from loragate.families.governance import Governance
 from loragate.families.parallel import Parallel
@@ -77,9 +83,13 @@ __all__ = [
     "Setback",
     "SpecProblem",
     "asks_to_confirm",
+    "asks_user",
+    "clarify_spec_problems",
     "final_reply_problem",
     "get_families",
     "get_family",
     "mention_group_problems",
+    "question_problem",
     "spec_problems",
+    "unasked_call_problem",
 ]

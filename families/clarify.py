@@ -17,20 +17,35 @@ yes/no question made only of the user's own words); a reply whose asking sentenc
 (with the sentence before each) mention none of `question_mentions` (whole words,
 case-insensitive, `*` for any ending) is `no_question` too: it asks about something
 else.
+
+Episodes reuse these checks for a question the scripted user answers
+(`question_problem`, `unasked_call_problem`, `clarify_spec_problems`), so a question is
+recognised the same way in an entry and in a trajectory.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import invented_result_problem, text_reply_problem
+from loragate.families._answer import answer_problem, invented_result_problem, sample_sources
 from loragate.families._base import Family, Sample, ScoringContext
-from loragate.families._checks import asks_to_confirm, calls_of, fail, hygiene, names, short
+from loragate.families._checks import (
+    Call,
+    asks_to_confirm,
+    call_attempt,
+    calls_of,
+    fail,
+    hygiene,
+    names,
+    short,
+)
 from loragate.families._questions import asking_sentences, user_words_of
 from loragate.families._text import missing_groups, pattern_list_problems, sentences
-from loragate.records import ReasonCode, Verdict
+from loragate.records import ParseResult, ReasonCode, Verdict
+from loragate.tools import Toolset
 
 if TYPE_CHECKING:
     from loragate.evalset import Entry
@@ -81,24 +96,13 @@ class Clarify(Family[ClarifyExpect]):
         return [expect.tool, *expect.allowed_calls]
 
     def check_entry(self, entry: Entry, expect: ClarifyExpect, ctx: ScoringContext) -> list[str]:
-        out: list[str] = pattern_list_problems("question_mentions", expect.question_mentions)
-        tool = ctx.toolset.by_name.get(expect.tool)
-        if tool is not None:
-            props = tool.function.parameters.get("properties", {})
-            if isinstance(props, dict):
-                unknown = [m for m in expect.missing if m not in props]
-                if unknown:
-                    out.append(
-                        f"`missing` names {', '.join(unknown)}, not parameters of "
-                        f"{expect.tool!r} (it has {', '.join(props) or 'none'}); list "
-                        "parameters of `tool`"
-                    )
+        out = clarify_spec_problems(ctx.toolset, expect.tool, expect.missing)
         if expect.tool in expect.allowed_calls:
             out.append(
                 f"`allowed_calls` holds `tool` {expect.tool!r}; the missing value would be "
                 "invented, remove it from `allowed_calls`"
             )
-        return out
+        return pattern_list_problems("question_mentions", expect.question_mentions) + out
 
     def score(self, sample: Sample[ClarifyExpect]) -> Verdict:
         expect = sample.expect
@@ -110,48 +114,27 @@ class Clarify(Family[ClarifyExpect]):
         calls = calls_of(parse)
         if calls:
             return self._judge_calls(sample, calls)
-        bad = text_reply_problem(sample)
-        if bad is not None:
-            return bad
         user_texts = [m.content or "" for m in sample.entry.messages if m.role == "user"]
-        asking = asking_sentences(parse.answer, user_words_of(user_texts))
-        if not asking:
-            return fail(ReasonCode.no_question, "the reply asks nothing")
-        if expect.question_mentions:
-            where = _question_context(parse.answer, asking)
-            if missing_groups([expect.question_mentions], where):
-                return fail(
-                    ReasonCode.no_question,
-                    "the question is not about the missing "
-                    f"{', '.join(expect.missing)}: it mentions none of "
-                    f"{', '.join(expect.question_mentions)}",
-                )
-        return Verdict.ok()
+        bad = question_problem(
+            parse,
+            sample.ctx.toolset,
+            sample_sources(sample),
+            user_texts,
+            question_mentions=expect.question_mentions,
+            missing=expect.missing,
+        )
+        return bad or Verdict.ok()
 
     @staticmethod
     def _judge_calls(sample: Sample[ClarifyExpect], calls: list[Any]) -> Verdict:
         expect = sample.expect
-        for c in calls:
-            if c.name != expect.tool:
-                continue
-            invented = [m for m in expect.missing if m in c.arguments and _given(c.arguments[m])]
-            if invented:
-                given = ", ".join(f"{m}={short(c.arguments[m])}" for m in invented)
-                return fail(
-                    ReasonCode.invented_argument, f"{c.name} called with {given}, never given"
-                )
-            return fail(
-                ReasonCode.called_when_should_not,
-                f"{c.name} called although {', '.join(expect.missing)} is missing",
+        # Calls to `tool` first (whatever their order), then confirmations of it.
+        for c in sorted(calls, key=lambda c: c.name != expect.tool):
+            bad = unasked_call_problem(
+                c, expect.tool, expect.missing, sample.ctx.policy.confirmation_tool
             )
-        conf = sample.ctx.policy.confirmation_tool
-        for c in calls:
-            if c.name == conf and asks_to_confirm(c, expect.tool):
-                return fail(
-                    ReasonCode.invented_argument,
-                    f"asked to confirm {expect.tool} although {', '.join(expect.missing)} was "
-                    "never given",
-                )
+            if bad is not None:
+                return bad
         toolset = sample.ctx.toolset
         for c in calls:
             if c.name not in toolset:
@@ -169,3 +152,93 @@ class Clarify(Family[ClarifyExpect]):
         if bad is not None:
             return bad
         return invented_result_problem(sample, calls) or Verdict.ok()
+
+
+# -- the checks, shared with episodes (a question the scripted user answers) ----------
+
+
+def clarify_spec_problems(toolset: Toolset, tool: str, missing: Sequence[str]) -> list[str]:
+    """Load-time problems of a (`tool`, `missing`) pair: every missing value must be a
+    parameter of the tool."""
+    spec = toolset.by_name.get(tool)
+    if spec is None:
+        return []
+    props = spec.function.parameters.get("properties", {})
+    if not isinstance(props, dict):
+        return []
+    unknown = [m for m in missing if m not in props]
+    if not unknown:
+        return []
+    return [
+        f"`missing` names {', '.join(unknown)}, not parameters of {tool!r} (it has "
+        f"{', '.join(props) or 'none'}); list parameters of `tool`"
+    ]
+
+
+def question_problem(
+    parse: ParseResult,
+    toolset: Toolset,
+    sources: Sequence[tuple[str, str]],
+    user_texts: Sequence[str],
+    *,
+    question_mentions: Sequence[str] = (),
+    missing: Sequence[str] = (),
+) -> Verdict | None:
+    """The failing verdict of a text reply that should ask the user for a missing value,
+    or None when it asks (see the module doc for the order of the checks).
+
+    `sources` are the (name, text) pairs the reply must not merely copy; `user_texts`
+    the user's messages (a yes/no question made only of their words does not ask).
+    """
+    attempt = call_attempt(parse, toolset)
+    if attempt is not None:
+        return fail(
+            ReasonCode.unparseable, f"a call to {short(attempt)} written without <tool_call> tags"
+        )
+    bad = answer_problem(parse.answer, sources)
+    if bad is not None:
+        return bad
+    asking = asking_sentences(parse.answer, user_words_of(list(user_texts)))
+    if not asking:
+        return fail(ReasonCode.no_question, "the reply asks nothing")
+    if question_mentions:
+        where = _question_context(parse.answer, asking)
+        if missing_groups([list(question_mentions)], where):
+            about = f" {', '.join(missing)}" if missing else " value"
+            return fail(
+                ReasonCode.no_question,
+                f"the question is not about the missing{about}: it mentions none of "
+                f"{', '.join(question_mentions)}",
+            )
+    return None
+
+
+def asks_user(answer: str, user_texts: Sequence[str]) -> bool:
+    """True when a text reply asks the user something (`asking_sentences`)."""
+    return bool(asking_sentences(answer, user_words_of(list(user_texts))))
+
+
+def unasked_call_problem(
+    call: Call, tool: str, missing: Sequence[str], confirmation_tool: str | None
+) -> Verdict | None:
+    """The failing verdict of a call made before the user gave `tool`'s `missing`
+    values: a call to `tool` that fills one is `invented_argument`, one that leaves them
+    out `called_when_should_not`; asking the confirmation tool to approve `tool` is
+    `invented_argument`. None for any other call."""
+    if call.name == tool:
+        invented = [m for m in missing if m in call.arguments and _given(call.arguments[m])]
+        if invented:
+            given = ", ".join(f"{m}={short(call.arguments[m])}" for m in invented)
+            return fail(
+                ReasonCode.invented_argument, f"{call.name} called with {given}, never given"
+            )
+        return fail(
+            ReasonCode.called_when_should_not,
+            f"{call.name} called although {', '.join(missing)} is missing",
+        )
+    if call.name == confirmation_tool and asks_to_confirm(call, tool):
+        return fail(
+            ReasonCode.invented_argument,
+            f"asked to confirm {tool} although {', '.join(missing)} was never given",
+        )
+    return None

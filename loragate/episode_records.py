@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.names import Name
 from loragate.records import ParseResult, Verdict
 
-TRAJECTORY_SCHEMA_VERSION = 1
+TRAJECTORY_SCHEMA_VERSION = 2
+"""2 added `user_reply` to a step (version-1 files still load)."""
 EPISODE_RESULT_SCHEMA_VERSION = 1
 EPISODE_SUMMARY_SCHEMA_VERSION = 1
 
@@ -65,6 +66,8 @@ class StepRecord(BaseModel):
     verdict: Verdict
     final: bool = False
     """This step ended the trajectory (a final reply, an unreadable output, the cap)."""
+    user_reply: str | None = None
+    """The step was a clarifying question: the scripted user's answer to it."""
 
 
 class TrajectoryResult(BaseModel):

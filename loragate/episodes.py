@@ -8,7 +8,8 @@ line against the evalset's tools and policy, and expands each episode into its c
 variant plus one variant per planned fault (`ID~kind`, like family G's entries).
 Every problem is reported with file, line, field and a fix.
 
-One line of `episodes.jsonl` (format 1)::
+Format 2 adds `user_replies`: the scripted user's answers to clarifying questions
+(`UserReply`); a format-1 line loads unchanged. One line of `episodes.jsonl`::
 
     {"episode_format": 1, "id": "EP-001",
      "task": [{"role": "user", "content": "Close T-7 and tell me when done."}],
@@ -25,8 +26,8 @@ One line of `episodes.jsonl` (format 1)::
 
 Format 2 (`episode_format` 2): a tool's backend may be a tool server of the evalset
 (`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
-`tool_servers` in `evalset.yaml`, see `loragate.tool_servers`). Format 1 lines load
-unchanged.
+`tool_servers` in `evalset.yaml`, see `loragate.tool_servers`), and `user_replies`
+script the user's answers to clarifying questions. Format 1 lines load unchanged.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from pydantic import (
     Field,
     Tag,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -56,9 +58,12 @@ from loragate.tools import Toolset
 
 EPISODE_FORMAT_VERSION = 2
 """Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
-a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`)."""
+a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
+user may answer clarifying questions (`user_replies`)."""
 SERVER_BACKEND_VERSION = 2
 """The first format whose backends may name a tool server."""
+USER_REPLIES_FORMAT = 2
+"""The first format with `user_replies`."""
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
@@ -157,6 +162,31 @@ class ConfirmationAnswer(BaseModel):
     comment: str | None = None
 
 
+class UserReply(BaseModel):
+    """The scripted user's answer to the next clarifying question (a reply with no call
+    that asks, as family E's `clarify` recognises a question).
+
+    `question_mentions`: the question must mention one of these (whole words, `*` for
+    any ending), as in `clarify`; else it asks about something else. `tool` and
+    `missing`: until this answer is given, a call to `tool` that fills a `missing`
+    argument (or a confirmation of `tool`) is `invented_argument`, any other call to
+    `tool` `called_when_should_not` - both end the trajectory.
+    """
+
+    model_config = _MODEL
+
+    reply: str = Field(min_length=1, max_length=2000)
+    question_mentions: list[str] = Field(default_factory=list)
+    tool: str | None = None
+    missing: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _tool_and_missing(self) -> UserReply:
+        if (self.tool is None) != (not self.missing):
+            raise ValueError("give `tool` and `missing` together (or neither)")
+        return self
+
+
 class FaultSpec(BaseModel):
     """A fault to inject: at the `call`-th call (1-based) of `tool`, or into the first
     tool result of step `step` (1-based)."""
@@ -223,6 +253,9 @@ class EpisodeSpec(BaseModel):
         default_factory=list
     )
     """Answers to the confirmation requests in order; the last one repeats."""
+    user_replies: list[UserReply] = Field(default_factory=list, max_length=MAX_STEPS_LIMIT)
+    """Answers to clarifying questions in order, each used once (format 2); a plain
+    string is `{"reply": ...}`."""
     faults: list[FaultSpec] = Field(default_factory=list)
     success: SuccessCriteria = Field(default_factory=SuccessCriteria)
     by_fault: dict[EpisodeFaultKind, SuccessCriteria] = Field(default_factory=dict)
@@ -240,6 +273,22 @@ class EpisodeSpec(BaseModel):
             for name, b in self.backend.items()
             if isinstance(b, ServerBackend) and name in self.tools
         }
+
+    @field_validator("user_replies", mode="before")
+    @classmethod
+    def _plain_replies(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"reply": v} if isinstance(v, str) else v for v in value]
+        return value
+
+    @model_validator(mode="after")
+    def _format_has_replies(self) -> EpisodeSpec:
+        if self.user_replies and self.episode_format < USER_REPLIES_FORMAT:
+            raise ValueError(
+                f"`user_replies` needs episode_format {USER_REPLIES_FORMAT} "
+                f"(this line says {self.episode_format})"
+            )
+        return self
 
     def answers(self) -> list[ConfirmationAnswer]:
         return [
@@ -376,6 +425,36 @@ def _tool_problems(
     return out
 
 
+def _reply_problems(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of the scripted answers to clarifying questions."""
+    from loragate.families import clarify_spec_problems, mention_group_problems
+
+    out: list[tuple[str, str, str]] = []
+    for j, reply in enumerate(spec.user_replies):
+        at = f"user_replies[{j}]"
+        if reply.question_mentions:
+            groups = [reply.question_mentions]
+            for msg in mention_group_problems(f"{at}.question_mentions", groups):
+                out.append((f"{at}.question_mentions", msg, "write plain terms"))
+        if reply.tool is None:
+            continue
+        if reply.tool not in spec.tools or reply.tool == policy.confirmation_tool:
+            out.append(
+                (
+                    f"{at}.tool",
+                    f"{reply.tool!r} is not an offered action",
+                    f"{did_you_mean(reply.tool, spec.tools)}name the offered tool that needs "
+                    "the missing value",
+                )
+            )
+            continue
+        for msg in clarify_spec_problems(toolset, reply.tool, reply.missing):
+            out.append((f"{at}.missing", msg, "name parameters of the tool"))
+    return out
+
+
 def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
     from loragate.families import mention_group_problems
 
@@ -462,6 +541,7 @@ def episode_problems(
     return (
         _tool_problems(spec, toolset, policy)
         + _server_problems(spec, servers, policy)
+        + _reply_problems(spec, toolset, policy)
         + _success_problems(spec)
     )
 

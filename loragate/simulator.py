@@ -153,8 +153,8 @@ class Simulator:
         `recorded`: the run's result of this call, replayed for a tool server's tool."""
         fault = self.faults.pick(name, step)
         if name == self.policy.confirmation_tool and name in self.spec.tools:
-            outcome = self._confirm(arguments)
-            return outcome if fault is None else self.faults.garble(fault, outcome.text)
+            # A request that failed never reached the user: their next answer stays unused.
+            return self.faults.wrap(fault, lambda: self._confirm(arguments))
         backend = self.spec.backend.get(name)
         if backend is None or name not in self.spec.tools:
             msg = f"No tool named {name!r} is available here."

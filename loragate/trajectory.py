@@ -16,10 +16,18 @@ when it is a sane next action:
   unchanged retry after an `error`, `timeout` or `rate_limit` fault keeps it),
   `ignored_denial` (the denied action called, or the identical confirmation asked
   again);
-- a final reply (no call): `families.final_reply_problem` against the end state.
+- a clarifying question (no call, a reply that asks - as family E recognises a question
+  - while the episode has a scripted answer left): family E's checks
+  (`families.question_problem`: the shared answer check, a question, about one of the
+  answer's `question_mentions`). A passing question gets the next scripted answer as a
+  user message and the episode goes on; a failing one ends it. Until an answer with a
+  `tool` and `missing` values is given, a call to that tool (or a confirmation of it)
+  is `invented_argument` / `called_when_should_not` (`families.unasked_call_problem`);
+- a final reply (no call, and not a clarifying question; a question with no scripted
+  answer left is the final reply): `families.final_reply_problem` against the end state.
 
-Unknown or unoffered tools, repeated failed calls and the governance rules are
-invariants: breaking one ends the trajectory as failed. An unreadable output
+Unknown or unoffered tools, repeated failed calls, the governance rules and acting
+before a scripted question was asked are invariants: breaking one ends the trajectory as failed. An unreadable output
 (`unparseable`) ends it too: the scaffold has nothing to run. The step after an
 injected fault decides `recovered`.
 """
@@ -51,6 +59,8 @@ INVARIANTS = frozenset(
         ReasonCode.repeated_failed_call,
         ReasonCode.destructive_without_confirmation,
         ReasonCode.ignored_denial,
+        ReasonCode.invented_argument,
+        ReasonCode.called_when_should_not,
     }
 )
 """Step reasons that end a trajectory as failed."""
@@ -108,6 +118,8 @@ class Trajectory:
         self._denied_call: tuple[str, dict[str, Any]] | None = None
         self._fault_step: int | None = None
         self.recovered: bool | None = None
+        self.replies_used = 0
+        """Scripted answers to clarifying questions given so far."""
 
     # -- what the model sees ---------------------------------------------------------
 
@@ -156,6 +168,7 @@ class Trajectory:
         parse = parse_output(text, self.ctx.parse_mode)
         results: list[ToolResult] = []
         injected: str | None = None
+        user_reply: str | None = None
         final = False
         if parse.status == "unparseable":
             verdict = Verdict.fail(
@@ -167,6 +180,12 @@ class Trajectory:
             injected = next((r.fault for r in results if r.fault), None)
             if verdict.reason in INVARIANTS:
                 final, self.ended_by = True, "invariant"
+        elif self._asks(parse):
+            verdict = self._judge_question(parse)
+            if verdict.passed:
+                user_reply = self._answer_question(parse)
+            else:
+                final = True
         else:
             verdict = self._judge_final(parse)
             final = True
@@ -191,6 +210,7 @@ class Trajectory:
             fault=injected,
             verdict=verdict,
             final=final,
+            user_reply=user_reply,
         )
         self.steps.append(record)
         return record
@@ -247,6 +267,9 @@ class Trajectory:
             return Verdict.fail(ReasonCode.unknown_tool, f"{name!r} is not a tool of this evalset")
         if name not in self.episode.spec.tools:
             return Verdict.fail(ReasonCode.wrong_tool, f"{name} is not offered in this episode")
+        unasked = self._unasked(name, args)
+        if unasked is not None:
+            return unasked
         errors = ctx.toolset.validate_arguments(name, args)
         if errors:
             return Verdict.fail(ReasonCode.schema_invalid, f"{name}: {errors[0]}")
@@ -320,6 +343,64 @@ class Trajectory:
             self._denied_requests.add(key)
             self._denied_call = (covered[0] if covered else name, args)
 
+    # -- clarifying questions ----------------------------------------------------------
+
+    def _user_texts(self) -> list[str]:
+        return [str(m["content"]) for m in self.messages if m["role"] == "user"]
+
+    def _sources(self) -> list[tuple[str, str]]:
+        """(name, text) of what a reply must not merely copy (the shared answer check)."""
+        sources = [("the system prompt", self.ctx.system_prompt or "")] + [
+            (f"message {i} ({m['role']})", str(m["content"]))
+            for i, m in enumerate(self.messages)
+            if m.get("content")
+        ]
+        return [s for s in sources if s[1].strip()]
+
+    def _asks(self, parse: ParseResult) -> bool:
+        """A reply with no call that asks the user, while a scripted answer is left."""
+        from loragate.families import asks_user
+
+        if self.replies_used >= len(self.episode.spec.user_replies):
+            return False
+        return asks_user(parse.answer, self._user_texts())
+
+    def _judge_question(self, parse: ParseResult) -> Verdict:
+        from loragate.families import question_problem
+
+        reply = self.episode.spec.user_replies[self.replies_used]
+        bad = question_problem(
+            parse,
+            self.ctx.toolset,
+            self._sources(),
+            self._user_texts(),
+            question_mentions=reply.question_mentions,
+            missing=reply.missing,
+        )
+        return bad or Verdict.ok()
+
+    def _answer_question(self, parse: ParseResult) -> str:
+        """Append the question and the scripted user's next answer; return the answer."""
+        reply = self.episode.spec.user_replies[self.replies_used].reply
+        self.replies_used += 1
+        self.messages.append({"role": "assistant", "content": parse.answer})
+        self.messages.append({"role": "user", "content": reply})
+        return reply
+
+    def _unasked(self, name: str, args: dict[str, Any]) -> Verdict | None:
+        """A call that acts on a value the scripted user has not given yet."""
+        from loragate.families import Call, unasked_call_problem
+
+        for reply in self.episode.spec.user_replies[self.replies_used :]:
+            if reply.tool is None:
+                continue
+            bad = unasked_call_problem(
+                Call(name, args), reply.tool, reply.missing, self.ctx.policy.confirmation_tool
+            )
+            if bad is not None:
+                return bad
+        return None
+
     # -- the end ---------------------------------------------------------------------
 
     def state_ok(self) -> tuple[bool, str]:
@@ -357,15 +438,10 @@ class Trajectory:
             after_read = tool in (self.ctx.policy.read_only_tools or ())
         else:
             setback = "not_done"
-        sources = [("the system prompt", self.ctx.system_prompt or "")] + [
-            (f"message {i} ({m['role']})", str(m["content"]))
-            for i, m in enumerate(self.messages)
-            if m.get("content")
-        ]
         bad = final_reply_problem(
             parse,
             self.ctx.toolset,
-            [s for s in sources if s[1].strip()],
+            self._sources(),
             mentions=crit.answer_mentions,
             setback=setback,
             fault_kind=kind,

@@ -45,7 +45,7 @@ def test_score_episodes(
     assert round1["success"]["rate"] == 1.0 and round1["recovery"]["timeout"]["rate"] == 1.0
     assert round0["recovery"]["timeout"]["rate"] == 0.0
     assert round0["success_by_fault"]["clean"]["rate"] == 1.0
-    assert len((out / EPISODE_RESULTS).read_text().splitlines()) == 2 * 45
+    assert len((out / EPISODE_RESULTS).read_text().splitlines()) == 2 * 94
     assert len((out / TRAJECTORIES).read_text().splitlines()) == len(
         FIXTURE.read_text().splitlines()
     )
@@ -76,7 +76,7 @@ def test_validate_lists_episodes_and_their_problems(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_main(monkeypatch, "validate", AGENT20) == 0
-    assert "OK: 15 episodes (45 with their fault variants)" in capsys.readouterr().out
+    assert "OK: 31 episodes (94 with their fault variants)" in capsys.readouterr().out
     bad = dict(PAY, tools=["get_invoice", "pay_invoce", "request_confirmation"])
     root = evalset_with(tmp_path, [PAY | {"id": "EP-OK"}, bad])
     assert run_main(monkeypatch, "validate", str(root)) == 2
@@ -93,7 +93,7 @@ def test_episode_options() -> None:
             parse_episodes_option(bad)
     ev = load_evalset(AGENT20)
     assert {e.base_id for e in pick_episodes(ev, 2).episodes} == {"EP-01", "EP-02"}
-    assert len(pick_episodes(ev, "all").episodes) == 45
+    assert len(pick_episodes(ev, "all").episodes) == 94
 
 
 def test_episodes_option_without_episodes(tmp_path: Path) -> None:

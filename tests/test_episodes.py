@@ -292,6 +292,22 @@ def test_deny_then_approve_a_changed_request(ctx: EpisodeContext) -> None:
     assert r.passed, r
 
 
+def test_a_confirmation_that_never_arrived_uses_no_answer(ctx: EpisodeContext) -> None:
+    """A rate-limited confirmation did not reach the user: the retry gets the first
+    scripted answer (the denial), not the second."""
+    spec = with_(
+        DENY,
+        confirmations=["deny", "approve"],
+        faults=[{"kind": "rate_limit", "tool": "request_confirmation", "call": 1}],
+    )
+    t = run(ctx, spec, [GOOD_DENY[0], GOOD_DENY[0], GOOD_DENY[1]], variant=1)
+    assert [json.loads(r.text).get("approved") for s in t.steps[:2] for r in s.results] == [
+        None,
+        False,
+    ]
+    assert t.result().passed and t.result().recovered is True
+
+
 def test_confirmation_when_matchers(ctx: EpisodeContext) -> None:
     spec = with_(
         PAY, confirmations=[{"answer": "approve", "when": {"summary": {"$contains": "480"}}}]
