@@ -19,6 +19,7 @@ Conventions (DESIGN.md, "Statistics"):
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Literal
@@ -40,6 +41,7 @@ from loragate.stats import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
 ParseMode = Literal["strict", "repaired"]
 
 _REASON_ORDER = {code.value: i for i, code in enumerate(ReasonCode)}
+_GROUPING_TAG = re.compile(r"[^:\s]+:\S+")
 
 
 def family_order(names: Iterable[str]) -> list[str]:
@@ -47,6 +49,14 @@ def family_order(names: Iterable[str]) -> list[str]:
     registry = list(get_families())
     rank = {name: i for i, name in enumerate(registry)}
     return sorted(set(names), key=lambda n: (rank.get(n, len(rank)), n))
+
+
+def grouping_tags(tags: Iterable[str]) -> list[str]:
+    """The tags of `tags` that name a grouping, sorted: those written `namespace:value`
+    (as `loragate import bfcl` writes `bfcl:simple_python`). compare and card show a row
+    per grouping tag; plain tags (`finance`, `multi-turn`) are labels, listed only in
+    report.md, and a gate policy may still name any tag."""
+    return sorted({t for t in tags if _GROUPING_TAG.fullmatch(t)})
 
 
 def rate_stats(per_entry: Sequence[Sequence[ResultRecord]], k: int) -> RateStats:
@@ -161,7 +171,16 @@ def summarize(
         samples_per_entry=samples_per_entry,
         entry_ids=sorted(evalset.by_id),
         adapters=adapters,
+        tag_entries=_tag_entries(evalset),
     )
+
+
+def _tag_entries(evalset: Evalset) -> dict[str, list[str]]:
+    members: dict[str, set[str]] = defaultdict(set)
+    for e in evalset.entries:
+        for t in e.tags:
+            members[t].add(e.id)
+    return {t: sorted(members[t]) for t in sorted(members)}
 
 
 def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[str, list[str]]:
@@ -172,4 +191,11 @@ def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[s
     return {a: [e for e in summary.entry_ids if e not in seen[a]] for a in summary.adapters}
 
 
-__all__ = ["ParseMode", "family_order", "missing_entries", "rate_stats", "summarize"]
+__all__ = [
+    "ParseMode",
+    "family_order",
+    "grouping_tags",
+    "missing_entries",
+    "rate_stats",
+    "summarize",
+]

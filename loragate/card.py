@@ -2,7 +2,9 @@
 
 - `build_card(run, baseline)` renders the section between
   `<!-- loragate:card:start -->` and `<!-- loragate:card:end -->`: the family table
-  (pass@1 with 95 % intervals, pass^k, unparseable strict/repaired), the training
+  (pass@1 with 95 % intervals, pass^k, unparseable strict/repaired), a table per
+  grouping tag (`ns:value`, e.g. BFCL categories; at most `CARD_MAX_TAG_ROWS` rows,
+  with the baseline's figure and the paired test when a baseline is given), the training
   recipe and final loss/accuracy, the comparison with a baseline, and a reliability
   projection taken from each family's interval lower bound.
 - `model_index(...)` is the Hugging Face `model-index` block (one result, one
@@ -50,6 +52,9 @@ META_START = "# loragate:model-index:start"
 META_END = "# loragate:model-index:end"
 CHART_NAME = "loragate_pass_at_1.png"
 DEFAULT_STEPS: tuple[int, ...] = (5, 10)
+CARD_MAX_TAG_ROWS = 20
+"""A card lists at most this many tags (in name order); the rest are counted, and
+report.md lists them all. Only grouping tags (`ns:value`) appear on a card."""
 TASK_TYPE = "text-generation"
 TASK_NAME = "Tool calling (behavioural families, loragate)"
 METRIC_TYPE = "pass@1"
@@ -152,6 +157,38 @@ def _family_rows(run: LoadedRun) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def _tag_lines(run: LoadedRun, c: Comparison | None) -> list[str]:
+    """pass@1 per grouping tag (e.g. BFCL category); with a baseline, paired like the
+    families. Empty when the run's entries carry no grouping tag."""
+    from loragate.aggregate import grouping_tags
+
+    tags = [t for t in grouping_tags(run.stats.tags) if run.stats.tags[t].entries > 0]
+    if not tags:
+        return []
+    paired = {row.tag: row for row in c.tags} if c is not None else {}
+    header = ["Tag", "Entries", "pass@1 [95 % CI]", "pass^k"]
+    if c is not None:
+        header += [f"{c.baseline} pass@1", "Δ", "p"]
+    rows: list[list[str]] = []
+    for tag in tags[:CARD_MAX_TAG_ROWS]:
+        s = run.stats.tags[tag]
+        cells = [tag, str(s.entries), fmt_rate(s), f"{format_rate(s.pass_hat_k)} (k={s.k})"]
+        if c is not None:
+            row = paired.get(tag)
+            d = row.deltas[0] if row is not None else None
+            cells += [
+                fmt_rate(row.stats[0]) if row is not None else "n/a",
+                fmt_points(d.diff_points) if d is not None else "n/a",
+                fmt_p(d.p_value) if d is not None else "n/a",
+            ]
+        rows.append(cells)
+    out = ["### By tag", "", *markdown_table(header, rows, "lrrrrrr")]
+    hidden = len(tags) - CARD_MAX_TAG_ROWS
+    if hidden > 0:
+        out += ["", f"{hidden} more tag{'s' if hidden != 1 else ''} in the run's report.md."]
+    return out
 
 
 def _training_lines(run: LoadedRun) -> list[str]:
@@ -371,6 +408,9 @@ def build_card(
     )
     if chart is not None:
         lines += ["", f"![pass@1 per family]({chart})"]
+    tag_lines = _tag_lines(run, comparison)
+    if tag_lines:
+        lines += ["", *tag_lines]
     training = _training_lines(run)
     if training:
         lines += ["", *training]

@@ -31,7 +31,8 @@ from loragate.records import EvalsetRef, RateStats
 from loragate.runs import LoadedRun
 from loragate.training_logs import ACCURACY_KEYS, LOSS_KEYS
 
-COMPARISON_SCHEMA_VERSION = 1
+COMPARISON_SCHEMA_VERSION = 2
+"""2 adds `tags` (a paired row per grouping tag)."""
 DEFAULT_ALPHA = 0.05
 LARGE_MOVE_POINTS = 20.0
 """A family move this large (in points) enters the headline even when not significant."""
@@ -84,15 +85,28 @@ class FamilyDelta(BaseModel):
         return self.test.p_value if self.test is not None else None
 
 
-class FamilyRow(BaseModel):
+class PairedRow(BaseModel):
+    """A group of entries (a family, a tag, everything): figures per run, paired deltas."""
+
     model_config = ConfigDict(extra="forbid")
 
-    family: str
-    letter: str
     stats: list[RateStats | None]
-    """One per run, in run order; `None` when a run has no entry of the family."""
+    """One per run, in run order; `None` when a run has no entry of the group."""
     deltas: list[FamilyDelta]
     """One per non-baseline run."""
+
+
+class FamilyRow(PairedRow):
+    family: str
+    letter: str
+
+
+class TagRow(PairedRow):
+    """One grouping tag (`namespace:value`, e.g. a BFCL category), paired like a family."""
+
+    tag: str
+    entries: int
+    """Common entries that carry the tag."""
 
 
 class TrainingRow(BaseModel):
@@ -123,6 +137,8 @@ class Comparison(BaseModel):
     dropped_ids: list[str] = Field(default_factory=list)
     families: list[FamilyRow]
     overall: FamilyRow
+    tags: list[TagRow] = Field(default_factory=list)
+    """A row per grouping tag of the baseline's entries (`loragate.aggregate.grouping_tags`)."""
     training: list[TrainingRow]
     headlines: list[str]
     """One per non-baseline run: the contrast in one line."""
@@ -131,6 +147,12 @@ class Comparison(BaseModel):
     def family(self, name: str) -> FamilyRow:
         for row in self.families:
             if row.family == name:
+                return row
+        raise KeyError(name)
+
+    def tag(self, name: str) -> TagRow:
+        for row in self.tags:
+            if row.tag == name:
                 return row
         raise KeyError(name)
 
@@ -252,6 +274,55 @@ def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateS
     return rate_stats([run.records[i] for i in ids], run.stats.overall.k)
 
 
+def _tag_stats(
+    run: LoadedRun, tag: str, tag_ids: Sequence[str], recompute: bool
+) -> RateStats | None:
+    stats = None if recompute else run.stats.tags.get(tag)
+    if stats is not None:
+        return stats
+    from loragate.aggregate import rate_stats
+
+    groups = [run.records[i] for i in tag_ids if i in run.records]
+    return rate_stats(groups, run.stats.overall.k) if groups else None
+
+
+def _tag_rows(
+    runs: Sequence[LoadedRun],
+    ids: Sequence[str],
+    recompute: bool,
+    seed: int,
+    tags: Sequence[str] | None,
+) -> tuple[list[TagRow], list[str]]:
+    """A paired row per tag of `tags` (default: the grouping tags of the baseline), over
+    the common entries `ids`."""
+    from loragate.aggregate import grouping_tags
+
+    base = runs[0]
+    members = base.summary.tag_entries
+    wanted = grouping_tags(members) if tags is None else [t for t in tags if t in members]
+    if not members:
+        if grouping_tags(base.stats.tags) if tags is None else tags:
+            return [], [
+                f"{base.label}: summary.json (schema {base.summary.schema_version}) does not "
+                "say which entries carry each tag; re-score it (`loragate score`) for "
+                "paired rows per tag"
+            ]
+        return [], []
+    common = set(ids)
+    rows: list[TagRow] = []
+    for tag in wanted:
+        tag_ids = [i for i in members[tag] if i in common]
+        if not tag_ids:
+            continue
+        stats = [_tag_stats(r, tag, tag_ids, recompute) for r in runs]
+        deltas = [
+            _delta(base, r, tag_ids, stats[0], stats[j], seed)
+            for j, r in enumerate(runs[1:], start=1)
+        ]
+        rows.append(TagRow(tag=tag, entries=len(tag_ids), stats=stats, deltas=deltas))
+    return rows, []
+
+
 def _points(after: float | None, before: float | None) -> float | None:
     if after is None or before is None:
         return None
@@ -338,10 +409,12 @@ def compare_runs(
     alpha: float = DEFAULT_ALPHA,
     seed: int = 0,
     training: bool = True,
+    tags: Sequence[str] | None = None,
 ) -> Comparison:
     """Compare `runs[1:]` against the baseline `runs[0]` on their common entries.
 
-    `training=False` leaves training metrics out (the gate does not use them).
+    `training=False` leaves training metrics out (the gate does not use them). `tags`
+    chooses the tags that get a paired row (default: the grouping tags, `ns:value`).
     """
     if len(runs) < 2:
         raise BadInput(
@@ -389,6 +462,8 @@ def compare_runs(
             for j, r in enumerate(runs[1:], start=1)
         ],
     )
+    tag_rows, tag_notes = _tag_rows(runs, ids, recompute, seed, tags)
+    notes += tag_notes
     training_rows = _training_rows(runs) if training else []
     if training and not any(r.training for r in runs):
         notes.append(
@@ -417,6 +492,7 @@ def compare_runs(
         dropped_ids=dropped,
         families=families,
         overall=overall,
+        tags=tag_rows,
         training=training_rows,
         headlines=[],
         notes=notes,
@@ -506,7 +582,9 @@ __all__ = [
     "FamilyDelta",
     "FamilyRow",
     "Flip",
+    "PairedRow",
     "RunInfo",
+    "TagRow",
     "TrainingRow",
     "compare_runs",
     "headline",

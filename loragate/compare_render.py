@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from loragate.compare import Comparison, Flip
+from loragate.compare import Comparison, FamilyDelta, Flip
 from loragate.formatting import (
     MISSING,
     Raw,
@@ -22,6 +22,8 @@ from loragate.formatting import (
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from loragate.records import RateStats
+
 
 def _flip_ids(flips: Sequence[Flip], fractions: bool) -> str:
     if not flips:
@@ -35,17 +37,16 @@ def _any_k(c: Comparison) -> bool:
     return any(r.samples_per_entry > 1 for r in c.runs)
 
 
-def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the family table (shared by the terminal and Markdown views).
+def _run_headers(c: Comparison, terminal: bool) -> list[str]:
+    """The per-run columns of a group table: rates, pass^k, then Δ / p / flips per run.
 
     The terminal view puts each interval on a second line, so two runs fit 80 columns.
+    With three or more runs the terminal numbers them ([1] baseline, [2], ...) so that
+    the per-run Δ/p/flips headers stay short.
     """
     multi = len(c.runs) > 2
-    # With three or more runs the terminal numbers them ([1] baseline, [2], ...) so
-    # that the per-run Δ/p/flips headers stay short.
     tags = [f"[{j + 1}] " if terminal and multi else "" for j in range(len(c.runs))]
-    header = ["", "Family"]
-    header += [
+    header = [
         f"{t}{r.label}" if terminal else f"{r.label} pass@1 [95 % CI]"
         for t, r in zip(tags, c.runs, strict=True)
     ]
@@ -58,21 +59,33 @@ def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[
             f"p{suffix}",
             f"flips{suffix}" if terminal else f"flips{suffix} (+/-)",
         ]
+    return header
+
+
+def _run_cells(
+    c: Comparison, stats: Sequence[RateStats | None], deltas: Sequence[FamilyDelta], terminal: bool
+) -> list[str]:
+    cells = [fmt_rate(s, sep="\n" if terminal else " ") for s in stats]
+    if _any_k(c):
+        cells += [f"{format_rate(s.pass_hat_k)} (k={s.k})" if s else MISSING for s in stats]
+    for d in deltas:
+        cells += [
+            fmt_points(d.diff_points),
+            fmt_p(d.p_value),
+            f"+{len(d.improved)}/-{len(d.regressed)}"
+            if terminal
+            else f"+{len(d.improved)} / -{len(d.regressed)}",
+        ]
+    return cells
+
+
+def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the family table (shared by the terminal and Markdown views)."""
+    header = ["", "Family", *_run_headers(c, terminal)]
     rows: list[list[str]] = []
     for row in [*c.families, c.overall]:
         cells = [row.letter, row.family if row.family != "overall" else "**overall**"]
-        cells += [fmt_rate(s, sep="\n" if terminal else " ") for s in row.stats]
-        if _any_k(c):
-            cells += [f"{format_rate(s.pass_hat_k)} (k={s.k})" if s else MISSING for s in row.stats]
-        for d in row.deltas:
-            cells += [
-                fmt_points(d.diff_points),
-                fmt_p(d.p_value),
-                f"+{len(d.improved)}/-{len(d.regressed)}"
-                if terminal
-                else f"+{len(d.improved)} / -{len(d.regressed)}",
-            ]
-        rows.append(cells)
+        rows.append(cells + _run_cells(c, row.stats, row.deltas, terminal))
     unp = ["", "unparseable\nstrict/repaired" if terminal else "unparseable (strict / repaired)"]
     unp += [fmt_unparseable(s).replace(" / ", "\n" if terminal else " / ") for s in c.overall.stats]
     if _any_k(c):
@@ -82,6 +95,16 @@ def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[
         diff = s.unparseable - base.unparseable if s and base else None
         unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
     rows.append(unp)
+    return header, rows
+
+
+def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-tag table (grouping tags, e.g. BFCL categories)."""
+    header = ["Tag", "Entries", *_run_headers(c, terminal)]
+    rows = [
+        [row.tag, str(row.entries), *_run_cells(c, row.stats, row.deltas, terminal)]
+        for row in c.tags
+    ]
     return header, rows
 
 
@@ -144,6 +167,9 @@ def render_markdown(c: Comparison) -> str:
     out += markdown_table(header, rows, "llr")
     out.append("")
     out.append(md_text(_caption(c)))
+    if c.tags:
+        out += ["", "By tag:", ""]
+        out += markdown_table(*_tag_table(c), "lr")
     if c.training:
         out.append("")
         th, trows = _training_table(c)
@@ -184,6 +210,15 @@ def render_terminal(c: Comparison) -> RenderableType:
         family = f"{cells[0]} {cells[1]}".strip().replace("**", "")
         table.add_row(family, *cells[2:], end_section=True)
     parts.append(table)
+    if c.tags:
+        th, trows = _tag_table(c, terminal=True)
+        tag_table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+        tag_table.add_column(th[0], no_wrap=True)
+        for h in th[1:]:
+            tag_table.add_column(h, justify="right", no_wrap=len(c.runs) == 2)
+        for cells in trows:
+            tag_table.add_row(*cells, end_section=True)
+        parts.append(tag_table)
     if c.training:
         th, trows = _training_table(c)
         tt = Table()

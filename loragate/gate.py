@@ -10,7 +10,11 @@ A policy (YAML, validated, unknown keys rejected) holds
   samples).
 
 `defaults` applies to every family of the run; `families.<name>` overrides it field
-by field. Evaluation yields one `RuleResult` per (rule, family): PASS, FAIL, or SKIP
+by field. `tags.<tag>` holds the same rules for the entries that carry a tag (e.g. a
+BFCL category, `bfcl:simple_python`); a key with `*` or `?` is a pattern
+(`bfcl:*`: every BFCL category), and an exact key overrides the patterns field by
+field. `defaults` does not apply to tags. Evaluation yields one `RuleResult` per
+(rule, family or tag): PASS, FAIL, or SKIP
 (a baseline rule when no baseline was given, shown, never counted as a pass). A
 policy with no rule, or whose every rule is skipped, is bad input: a gate that
 checks nothing must not ship anything.
@@ -18,6 +22,7 @@ checks nothing must not ship anything.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +41,8 @@ from loragate.runs import LoadedRun
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-GATE_SCHEMA_VERSION = 1
+GATE_SCHEMA_VERSION = 2
+"""2 adds `tag` on a rule (rules per entry tag); version 1 results still read."""
 RuleStatus = Literal["PASS", "FAIL", "SKIP"]
 _EPS = 1e-12
 """Float slack so that 7/8 = 0.875 meets a floor written as 0.875."""
@@ -97,6 +103,9 @@ class GatePolicy(BaseModel):
     """Rules for every family present in the run."""
     families: dict[str, FamilyRules] = Field(default_factory=dict)
     """Per-family overrides of `defaults`, by family name."""
+    tags: dict[str, FamilyRules] = Field(default_factory=dict)
+    """Rules per entry tag (a tag name, or a pattern with `*` / `?`); `defaults` does
+    not apply here."""
     max_unparseable: float | None = Field(default=None, ge=0.0, le=1.0)
     """Largest allowed fraction of samples unparseable under strict parsing."""
     max_unparseable_repaired: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -113,6 +122,7 @@ class GatePolicy(BaseModel):
         if (
             self.defaults.count() == 0
             and all(r.count() == 0 for r in self.families.values())
+            and all(r.count() == 0 for r in self.tags.values())
             and self.max_unparseable is None
             and self.max_unparseable_repaired is None
             and (self.episodes is None or self.episodes.count() == 0)
@@ -124,7 +134,7 @@ class GatePolicy(BaseModel):
         return self
 
     def needs_baseline(self) -> bool:
-        rules = [self.defaults, *self.families.values()]
+        rules = [self.defaults, *self.families.values(), *self.tags.values()]
         return any(r.max_drop_points is not None or r.no_significant_drop for r in rules)
 
 
@@ -149,7 +159,9 @@ class RuleResult(BaseModel):
 
     rule: str
     family: str | None
-    """`None` for run-level rules (unparseable)."""
+    """`None` for run-level rules (unparseable) and tag rules."""
+    tag: str | None = None
+    """The entry tag a tag rule checks (`tags.<tag>` in the policy)."""
     threshold: float
     figure: float | None
     """The measured value the rule compares (fraction, or points for drops)."""
@@ -196,13 +208,15 @@ def _rate_shown(stats: RateStats) -> str:
 
 @dataclass(frozen=True)
 class _FamilyFacts:
-    """What a family rule looks at: the family's figures and, with a baseline, its delta."""
+    """What a family (or tag) rule looks at: the group's figures and, with a baseline,
+    its delta. A tag rule has `family=None` and the `tag`."""
 
-    family: str
+    family: str | None
     stats: RateStats
     delta: FamilyDelta | None
     has_baseline: bool
     alpha: float
+    tag: str | None = None
 
 
 def _floor(
@@ -212,6 +226,7 @@ def _floor(
         return RuleResult(
             rule=rule,
             family=facts.family,
+            tag=facts.tag,
             threshold=threshold,
             figure=None,
             shown="not measured",
@@ -223,6 +238,7 @@ def _floor(
     return RuleResult(
         rule=rule,
         family=facts.family,
+        tag=facts.tag,
         threshold=threshold,
         figure=figure,
         shown=shown,
@@ -252,6 +268,7 @@ def _skipped(rule: str, facts: _FamilyFacts, threshold: float, requirement: str)
     return RuleResult(
         rule=rule,
         family=facts.family,
+        tag=facts.tag,
         threshold=threshold,
         figure=None,
         shown="not in baseline" if facts.has_baseline else "no baseline",
@@ -269,6 +286,7 @@ def _max_drop_points(facts: _FamilyFacts, max_drop: float) -> RuleResult:
     return RuleResult(
         rule="max_drop_points",
         family=facts.family,
+        tag=facts.tag,
         threshold=max_drop,
         figure=delta.diff_points,
         shown=fmt_points(delta.diff_points),
@@ -287,6 +305,7 @@ def _no_significant_drop(facts: _FamilyFacts, _on: float) -> RuleResult:
     return RuleResult(
         rule="no_significant_drop",
         family=facts.family,
+        tag=facts.tag,
         threshold=facts.alpha,
         figure=delta.test.p_value,
         shown=f"{fmt_points(delta.diff_points)}, {fmt_p_eq(delta.test.p_value)}",
@@ -340,11 +359,67 @@ def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -
         raise BadInput(f"{policy_path}: the policy does not fit the run", problems)
 
 
+def _is_pattern(key: str) -> bool:
+    return any(ch in key for ch in "*?[")
+
+
+def tag_rules(policy: GatePolicy, present: list[str], policy_path: Path) -> dict[str, FamilyRules]:
+    """Tag -> its merged rules, for the tags of the run (`present`) that a key of
+    `policy.tags` names: every matching pattern in policy order, then the exact key.
+    `BadInput` when a key matches no tag of the run."""
+    problems: list[Problem] = []
+    for key in policy.tags:
+        matched = (
+            fnmatch.filter(present, key) if _is_pattern(key) else [key] if key in present else []
+        )
+        if not matched:
+            problems.append(
+                Problem(
+                    str(policy_path),
+                    f"tag {key!r} has rules but no entry of the run carries "
+                    + ("a matching tag" if _is_pattern(key) else "it"),
+                    field=f"tags.{key}",
+                    fix=unknown_name_fix(key, present, "tags of the run")
+                    if present
+                    else "the run's entries carry no tags; remove the tag rules",
+                )
+            )
+    if problems:
+        raise BadInput(f"{policy_path}: the policy does not fit the run", problems)
+    out: dict[str, FamilyRules] = {}
+    for tag in present:
+        rules: FamilyRules | None = None
+        keys = [k for k in policy.tags if _is_pattern(k) and fnmatch.fnmatchcase(tag, k)]
+        keys += [tag] if tag in policy.tags else []
+        for key in keys:
+            rules = policy.tags[key] if rules is None else rules.merged(policy.tags[key])
+        if rules is not None:
+            out[tag] = rules
+    return out
+
+
 def _delta(comparison: Comparison | None, family: str) -> FamilyDelta | None:
     if comparison is None:
         return None
     row = next((r for r in comparison.families if r.family == family), None)
     return row.deltas[0] if row is not None else None
+
+
+def _tag_delta(comparison: Comparison | None, tag: str | None) -> FamilyDelta | None:
+    if comparison is None:
+        return None
+    row = next((r for r in comparison.tags if r.tag == tag), None)
+    return row.deltas[0] if row is not None else None
+
+
+def _group_results(rules: FamilyRules, facts: _FamilyFacts) -> list[RuleResult]:
+    """Every rule that `rules` sets, checked on one family or tag, in table order."""
+    results: list[RuleResult] = []
+    for rule, check in FAMILY_RULES.items():
+        value = getattr(rules, rule)
+        if value is not None and value is not False:
+            results.append(check(facts, float(value)))
+    return results
 
 
 def evaluate_gate(
@@ -361,6 +436,10 @@ def evaluate_gate(
         f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
     )
     _check_families(policy, present, policy_path)
+    tags_present = sorted(
+        t for t, s in run.stats.tags.items() if s.entries > 0 and s.pass_at_1 is not None
+    )
+    by_tag = tag_rules(policy, tags_present, policy_path)
     if policy.require_baseline and baseline is None:
         raise BadInput(
             f"{policy_path}: `require_baseline` is set; give the run to compare against "
@@ -369,23 +448,27 @@ def evaluate_gate(
         )
     comparison: Comparison | None = None
     if baseline is not None:
-        comparison = compare_runs([baseline, run], alpha=policy.alpha, training=False)
+        comparison = compare_runs(
+            [baseline, run], alpha=policy.alpha, training=False, tags=list(by_tag)
+        )
 
     results: list[RuleResult] = []
     notes: list[str] = []
-    for fam in present:
-        rules = policy.defaults.merged(policy.families.get(fam))
+    groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
+        (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
+        for fam in present
+    ]
+    groups += [(None, tag, rules, run.stats.tags[tag]) for tag, rules in by_tag.items()]
+    for family, tag, rules, stats in groups:
         facts = _FamilyFacts(
-            family=fam,
-            stats=run.stats.families[fam],
-            delta=_delta(comparison, fam),
+            family=family,
+            tag=tag,
+            stats=stats,
+            delta=_delta(comparison, family) if family is not None else _tag_delta(comparison, tag),
             has_baseline=comparison is not None,
             alpha=policy.alpha,
         )
-        for rule, check in FAMILY_RULES.items():
-            value = getattr(rules, rule)
-            if value is not None and value is not False:
-                results.append(check(facts, float(value)))
+        results += _group_results(rules, facts)
 
     overall = run.stats.overall
     for rule, counted in RUN_RULES.items():
@@ -497,11 +580,13 @@ def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> li
 # -- rendering ---------------------------------------------------------------------
 
 
+def _where(r: RuleResult) -> str:
+    """The rule's scope as shown: the family, `tag NAME`, or `(run)`."""
+    return r.family or (f"tag {r.tag}" if r.tag is not None else "(run)")
+
+
 def _rows(result: GateResult) -> list[list[str]]:
-    return [
-        [r.family or "(run)", r.rule, r.shown, r.requirement, r.status, r.detail]
-        for r in result.rules
-    ]
+    return [[_where(r), r.rule, r.shown, r.requirement, r.status, r.detail] for r in result.rules]
 
 
 def verdict_line(result: GateResult) -> str:
@@ -547,7 +632,7 @@ def render_terminal(result: GateResult) -> RenderableType:
     parts: list[RenderableType] = [table]
     # Details (which entries got worse) go below the table: they are long.
     parts += [
-        Text(f"{r.family or '(run)'} {r.rule}: {r.detail}")
+        Text(f"{_where(r)} {r.rule}: {r.detail}")
         for r in result.rules
         if r.detail and r.status == "FAIL"
     ]
@@ -566,5 +651,6 @@ __all__ = [
     "load_policy",
     "render_markdown",
     "render_terminal",
+    "tag_rules",
     "verdict_line",
 ]

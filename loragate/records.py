@@ -204,9 +204,10 @@ class ResultRecord(GenerationRecord):
 
 # -- summary.json --------------------------------------------------------------------
 
-SUMMARY_SCHEMA_VERSION = 2
-"""2 adds `tags` (rates per entry tag); version 1 summaries still read."""
-READABLE_SUMMARY_VERSIONS = (1, 2)
+SUMMARY_SCHEMA_VERSION = 3
+"""2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which entries carry each
+tag, so that compare and gate can pair runs per tag). Versions 1 and 2 still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3)
 
 
 class RateStats(BaseModel):
@@ -268,5 +269,8 @@ class Summary(BaseModel):
     samples_per_entry: int
     entry_ids: list[str]
     adapters: dict[Name, AdapterSummary]
+    tag_entries: dict[str, list[str]] = Field(default_factory=dict)
+    """Tag -> the ids of the evalset's entries that carry it, sorted. Empty before
+    version 3."""
     training: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per adapter: training-log figures (final/best loss, token accuracy, ...)."""

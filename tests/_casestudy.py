@@ -77,9 +77,8 @@ def k_sample_generations(adapter: str, passes: dict[str, int], k: int) -> list[G
     return out
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Run `loragate ARGS` through the console entry point; (exit code, stdout, stderr).
-    `capsys` may be `capfd` (output written to the file descriptors, too)."""
+def cli_exit_code(args: list[str]) -> int:
+    """Run `loragate ARGS` through the console entry point; its exit code."""
     from loragate.cli.app import main
 
     old = sys.argv
@@ -89,9 +88,16 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
             main()
     finally:
         sys.argv = old
-    captured = capsys.readouterr()
     code = exc.value.code
-    return (code if isinstance(code, int) else 1), captured.out, captured.err
+    return code if isinstance(code, int) else 1
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run `loragate ARGS` through the console entry point; (exit code, stdout, stderr).
+    `capsys` may be `capfd` (output written to the file descriptors, too)."""
+    code = cli_exit_code(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
 def write_json(path: Path, value: object) -> Path:

@@ -165,7 +165,7 @@
       const t = el("table", "grid");
       add(t, add(el("tr"), ...["rule", "family", "figure", "requirement", "status"].map((h) => el("th", null, h))));
       for (const r of g.rules) {
-        add(t, add(el("tr"), el("td", null, r.rule), el("td", null, r.family || "-"), el("td", null, r.shown),
+        add(t, add(el("tr"), el("td", null, r.rule), el("td", null, r.family || (r.tag ? "tag " + r.tag : "-")), el("td", null, r.shown),
           el("td", null, r.requirement), el("td", r.status === "FAIL" ? "bad" : "ok", r.status)));
       }
       div.appendChild(t); box.appendChild(div);
