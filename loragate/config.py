@@ -204,8 +204,8 @@ class RunConfig(BaseModel):
     generations: str | None = Field(default=None, description="replay backend: generations file")
     episodes: int | Literal["all"] | None = Field(
         default=None,
-        description="also run the first N episodes of the evalset (`all`: every one); "
-        "None: entries only",
+        description="also run the first N episodes of the evalset (`all`: every one; 0: "
+        "none); None: the embedded model's default subset, none for a `model`",
     )
 
     @model_validator(mode="after")
@@ -227,6 +227,13 @@ class RunConfig(BaseModel):
             raise ValueError(
                 f"unknown backend {value!r}; {unknown_name_fix(value, known, 'backends')}"
             )
+        return value
+
+    @field_validator("episodes")
+    @classmethod
+    def _episode_count(cls, value: int | str | None) -> int | str | None:
+        if isinstance(value, int) and value < 0:
+            raise ValueError("a count of episodes (0: none) or `all`")
         return value
 
     @field_validator("adapters")

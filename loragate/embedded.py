@@ -34,6 +34,9 @@ class EmbeddedModel:
     """Template name in configs/templates/ (the model's own has no tools branch)."""
     hub_id: str
     """The model it was quantised from (recorded in manifests; never downloaded)."""
+    episodes: int = 0
+    """Episodes a run of this model runs when its config names none (`episodes`): the
+    first N of the evalset's `episodes.jsonl`, with their fault variants."""
 
 
 EMBEDDED: dict[str, EmbeddedModel] = {
@@ -43,8 +46,20 @@ EMBEDDED: dict[str, EmbeddedModel] = {
         gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
         chat_template="chatml-tools",
         hub_id="HuggingFaceTB/SmolLM2-135M-Instruct",
+        # EP-01 and EP-02: 7 variants that share 2 first-step prompts, so the default
+        # run shows a survival line for ~2 generations (README, Episodes).
+        episodes=2,
     )
 }
+DEFAULT_EMBEDDED = "smollm2-135m"
+
+
+def embedded_name(model: str | None, embedded: str | None) -> str | None:
+    """The embedded model a run config uses: `embedded`, or the default one when the
+    config names no `model` either; None for a run of `model`."""
+    if embedded is not None:
+        return embedded
+    return DEFAULT_EMBEDDED if model is None else None
 
 
 class EmbeddedModelMissing(LoragateError):

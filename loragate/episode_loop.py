@@ -15,12 +15,16 @@ results are replayed.
 A tool server has one state for the whole run, so trajectories that use a server take
 their steps one trajectory at a time (per server, in order); the others are batched as
 before.
+
+`first_round_jobs` gives the first step of every trajectory ahead
+of the loop, so a caller can generate them in the entries' batch and hand the
+records back as `prefetched`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from loragate.episode_records import (
@@ -82,6 +86,47 @@ def _prompt(traj: Trajectory, renderer: ChatRenderer | None) -> str:
     return json.dumps(request, sort_keys=True, ensure_ascii=False)
 
 
+def _step_job(t: Trajectory, prompt: str, sha: str, ck: str, seed: SeedFn | None) -> PromptJob:
+    """The job of a trajectory's next step (its prompt, sha256 and cache key made)."""
+    return PromptJob(
+        entry_id=f"{t.episode.id}{STEP_SEPARATOR}{len(t.steps) + 1}",
+        adapter=t.adapter,
+        sample=t.sample,
+        prompt=prompt,
+        messages=t.chat_messages("str"),
+        prompt_sha256=sha,
+        cache_key=ck,
+        seed=seed(sha, t.sample) if seed is not None else None,
+    )
+
+
+def first_round_jobs(
+    episodes: Sequence[Episode],
+    ctx: EpisodeContext,
+    *,
+    adapters: Sequence[str],
+    samples: int,
+    renderer: ChatRenderer | None,
+    key: KeyFn,
+    seed: SeedFn | None = None,
+    out_dir: Path,
+) -> list[PromptJob]:
+    """The first step of every (episode, adapter, sample) not already in the run
+    folder's `trajectories.jsonl`, one job per cache key (variants share them)."""
+    cached = {s.cache_key for s in read_steps(out_dir / TRAJECTORIES) if s.step == 1}
+    jobs: dict[str, PromptJob] = {}
+    for ep in episodes:
+        for adapter in adapters:
+            for sample in range(samples):
+                t = Trajectory(ep, ctx, adapter, sample)
+                prompt = _prompt(t, renderer)
+                sha = prompt_sha256(prompt)
+                ck = key(sha, adapter, sample)
+                if ck not in cached and ck not in jobs:
+                    jobs[ck] = _step_job(t, prompt, sha, ck, seed)
+    return list(jobs.values())
+
+
 def run_episodes(
     episodes: Sequence[Episode],
     ctx: EpisodeContext,
@@ -95,13 +140,16 @@ def run_episodes(
     seed: SeedFn | None = None,
     on_round: Callable[[int, int], None] | None = None,
     source: Path | None = None,
+    prefetched: Mapping[str, GenerationRecord] | None = None,
 ) -> list[Trajectory]:
     """Run every (episode, adapter, sample) to its end; returns the trajectories.
 
     With `generate=None` nothing is generated: every step must be in `source` (default
     the run folder's `trajectories.jsonl`), matched by episode, adapter, sample and
     step (the replay), and `trajectories.jsonl` is rewritten with fresh verdicts.
-    `on_round(round, jobs)` sees each round before it generates.
+    `on_round(round, jobs)` sees each round that generates, before it does. `prefetched` holds
+    generations made already, by cache key (e.g. `first_round_jobs` generated with
+    the entries): a job found there is not generated again.
     """
     path = out_dir / TRAJECTORIES
     source = source if source is not None else path
@@ -172,22 +220,13 @@ def run_episodes(
                 if ck in jobs:
                     jobs[ck][1].append(t)
                     continue
-                job = PromptJob(
-                    entry_id=f"{t.episode.id}{STEP_SEPARATOR}{len(t.steps) + 1}",
-                    adapter=t.adapter,
-                    sample=t.sample,
-                    prompt=prompt,
-                    messages=t.chat_messages("str"),
-                    prompt_sha256=sha,
-                    cache_key=ck,
-                    seed=seed(sha, t.sample) if seed is not None else None,
-                )
-                jobs[ck] = (job, [t])
+                jobs[ck] = (_step_job(t, prompt, sha, ck, seed), [t])
             write(reused)
             if not jobs or generate is None:
                 continue
-            if on_round is not None:
-                on_round(round_no, len(jobs))
+            ready = [prefetched[ck] for ck in jobs if prefetched and ck in prefetched]
+            if on_round is not None and len(ready) < len(jobs):
+                on_round(round_no, len(jobs) - len(ready))
 
             def sink(records: list[GenerationRecord], jobs: _Jobs = jobs) -> None:
                 fresh: list[StepRecord] = []
@@ -208,7 +247,10 @@ def run_episodes(
                     by_key[job.cache_key] = fresh[-1]
                 write(fresh)
 
-            generate([job for job, _ in jobs.values()], sink)
+            if ready:
+                sink(ready)
+            if jobs:
+                generate([job for job, _ in jobs.values()], sink)
             if jobs:
                 first = next(iter(jobs.values()))[0]
                 raise RuntimeError(

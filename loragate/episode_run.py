@@ -1,21 +1,37 @@
 """The episodes of `loragate run`: pick them, key them like generations, run the loop
 on the run's engine (with the evalset's tool servers open for the episodes that use
-them), write the episode files of the run folder."""
+them), write the episode files of the run folder.
+
+`EpisodeRunner` is the run's lazy runner with the episodes' first step folded into
+the entries' batch: the first `generate` call (the entries) also carries the first
+step of every trajectory, so an engine that batches (vLLM) decodes them beside the
+entries instead of in a round of their own afterwards; the loop then finds them
+ready (`prefetched`). A model that ends its episodes at step 1 costs no round.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
 from loragate.adapters import BASE_ADAPTER
-from loragate.episode_loop import run_episodes, write_episode_results
+from loragate.config import RunConfig
+from loragate.episode_loop import (
+    KeyFn,
+    SeedFn,
+    first_round_jobs,
+    run_episodes,
+    write_episode_results,
+)
 from loragate.episode_records import EpisodesSummary, StepRecord
 from loragate.episodes import EpisodeSet, load_episodes, select_episodes
 from loragate.errors import BadInput, Problem
 from loragate.evalset import Evalset
 from loragate.manifest import cache_key, sample_seed
 from loragate.pipeline import LazyRunner, RunPlan
+from loragate.records import GenerationRecord
+from loragate.runners import PromptJob, Runner, Sink
 from loragate.tool_servers import ToolServers
 from loragate.trajectory import EpisodeContext
 
@@ -39,6 +55,20 @@ def pick_episodes(evalset: Evalset, count: EpisodeCount) -> EpisodeSet:
     return select_episodes(episodes, limit=None if count == "all" else count)
 
 
+def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
+    """The episodes a run runs: the config's `episodes` (0: none), else the embedded
+    model's default subset when the evalset has episodes (not for `replay`, which has
+    only what its generations file holds); None for none."""
+    if config.episodes is not None:
+        return pick_episodes(evalset, config.episodes) if config.episodes != 0 else None
+    from loragate.embedded import EMBEDDED, embedded_name
+
+    name = embedded_name(config.model, config.embedded)
+    count = EMBEDDED[name].episodes if name is not None and config.backend != "replay" else 0
+    episodes = load_episodes(evalset) if count else None
+    return select_episodes(episodes, limit=count) if episodes is not None else None
+
+
 def context(
     evalset: Evalset,
     parse_mode: Literal["strict", "repaired"],
@@ -49,19 +79,17 @@ def context(
     )
 
 
-def run_plan_episodes(
-    plan: RunPlan,
-    episodes: EpisodeSet,
-    runner: LazyRunner,
-    *,
-    on_round: Callable[[int, int], None] | None = None,
-) -> EpisodesSummary:
-    """Run the episodes for every model variant and sample of the plan; write
-    `trajectories.jsonl`, `episode_results.jsonl` and `episodes_summary.json`."""
+def _names(plan: RunPlan) -> list[str]:
+    """The model variants of the plan: the base (when included), then the adapters."""
+    base = [BASE_ADAPTER] if plan.config.include_base else []
+    return base + [a.name for a in plan.setup.adapters]
+
+
+def _keys(plan: RunPlan) -> tuple[KeyFn, SeedFn]:
+    """Cache key and seed of an episode step, made as the entries' are."""
     config = plan.config
     manifest = plan.manifest
     sampling = config.sampling.model_dump()
-    names = ([BASE_ADAPTER] if config.include_base else []) + [a.name for a in plan.setup.adapters]
 
     def key(sha: str, adapter: str, sample: int) -> str:
         return cache_key(
@@ -76,6 +104,82 @@ def run_plan_episodes(
     def seed(sha: str, sample: int) -> int | None:
         return None if config.sampling.greedy else sample_seed(config.sampling.seed, sha, sample)
 
+    return key, seed
+
+
+class _FirstCallAlso(Runner):
+    """A runner whose first `generate` also generates `extra` jobs into `got`."""
+
+    def __init__(self, inner: Runner, extra: list[PromptJob], got: dict[str, GenerationRecord]):
+        self.inner = inner
+        self.name = inner.name
+        self.extra = extra
+        self.got = got
+
+    def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
+        own = {j.cache_key for j in jobs}
+        extra = [j for j in self.extra if j.cache_key not in own]
+        self.extra = []
+        if not extra:
+            self.inner.generate(jobs, sink)
+            return
+        wanted = {j.cache_key for j in extra}
+
+        def split(records: list[GenerationRecord]) -> None:
+            self.got.update((r.cache_key, r) for r in records if r.cache_key in wanted)
+            mine = [r for r in records if r.cache_key not in wanted]
+            if mine:
+                sink(mine)
+
+        self.inner.generate([*jobs, *extra], split)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def warnings(self) -> list[str]:
+        return self.inner.warnings()
+
+
+class EpisodeRunner(LazyRunner):
+    """The run's lazy runner; its first `generate` call also makes the first step of
+    every episode trajectory (see the module doc), kept in `prefetched`."""
+
+    def __init__(self, plan: RunPlan, episodes: EpisodeSet) -> None:
+        super().__init__(plan.backend, plan.setup)
+        key, seed = _keys(plan)
+        self.first_steps = first_round_jobs(
+            episodes.episodes,
+            context(plan.evalset, plan.config.parse_mode),
+            adapters=_names(plan),
+            samples=plan.config.sampling.samples,
+            renderer=plan.renderer,
+            key=key,
+            seed=seed,
+            out_dir=plan.out_dir,
+        )
+        self.prefetched: dict[str, GenerationRecord] = {}
+        self._wrapped: Runner | None = None
+
+    def get(self) -> Runner:
+        inner = super().get()
+        if self._wrapped is None or getattr(self._wrapped, "inner", None) is not inner:
+            self._wrapped = _FirstCallAlso(inner, self.first_steps, self.prefetched)
+            self.first_steps = []
+        return self._wrapped
+
+
+def run_plan_episodes(
+    plan: RunPlan,
+    episodes: EpisodeSet,
+    runner: LazyRunner,
+    *,
+    on_round: Callable[[int, int], None] | None = None,
+) -> EpisodesSummary:
+    """Run the episodes for every model variant and sample of the plan; write
+    `trajectories.jsonl`, `episode_results.jsonl` and `episodes_summary.json`. An
+    `EpisodeRunner` hands over the first steps it made with the entries."""
+    config = plan.config
+    key, seed = _keys(plan)
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     evalset = plan.evalset
     # Started on first use, stopped when the loop ends (also on an error or Ctrl-C).
@@ -85,7 +189,7 @@ def run_plan_episodes(
         trajs = run_episodes(
             episodes.episodes,
             context(evalset, config.parse_mode, servers),
-            adapters=names,
+            adapters=_names(plan),
             samples=config.sampling.samples,
             renderer=plan.renderer,
             key=key,
@@ -93,6 +197,7 @@ def run_plan_episodes(
             out_dir=plan.out_dir,
             seed=seed,
             on_round=on_round,
+            prefetched=runner.prefetched if isinstance(runner, EpisodeRunner) else None,
         )
     return write_episode_results(
         trajs, plan.out_dir, episodes_sha256=episodes.sha256, k=config.sampling.samples

@@ -182,12 +182,10 @@ class _Model:
 
 
 def _resolve_model(config: RunConfig, backend: str) -> _Model:
-    embedded = config.embedded
-    if config.model is None and embedded is None:
-        embedded = "smollm2-135m"
-    if embedded is not None:
-        from loragate.embedded import EMBEDDED, embedded_checkpoint, embedded_info
+    from loragate.embedded import EMBEDDED, embedded_checkpoint, embedded_info, embedded_name
 
+    embedded = embedded_name(config.model, config.embedded)
+    if embedded is not None:
         spec = EMBEDDED[embedded]
         if backend in LOCAL_BACKENDS:
             emb_path = str(embedded_checkpoint(embedded))

@@ -27,9 +27,9 @@ when it is a sane next action:
   answer left is the final reply): `families.final_reply_problem` against the end state.
 
 Unknown or unoffered tools, repeated failed calls, the governance rules and acting
-before a scripted question was asked are invariants: breaking one ends the trajectory as failed. An unreadable output
-(`unparseable`) ends it too: the scaffold has nothing to run. The step after an
-injected fault decides `recovered`.
+before a scripted question was asked are invariants: breaking one ends the trajectory
+as failed. An unreadable output (`unparseable`) ends it too: the scaffold has nothing
+to run. The step after an injected fault decides `recovered`.
 """
 
 from __future__ import annotations

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from loragate.episodes import EpisodeSpec, expand
 from loragate.records import GenerationRecord
 from loragate.runners import PromptJob
+from loragate.trajectory import EpisodeContext, Trajectory
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -131,6 +134,32 @@ GOOD_ASK = [
     call("pay_invoice", invoice_id="INV-58240", amount=1320, currency="CHF"),
     "Invoice INV-58240 (CHF 1,320) has been paid.",
 ]
+
+
+def play_spec(
+    ctx: EpisodeContext, spec: dict[str, Any], outputs: list[str], variant: int = 0
+) -> Trajectory:
+    """Play `outputs` on variant `variant` of the episode `spec` until it ends."""
+    t = Trajectory(expand(EpisodeSpec.model_validate(spec))[variant], ctx, "base", 0)
+    for out in outputs:
+        if t.done:
+            break
+        t.advance(out)
+    return t
+
+
+def with_(spec: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A deep copy of `spec` with `changes` on top."""
+    out = copy.deepcopy(spec)
+    out.update(changes)
+    return out
+
+
+def agent20_context() -> EpisodeContext:
+    from loragate.evalset import load_evalset
+
+    ev = load_evalset(REPO / "evalsets" / "agent20")
+    return EpisodeContext(ev.toolset, ev.policy, ev.manifest.system_prompt)
 
 
 def evalset_with(tmp: Path, episodes: Sequence[dict[str, Any] | str]) -> Path:

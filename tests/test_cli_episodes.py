@@ -11,8 +11,9 @@ import pytest
 
 from loragate.cli.app import main
 from loragate.cli.run import parse_episodes_option
+from loragate.config import load_config
 from loragate.episode_records import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
-from loragate.episode_run import pick_episodes
+from loragate.episode_run import pick_episodes, run_episode_set
 from loragate.errors import BadInput
 from loragate.evalset import load_evalset
 from tests._episodes import FIXTURE, PAY, REPO, build_fixture, evalset_with
@@ -87,13 +88,33 @@ def test_validate_lists_episodes_and_their_problems(
 
 def test_episode_options() -> None:
     assert parse_episodes_option("3") == 3 and parse_episodes_option("all") == "all"
-    assert parse_episodes_option(None) is None
-    for bad in ("0", "-1", "some"):
+    assert parse_episodes_option(None) is None and parse_episodes_option("0") == 0
+    for bad in ("-1", "some", "\u0663"):
         with pytest.raises(BadInput, match="--episodes"):
             parse_episodes_option(bad)
     ev = load_evalset(AGENT20)
     assert {e.base_id for e in pick_episodes(ev, 2).episodes} == {"EP-01", "EP-02"}
     assert len(pick_episodes(ev, "all").episodes) == 94
+    with pytest.raises(BadInput, match="episodes"):
+        load_config(None, {"episodes": -1})
+
+
+def test_the_embedded_default_runs_two_episodes(tmp_path: Path) -> None:
+    ev = load_evalset(AGENT20)
+    default = run_episode_set(ev, load_config(REPO / "configs" / "default.yaml"))
+    bare = run_episode_set(ev, load_config(None))
+    assert default is not None and bare is not None
+    assert [e.id for e in default.episodes] == [e.id for e in bare.episodes]
+    assert {e.base_id for e in bare.episodes} == {"EP-01", "EP-02"} and len(bare.episodes) == 7
+    assert run_episode_set(ev, load_config(None, {"episodes": 0})) is None
+    assert run_episode_set(ev, load_config(None, {"model": "Qwen/Qwen3-4B"})) is None
+    assert run_episode_set(ev, load_config(None, {"backend": "replay"})) is None
+    three = run_episode_set(ev, load_config(None, {"model": "Qwen/Qwen3-4B", "episodes": 3}))
+    assert three is not None and len({e.base_id for e in three.episodes}) == 3
+    # an evalset without episodes: the default subset is simply not there
+    root = evalset_with(tmp_path, [PAY])
+    (root / "episodes.jsonl").unlink()
+    assert run_episode_set(load_evalset(root), load_config(None)) is None
 
 
 def test_episodes_option_without_episodes(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ answer left is the final reply, and the format and trajectory versions."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -13,38 +12,30 @@ import pytest
 
 from loragate.episode_loop import read_steps, run_episodes
 from loragate.episode_records import TRAJECTORIES, StepRecord
-from loragate.episodes import EpisodeSpec, expand, load_episodes
+from loragate.episodes import load_episodes
 from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.trajectory import EpisodeContext, Trajectory
-from tests._episodes import ASK, GOOD_ASK, PAY, REPO, call, evalset_with, from_lists, scripted
+from loragate.evalset import load_evalset
+from loragate.trajectory import EpisodeContext
+from tests._episodes import (
+    ASK,
+    GOOD_ASK,
+    PAY,
+    agent20_context,
+    call,
+    evalset_with,
+    from_lists,
+    play_spec,
+    scripted,
+    with_,
+)
 
 
 @pytest.fixture(scope="module")
-def agent20() -> Evalset:
-    return load_evalset(REPO / "evalsets" / "agent20")
+def ctx() -> EpisodeContext:
+    return agent20_context()
 
 
-@pytest.fixture(scope="module")
-def ctx(agent20: Evalset) -> EpisodeContext:
-    return EpisodeContext(agent20.toolset, agent20.policy, agent20.manifest.system_prompt)
-
-
-def run(
-    ctx: EpisodeContext, spec: dict[str, Any], outputs: list[str], variant: int = 0
-) -> Trajectory:
-    t = Trajectory(expand(EpisodeSpec.model_validate(spec))[variant], ctx, "base", 0)
-    for out in outputs:
-        if t.done:
-            break
-        t.advance(out)
-    return t
-
-
-def with_(spec: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    out = copy.deepcopy(spec)
-    out.update(changes)
-    return out
+run = play_spec
 
 
 # -- the loop goes on after an answered question ------------------------------------

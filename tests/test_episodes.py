@@ -3,7 +3,6 @@ based success and the figures, with a scripted model (no engine)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,18 @@ from loragate.episodes import EpisodeSpec, expand, load_episodes
 from loragate.errors import BadInput
 from loragate.evalset import Evalset, load_evalset
 from loragate.trajectory import EpisodeContext, Trajectory
-from tests._episodes import DENY, GOOD_DENY, GOOD_PAY, PAY, REPO, call, evalset_with
+from tests._episodes import (
+    DENY,
+    GOOD_DENY,
+    GOOD_PAY,
+    PAY,
+    REPO,
+    agent20_context,
+    call,
+    evalset_with,
+    play_spec,
+    with_,
+)
 
 
 @pytest.fixture(scope="module")
@@ -24,26 +34,11 @@ def agent20() -> Evalset:
 
 
 @pytest.fixture(scope="module")
-def ctx(agent20: Evalset) -> EpisodeContext:
-    return EpisodeContext(agent20.toolset, agent20.policy, agent20.manifest.system_prompt)
+def ctx() -> EpisodeContext:
+    return agent20_context()
 
 
-def run(
-    ctx: EpisodeContext, spec: dict[str, Any], outputs: list[str], variant: int = 0
-) -> Trajectory:
-    episode = expand(EpisodeSpec.model_validate(spec))[variant]
-    t = Trajectory(episode, ctx, "base", 0)
-    for out in outputs:
-        if t.done:
-            break
-        t.advance(out)
-    return t
-
-
-def with_(spec: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    out = copy.deepcopy(spec)
-    out.update(changes)
-    return out
+run = play_spec
 
 
 # -- format --------------------------------------------------------------------------

@@ -53,14 +53,20 @@ def parse_adapter_option(values: list[str]) -> dict[str, str]:
 
 
 def parse_episodes_option(value: str | None) -> int | str | None:
-    """`--episodes N` (N >= 1) or `all`."""
+    """`--episodes N` (N >= 0; 0: none) or `all`."""
     if value is None or value == "all":
         return value
-    if value.isdigit() and int(value) >= 1:
+    if value.isascii() and value.isdigit():
         return int(value)
     raise BadInput(
         f"--episodes {value!r}: expected a count or `all`",
-        [Problem("--episodes", "not a count", fix="write --episodes 3 or --episodes all")],
+        [
+            Problem(
+                "--episodes",
+                "not a count",
+                fix="write --episodes 3, --episodes all or --episodes 0 (none)",
+            )
+        ],
     )
 
 
@@ -119,7 +125,8 @@ def command(
         typer.Option(
             "--episodes",
             metavar="N|all",
-            help="Also run the first N episodes of episodes.jsonl (with their fault variants).",
+            help="Also run the first N episodes of episodes.jsonl (with their fault variants); "
+            "0: none. Default: the config's `episodes` (the embedded model's: 2).",
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -219,11 +226,9 @@ def _run_locked(
     from loragate.scoring import finish_run
 
     plan = plan_run(cfg, config_path=config_path, limit=limit, families=families)
-    episodes = None
-    if cfg.episodes is not None:
-        from loragate.episode_run import pick_episodes
+    from loragate.episode_run import EpisodeRunner, run_episode_set
 
-        episodes = pick_episodes(plan.evalset, cfg.episodes)
+    episodes = run_episode_set(plan.evalset, cfg)
     pending = len(plan.pending)
     console.print(
         f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
@@ -233,7 +238,9 @@ def _run_locked(
     )
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
     first = f"starting the {plan.backend} backend"
-    runner = LazyRunner(plan.backend, plan.setup)
+    runner = (
+        LazyRunner(plan.backend, plan.setup) if episodes is None else EpisodeRunner(plan, episodes)
+    )
     started = time.monotonic()
 
     def ready() -> None:
@@ -253,9 +260,11 @@ def _run_locked(
         if episodes is not None:
             from loragate.episode_run import run_plan_episodes
 
+            made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
             console.print(
                 f"episodes: {len(episodes.episodes)} variants of "
                 f"{len({e.base_id for e in episodes.episodes})} episodes"
+                + (f" ({made} first steps generated with the entries)" if made else "")
             )
             episode_summary = run_plan_episodes(
                 plan,

@@ -36,6 +36,10 @@ def test_default_run_end_to_end(tmp_path: Path, embedded_dir: Path) -> None:
     assert all(json.loads(g)["completion_tokens"] > 0 for g in generations)
     assert (out / "report.md").is_file() and (out / "results.jsonl").is_file()
     assert "pass@1" in first.stdout
+    # the default's episode subset: EP-01 and EP-02 with their variants, a survival line
+    episodes = json.loads((out / "episodes_summary.json").read_text())
+    assert len(episodes["episode_ids"]) == 7
+    assert "survival (observed vs r^n" in first.stdout
 
     again = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
