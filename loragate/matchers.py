@@ -296,9 +296,9 @@ def _compile_operator(op: str, arg: Any, m: Any, depth: int) -> Check:
 
 
 _COMPILED_MAX = 100_000
-_compiled_arguments: dict[int, tuple[dict[str, Any], list[tuple[str, Check]]]] = {}
-"""id(expected arguments) -> (those arguments, their compiled matchers). The entry holds
-the arguments, so their id cannot be reused while it is here; bounded by clearing."""
+_compiled_arguments: dict[str, list[tuple[str, Check]]] = {}
+"""repr(expected arguments) -> their compiled matchers, bounded by clearing. Keyed by
+content, not identity: an expectation changed in place is compiled afresh."""
 
 
 def match_arguments(expected: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
@@ -306,17 +306,23 @@ def match_arguments(expected: dict[str, Any], arguments: dict[str, Any]) -> list
 
     Arguments that `expected` does not mention are not checked here (the tool's JSON
     Schema decides whether they are allowed). The matchers are compiled once per
-    `expected` object (`compile_matcher`); an expectation is never changed after
-    loading.
+    distinct `expected` (`compile_matcher`; its `repr` tells `1`, `1.0` and `True`,
+    lists and tuples apart).
     """
-    hit = _compiled_arguments.get(id(expected))
-    if hit is None or hit[0] is not expected:
+    try:
+        key = repr(expected)
+    except RecursionError:
+        return [
+            name for name, m in expected.items() if not matches(m, arguments.get(name, _MISSING))
+        ]
+    compiled = _compiled_arguments.get(key)
+    if compiled is None:
         if len(_compiled_arguments) >= _COMPILED_MAX:
             _compiled_arguments.clear()
         compiled = [(name, compile_matcher(matcher)) for name, matcher in expected.items()]
-        hit = _compiled_arguments[id(expected)] = (expected, compiled)
+        _compiled_arguments[key] = compiled
     get = arguments.get
-    return [name for name, check in hit[1] if not check(get(name, _MISSING))]
+    return [name for name, check in compiled if not check(get(name, _MISSING))]
 
 
 SchemaCheck = Callable[[Any, Any], str | None]

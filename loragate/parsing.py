@@ -736,6 +736,19 @@ def _parse(text: str, mode: Literal["strict", "repaired"]) -> ParseResult:
             status="no_call", answer=answer, strict_status="no_call", repaired_status="ok"
         )
 
+    # The common output, one closed block, decided as the general path below decides it.
+    first = text.find(_OPEN)
+    start = first + len(_OPEN)
+    close = text.find(_CLOSE, start)
+    if close >= 0 and text.find(_OPEN, start) < 0:
+        try:
+            calls = _strict_block(_Block(text[start:close], "closed"))
+        except _Reject:
+            pass  # the general path words the error and tries the repairs
+        else:
+            answer = _join_answer([text[:first], text[close + len(_CLOSE) :]])
+            return _parse_result("ok", calls, answer, "ok", "ok")
+
     outside, blocks, overflow = _split_blocks(text)
     answer = _join_answer(outside)
     strict_calls: list[ToolCall] = []

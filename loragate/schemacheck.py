@@ -209,10 +209,11 @@ class SchemaChecker:
     def surely_valid(self, instance: Any) -> bool:
         """True when the fast path accepts `instance` (then it is valid); False when it
         rejects it, cannot read it, or there is no fast path. Never raises."""
+        return self._surely_valid(instance, _too_big(instance))
+
+    def _surely_valid(self, instance: Any, too_big: bool) -> bool:
         fast = self._fast
-        if fast is None:
-            return False
-        if _too_big(instance):
+        if fast is None or too_big:
             return False
         try:
             if not fast.is_valid(instance):
@@ -227,13 +228,14 @@ class SchemaChecker:
 
     def errors(self, instance: Any) -> list[str]:
         """Errors of `instance` (empty when valid), at most five. Never raises."""
-        if self.surely_valid(instance):
+        too_big = _too_big(instance)
+        if self._surely_valid(instance, too_big):
             return []
         if not self._fast_errors_compiled:
             self._fast_errors = compile_errors(self.schema)
             self._fast_errors_compiled = True
         fast_errors = self._fast_errors
-        if fast_errors is not None and not _too_big(instance):
+        if fast_errors is not None and not too_big:
             # the reference's errors, computed without it (`loragate.schema_errors`)
             try:
                 return _worded(sorted(fast_errors(instance), key=lambda e: list(e[0])))
