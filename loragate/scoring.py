@@ -41,8 +41,8 @@ from loragate.records import (
 from loragate.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
 from loragate.scoring_processes import (
     PARALLEL_MIN_OUTPUTS,
+    ForkedJudges,
     can_fork,
-    judge_in_processes,
     resolve_jobs,
 )
 
@@ -342,9 +342,20 @@ def _score_checked(
 ) -> list[ResultRecord]:
     scorer = Scorer(evalset, parse_mode)
     jobs = resolve_jobs(jobs)
-    with no_cyclic_gc(), _progress(len(records), progress) as advance:
+    with no_cyclic_gc():
         distinct = _distinct(records) if jobs > 1 and can_fork() else []
-        if len(distinct) < max(2, min_parallel):
+        if len(distinct) >= max(2, min_parallel):
+            # forked before the progress bar starts its thread
+            with (
+                ForkedJudges(scorer.judge, distinct, jobs) as workers,
+                _progress(len(records), progress) as advance,
+            ):
+                judged = workers.judge_all(advance)
+                scorer.remember((distinct[i], pv) for i, pv in judged.items())
+                scored = [scorer.score(r) for r in records]
+                advance(len(records) - len(distinct))
+                return scored
+        with _progress(len(records), progress) as advance:
             out: list[ResultRecord] = []
             step = 1000  # updating the bar per record would cost more than scoring it
             for start in range(0, len(records), step):
@@ -352,11 +363,6 @@ def _score_checked(
                 out.extend(scorer.score(r) for r in chunk)
                 advance(len(chunk))
             return out
-        judged = judge_in_processes(scorer.judge, distinct, jobs, advance)
-        scorer.remember((distinct[i], pv) for i, pv in judged.items())
-        scored = [scorer.score(r) for r in records]
-        advance(len(records) - len(distinct))
-        return scored
 
 
 def _distinct(records: Sequence[GenerationRecord]) -> list[GenerationRecord]:

@@ -2,7 +2,7 @@
 
 Parsing and judging are pure functions of (entry, output text), so the distinct
 (entry, text) pairs of a set can be judged anywhere and the results put back in
-order. `judge_in_processes` forks `jobs` workers (Linux only: a forked worker shares
+order. `ForkedJudges` forks `jobs` workers (Linux only: a forked worker shares
 the parent's loaded evalset, compiled validators and records without copying or
 pickling them), gives each a share of the distinct pairs, and gets back each pair's
 parse and verdict as plain tuples (pickled by C code; pydantic models would cost
@@ -118,40 +118,68 @@ def _judge_range(bounds: tuple[int, int]) -> tuple[int, list[tuple[int, _Packed]
     return stop - start, out
 
 
-def judge_in_processes(
-    judge: Callable[[GenerationRecord], Judged],
-    distinct: Sequence[GenerationRecord],
-    jobs: int,
-    advance: Callable[[int], None] | None = None,
-) -> dict[int, Judged]:
-    """Index in `distinct` -> its judgement, judged by `jobs` forked workers.
+class ForkedJudges:
+    """`jobs` worker processes forked to judge `distinct` (a context manager).
 
-    `advance(n)` is called as shares of n records come back (a progress bar).
-    Indices whose judgement raised are missing from the answer.
+    The workers are forked when the block is entered, before the caller starts
+    anything that runs a thread (a progress bar): a fork copies no thread, so a lock
+    held by one would stay locked in the workers. `judge_all` then gathers the
+    judgements.
     """
-    global _work
-    chunk = max(500, len(distinct) // (jobs * 8) + 1)  # small shares balance busy cores
-    shares = [
-        (start, min(start + chunk, len(distinct))) for start in range(0, len(distinct), chunk)
-    ]
-    _work = (judge, distinct)
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            judged: dict[int, Judged] = {}
-            for size, part in pool.imap_unordered(_judge_range, shares):
-                for i, packed in part:
-                    judged[i] = _unpack(packed)
-                if advance is not None:
-                    advance(size)
-            return judged
-    finally:
-        _work = None
+
+    def __init__(
+        self,
+        judge: Callable[[GenerationRecord], Judged],
+        distinct: Sequence[GenerationRecord],
+        jobs: int,
+    ) -> None:
+        self.judge = judge
+        self.distinct = distinct
+        self.jobs = jobs
+        self._pool: Any = None
+
+    def __enter__(self) -> ForkedJudges:
+        global _work
+        _work = (self.judge, self.distinct)
+        try:
+            self._pool = multiprocessing.get_context("fork").Pool(self.jobs)
+        except OSError:  # no process to spare (limits, memory): judge in this one
+            self._pool = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _work
+        try:
+            if self._pool is not None:
+                self._pool.terminate()
+                self._pool.join()
+        finally:
+            _work = None
+
+    def judge_all(self, advance: Callable[[int], None] | None = None) -> dict[int, Judged]:
+        """Index in `distinct` -> its judgement; `advance(n)` as shares of n records come
+        back. Indices whose judgement raised are missing from the answer."""
+        n = len(self.distinct)
+        chunk = max(500, n // (self.jobs * 8) + 1)  # small shares balance busy cores
+        shares = [(start, min(start + chunk, n)) for start in range(0, n, chunk)]
+        judged: dict[int, Judged] = {}
+        parts = (
+            map(_judge_range, shares)
+            if self._pool is None
+            else self._pool.imap_unordered(_judge_range, shares)
+        )
+        for size, part in parts:
+            for i, packed in part:
+                judged[i] = _unpack(packed)
+            if advance is not None:
+                advance(size)
+        return judged
 
 
 __all__ = [
     "PARALLEL_MIN_OUTPUTS",
+    "ForkedJudges",
     "available_cores",
     "can_fork",
-    "judge_in_processes",
     "resolve_jobs",
 ]

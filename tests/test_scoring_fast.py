@@ -38,7 +38,7 @@ from loragate.resources import bundled
 from loragate.schema_errors import _APPLIED, compile_errors
 from loragate.schemacheck import ArgumentsValidator, SchemaChecker
 from loragate.scoring import Scorer, score_records
-from loragate.scoring_processes import judge_in_processes
+from loragate.scoring_processes import ForkedJudges
 from tests._bfcl import mutations, tool_call_text
 
 DATA = Path(__file__).parent / "data"
@@ -381,13 +381,71 @@ def test_scoring_in_several_processes_equals_one(monkeypatch: pytest.MonkeyPatch
     one = score_records(evalset, records, progress=False, jobs=1)
     forks: list[int] = []
 
-    def counted(*args: Any) -> Any:
-        forks.append(args[2])
-        return judge_in_processes(*args)
+    class Counted(ForkedJudges):
+        def __enter__(self) -> ForkedJudges:
+            forks.append(self.jobs)
+            return super().__enter__()
 
-    monkeypatch.setattr(scoring, "judge_in_processes", counted)
+    monkeypatch.setattr(scoring, "ForkedJudges", Counted)
     several = score_records(evalset, records, progress=False, jobs=3, min_parallel=1)
     assert forks == [3]
     assert [r.model_dump_json(by_alias=True) for r in several] == [
         r.model_dump_json(by_alias=True) for r in one
     ]
+
+
+def test_a_scorer_that_raises_in_a_worker_is_reported_as_in_one_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loragate.families.tool_call import ToolCallFamily
+    from loragate.scoring import ScorerError
+
+    evalset = _agent20()
+    first = next(e.id for e in evalset.entries if e.family == "tool_call")
+    records = [
+        GenerationRecord(entry_id=e.id, adapter="m", sample=0, text=f"answer {e.id}")
+        for e in evalset.entries
+    ]
+    records.append(GenerationRecord(entry_id=first, adapter="m", sample=1, text="boom"))
+    judge = ToolCallFamily.score
+
+    def boom(self: ToolCallFamily, sample: Any) -> Verdict:
+        if sample.parse.answer == "boom":
+            raise KeyError("a bug")
+        return judge(self, sample)
+
+    monkeypatch.setattr(ToolCallFamily, "score", boom)  # before the fork: workers share it
+    with pytest.raises(ScorerError, match=r"tool_call.*KeyError"):
+        score_records(evalset, records, progress=False, jobs=2, min_parallel=1)
+
+
+def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing
+
+    evalset = _agent20()
+    records = [
+        GenerationRecord(entry_id=e.id, adapter="m", sample=0, text=f"answer {e.id}")
+        for e in evalset.entries
+    ]
+    one = score_records(evalset, records, progress=False, jobs=1)
+
+    class NoFork:
+        def Pool(self, jobs: int) -> Any:
+            raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method: NoFork())
+    several = score_records(evalset, records, progress=False, jobs=2, min_parallel=1)
+    assert several == one
+
+
+def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
+    from loragate.families._answer import _REFUSAL_ANY, _REFUSAL_RES
+    from loragate.families._text import fold, sentences
+
+    pieces = [fold(s) for text in _corpus_texts() for s in sentences(text)]
+    pieces += ["as an ai language model", "i can't help with that", "we must decline"]
+    assert sum(_REFUSAL_ANY.search(p) is not None for p in pieces) >= 3
+    for piece in pieces:
+        assert (_REFUSAL_ANY.search(piece) is not None) == any(
+            p.search(piece) for p in _REFUSAL_RES
+        )
