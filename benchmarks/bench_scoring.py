@@ -8,10 +8,13 @@ realistic outputs: the expected call(s), a wrong tool, a direct answer, broken J
 2. `finish_run` (the above + summary + report + writing the run folder),
 3. `read_generations` (reading the JSONL file back, as `loragate score` does),
 4. `loragate score` end to end in a new process (start-up, reading, scoring, writing
-   the run folder), as a user runs it.
+   the run folder), as a user runs it: with `--jobs 1` (one process) and with
+   `--jobs 0` (one process per core judging the distinct outputs), each timed in wall
+   clock and in CPU seconds of the process and its workers, alternating.
 
 Prints the median samples/s of `--repeats` runs. The targets are >= 20,000 samples/s
-CPU for (1) and >= 50,000 samples/s wall for (4) on 200,000 samples. Usage:
+CPU for (1) and >= 50,000 samples/s wall for (4) on 200,000 samples (issue 8; the lead
+asked for >= 20,000 wall). Usage:
 
     python benchmarks/bench_scoring.py [--samples 200000] [--repeats 3] [--unique]
                                        [--parse-mode repaired] [--profile]
@@ -245,41 +248,56 @@ def main(argv: list[str] | None = None) -> int:
     target = 20_000
     verdict = "met" if rate >= target else "MISSED"
     print(f"target >= {target:,} samples/s (CPU) for score_records: {verdict}")
-    e2e = _end_to_end(records, args.parse_mode, args.repeats)
-    print(
-        f"loragate score end to end       median {n / e2e:>9,.0f} samples/s wall "
-        f"({e2e:.2f} s); target >= 50,000: {'met' if n / e2e >= 50_000 else 'MISSED'}"
-    )
+    for jobs, (wall, cpu) in _end_to_end(records, args.parse_mode, args.repeats).items():
+        met = "met" if n / wall >= 20_000 else "MISSED"
+        print(
+            f"loragate score --jobs {jobs} end to end: median {n / wall:>7,.0f} samples/s "
+            f"wall ({wall:.2f} s), {n / cpu:>7,.0f} per CPU second; >= 20,000 wall: {met}"
+        )
     return 0
 
 
-def _end_to_end(records: list[GenerationRecord], parse_mode: str, repeats: int) -> float:
-    """Median wall seconds of `loragate score` on `records` in a new process."""
+def _end_to_end(
+    records: list[GenerationRecord], parse_mode: str, repeats: int
+) -> dict[int, tuple[float, float]]:
+    """Per `--jobs` value: median (wall seconds, CPU seconds of the process and its
+    workers) of `loragate score` on `records` in a new process."""
+    import resource
     import subprocess
 
-    walls = []
+    runs: dict[int, list[tuple[float, float]]] = {1: [], 0: []}
     with tempfile.TemporaryDirectory() as tmp:
         gens = Path(tmp) / "generations.jsonl"
         gens.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
         for i in range(repeats):
-            command = [
-                sys.executable,
-                "-c",
-                "from loragate.cli.app import main; main()",
-                "score",
-                "--generations",
-                str(gens),
-                "--evalset",
-                str(EVALSET),
-                "--out",
-                str(Path(tmp) / f"e2e{i}"),
-                "--parse-mode",
-                parse_mode,
-            ]
-            t0 = time.perf_counter()
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-            walls.append(time.perf_counter() - t0)
-    return statistics.median(walls)
+            for jobs, timings in runs.items():
+                command = [
+                    sys.executable,
+                    "-c",
+                    "from loragate.cli.app import main; main()",
+                    "score",
+                    "--generations",
+                    str(gens),
+                    "--evalset",
+                    str(EVALSET),
+                    "--out",
+                    str(Path(tmp) / f"e2e{i}-{jobs}"),
+                    "--parse-mode",
+                    parse_mode,
+                    "--jobs",
+                    str(jobs),
+                ]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t0 = time.perf_counter()
+                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+                wall = time.perf_counter() - t0
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+                timings.append((wall, cpu))
+    return {
+        jobs: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
+        for jobs, ts in runs.items()
+    }
 
 
 if __name__ == "__main__":

@@ -212,14 +212,23 @@ def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
     all is `missing_call`.
     """
     n, m = len(calls), len(specs)
-    candidates = [
-        [
-            i
-            for i, c in enumerate(calls)
-            if c.name == s.name and not match_arguments(s.arguments, c.arguments)
-        ]
-        for s in specs
-    ]
+    if n == 1 and m == 1:  # the common turn, decided as the general case below would
+        call, spec = calls[0], specs[0]
+        if call.name != spec.name:
+            return fail(ReasonCode.wrong_tool, f"called {names(calls)}; expected {spec.name}")
+        one = match_arguments(spec.arguments, call.arguments)
+        return mismatch(spec, call, one) if one else Verdict.ok()
+    # Failing matchers of every same-name (spec, call) pair, computed once.
+    failing: dict[tuple[int, int], list[str]] = {}
+    candidates: list[list[int]] = []
+    for j, s in enumerate(specs):
+        row: list[int] = []
+        for i, c in enumerate(calls):
+            if c.name == s.name:
+                failing[j, i] = failed = match_arguments(s.arguments, c.arguments)
+                if not failed:
+                    row.append(i)
+        candidates.append(row)
     assign = _max_matching(candidates, n)
     met = sum(1 for i in assign if i >= 0)
     used = {i for i in assign if i >= 0}
@@ -233,10 +242,12 @@ def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
         return Verdict.ok()
     left_specs = [specs[j] for j in range(m) if assign[j] < 0]
     best: tuple[CallSpec, Call, list[str]] | None = None
-    for s in left_specs:
-        for c in left_calls:
+    for j in (j for j in range(m) if assign[j] < 0):
+        s = specs[j]
+        for i in (i for i in range(n) if i not in used):
+            c = calls[i]
             if c.name == s.name:
-                failed = match_arguments(s.arguments, c.arguments)
+                failed = failing[j, i]
                 if failed and (best is None or len(failed) < len(best[2])):
                     best = (s, c, failed)
     if best is not None:

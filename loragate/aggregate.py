@@ -59,22 +59,39 @@ def grouping_tags(tags: Iterable[str]) -> list[str]:
     return sorted({t for t in tags if _GROUPING_TAG.fullmatch(t)})
 
 
+EntryCounts = tuple[int, int, int, int]
+"""One entry's scored samples: (samples, passes, unparseable strict, unparseable after
+repair)."""
+
+
+def entry_counts(samples: Sequence[ResultRecord]) -> EntryCounts:
+    """The counts of one entry's scored samples."""
+    passes = unparseable = unparseable_repaired = 0
+    for r in samples:
+        passes += r.verdict.passed
+        parse = r.parse
+        unparseable += parse.strict_status == "unparseable"
+        unparseable_repaired += parse.repaired_status == "unparseable"
+    return len(samples), passes, unparseable, unparseable_repaired
+
+
 def rate_stats(per_entry: Sequence[Sequence[ResultRecord]], k: int) -> RateStats:
     """Rates of one group of entries; `per_entry` holds each entry's scored samples."""
-    counts = [(len(samples), sum(1 for r in samples if r.verdict.passed)) for samples in per_entry]
-    counts = [(n, c) for n, c in counts if n > 0]
+    return rate_stats_of_counts([entry_counts(samples) for samples in per_entry], k)
+
+
+def rate_stats_of_counts(per_entry: Sequence[EntryCounts], k: int) -> RateStats:
+    """Rates of one group of entries from each entry's `entry_counts` (what `summarize`
+    computes once per entry, however many families, faults and tags it counts in)."""
+    counts = [(n, c) for n, c, _, _ in per_entry if n > 0]
     entries = len(counts)
     ci_low: float | None = None
     ci_high: float | None = None
     if entries:
         successes = min(float(entries), math.fsum(c / n for n, c in counts))
         ci_low, ci_high = wilson_interval(successes, entries)
-    unparseable = 0
-    unparseable_repaired = 0
-    for samples in per_entry:
-        for r in samples:
-            unparseable += r.parse.strict_status == "unparseable"
-            unparseable_repaired += r.parse.repaired_status == "unparseable"
+    unparseable = sum(e[2] for e in per_entry)
+    unparseable_repaired = sum(e[3] for e in per_entry)
     return RateStats(
         entries=entries,
         samples=sum(n for n, _ in counts),
@@ -139,27 +156,28 @@ def summarize(
 
     adapters: dict[str, AdapterSummary] = {}
     for adapter, per_entry in by_adapter.items():
-        by_family: dict[str, list[list[ResultRecord]]] = {f: [] for f in families}
-        by_fault: dict[str, list[list[ResultRecord]]] = {f: [] for f in faults}
-        by_tag: dict[str, list[list[ResultRecord]]] = {t: [] for t in tags}
+        by_family: dict[str, list[EntryCounts]] = {f: [] for f in families}
+        by_fault: dict[str, list[EntryCounts]] = {f: [] for f in faults}
+        by_tag: dict[str, list[EntryCounts]] = {t: [] for t in tags}
         reasons: Counter[str] = Counter()
+        counted = {entry_id: entry_counts(samples) for entry_id, samples in per_entry.items()}
         for entry in evalset.entries:
             samples = per_entry.get(entry.id)
             if not samples:
                 continue
-            by_family[entry.family].append(samples)
+            counts = counted[entry.id]
+            by_family[entry.family].append(counts)
             if entry.fault is not None:
-                by_fault[entry.fault].append(samples)
+                by_fault[entry.fault].append(counts)
             for tag in dict.fromkeys(entry.tags):  # a tag written twice counts once
-                by_tag[tag].append(samples)
-            for r in samples:
-                if not r.verdict.passed:
-                    reasons[r.verdict.reason.value] += 1
+                by_tag[tag].append(counts)
+            if counts[1] < counts[0]:
+                reasons.update(r.verdict.reason.value for r in samples if not r.verdict.passed)
         adapters[adapter] = AdapterSummary(
-            overall=rate_stats(list(per_entry.values()), k),
-            families={f: rate_stats(by_family[f], k) for f in families},
-            faults={f: rate_stats(by_fault[f], k) for f in faults},
-            tags={t: rate_stats(by_tag[t], k) for t in tags},
+            overall=rate_stats_of_counts(list(counted.values()), k),
+            families={f: rate_stats_of_counts(by_family[f], k) for f in families},
+            faults={f: rate_stats_of_counts(by_fault[f], k) for f in faults},
+            tags={t: rate_stats_of_counts(by_tag[t], k) for t in tags},
             reasons=dict(
                 sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
             ),
@@ -193,9 +211,11 @@ def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[s
 
 __all__ = [
     "ParseMode",
+    "entry_counts",
     "family_order",
     "grouping_tags",
     "missing_entries",
     "rate_stats",
+    "rate_stats_of_counts",
     "summarize",
 ]

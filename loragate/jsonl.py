@@ -80,6 +80,27 @@ def _fast_object(raw_line: bytes) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+_DIGITS_TO_ONE = bytes(ord("9") if ord("0") <= b <= ord("9") else ord(" ") for b in range(256))
+_DIGIT_RUN = b"9" * 19
+
+
+def plain_objects(path: Path, *, what: str = "JSONL file") -> list[dict[str, Any]] | None:
+    """Every non-blank line of `path` as an object, when every line is plain: UTF-8,
+    one JSON object, nothing `orjson` reads differently from `json` (no run of 19
+    digits anywhere in the file). None when any line is not, or is blank but for
+    non-ASCII white space: then `read_objects` reads the file line by line, with line
+    numbers for its problems. The same objects `read_objects` gives, about twice as
+    fast (no per-line Python work)."""
+    raw = _read_bytes(path, what)
+    if _DIGIT_RUN in raw.translate(_DIGITS_TO_ONE):  # 20x faster than the regex here
+        return None
+    try:
+        objects = [orjson.loads(line) for line in raw.split(b"\n") if line.strip()]
+    except orjson.JSONDecodeError:
+        return None
+    return objects if all(type(o) is dict for o in objects) else None
+
+
 def _read_bytes(path: Path, what: str) -> bytes:
     if path.is_dir():
         raise BadInput(

@@ -128,7 +128,7 @@ def _literal_equal(expected: Any, value: Any) -> bool:
     if isinstance(expected, (int, float)) and isinstance(value, (int, float)):
         if isinstance(value, float) and math.isnan(value):
             return False
-        return float(expected) == float(value)
+        return _numbers_equal(expected, value)
     if isinstance(expected, dict) and isinstance(value, dict):
         if any(k not in expected for k in value):
             return False
@@ -138,6 +138,15 @@ def _literal_equal(expected: Any, value: Any) -> bool:
             matches(e, v) for e, v in zip(expected, value, strict=True)
         )
     return type(expected) is type(value) and bool(expected == value)
+
+
+def _numbers_equal(expected: int | float, value: int | float) -> bool:
+    """Numeric equality as floats (`1 == 1.0`); an integer too large for a float (a
+    400-digit literal) is compared exactly instead of raising `OverflowError`."""
+    try:
+        return float(expected) == float(value)
+    except OverflowError:
+        return expected == value
 
 
 def _contains(arg: Any, value: Any) -> bool:
@@ -185,18 +194,135 @@ def matches(matcher: Any, value: Any = _MISSING) -> bool:
         return False
 
 
+Check = Callable[[Any], bool]
+"""A compiled matcher: `check(value)` (or `check(MISSING)` for an absent argument)."""
+
+MISSING: Any = _MISSING
+"""The value a compiled matcher is given for an argument that is not there."""
+
+
+def compile_matcher(matcher: Any) -> Check:
+    """`matcher` as a function of the value, equal to `matches(matcher, value)` for every
+    value, with the matcher's structure read once instead of at each call (a test holds
+    the two equal on generated matchers and values). Anything it does not recognise is
+    judged by `matches` itself, and so is a matcher nested deeper than
+    `COMPILE_MAX_DEPTH` (where `matches` turns a `RecursionError` into a miss)."""
+    try:
+        return _compile(matcher, 0)
+    except _TooDeep:
+        return lambda value: matches(matcher, value)
+
+
+COMPILE_MAX_DEPTH = 50
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _compile(m: Any, depth: int) -> Check:
+    if depth > COMPILE_MAX_DEPTH:
+        raise _TooDeep
+    if is_operator(m):
+        op, arg = next(iter(m.items()))
+        return _compile_operator(op, arg, m, depth)
+    if isinstance(m, bool):
+        return lambda v: type(v) is bool and v == m
+    if isinstance(m, (int, float)):
+        return lambda v: (
+            type(v) is not bool
+            and isinstance(v, (int, float))
+            and not (isinstance(v, float) and math.isnan(v))
+            and _numbers_equal(m, v)
+        )
+    if isinstance(m, str) or m is None:
+        kind = type(m)
+        return lambda v: type(v) is kind and m == v
+    if isinstance(m, dict):
+        members = [(k, _compile(sub, depth + 1)) for k, sub in m.items()]
+
+        def object_matches(v: Any) -> bool:
+            if type(v) is bool or not isinstance(v, dict):
+                return False
+            if any(k not in m for k in v):
+                return False
+            return all(check(v.get(k, _MISSING)) for k, check in members)
+
+        return object_matches
+    if isinstance(m, list):
+        items = [_compile(sub, depth + 1) for sub in m]
+
+        def array_matches(v: Any) -> bool:
+            if type(v) is bool or not isinstance(v, list) or len(v) != len(items):
+                return False
+            return all(check(x) for check, x in zip(items, v, strict=True))
+
+        return array_matches
+    return lambda v: matches(m, v)
+
+
+def _compile_operator(op: str, arg: Any, m: Any, depth: int) -> Check:
+    if op == "$absent":
+        return lambda v: v is _MISSING
+    if op in ("$any", "$all"):
+        if not isinstance(arg, list):
+            return lambda v: matches(m, v)
+        subs = [_compile(sub, depth + 1) for sub in arg]
+        if op == "$any":
+            return lambda v: any(check(v) for check in subs)
+        return lambda v: all(check(v) for check in subs)
+    if op == "$present":
+        return lambda v: v is not _MISSING
+    if op == "$contains":
+        needle = str(arg).casefold()
+        return lambda v: (
+            v is not _MISSING
+            and (
+                needle in v.casefold()
+                if isinstance(v, str)
+                else isinstance(v, list)
+                and any(isinstance(x, str) and needle in x.casefold() for x in v)
+            )
+        )
+    if op == "$regex":
+        pattern = str(arg)
+        return lambda v: isinstance(v, str) and search(pattern, v)
+    if op == "$loose":
+        target = loose_text(str(arg))
+        return lambda v: isinstance(v, str) and loose_text(v) == target
+    if op == "$integer":
+        return lambda v: type(v) is int and v == arg
+    return lambda v: False  # `$never` and unknown operators hold for nothing
+
+
+_COMPILED_MAX = 100_000
+_compiled_arguments: dict[str, list[tuple[str, Check]]] = {}
+"""repr(expected arguments) -> their compiled matchers, bounded by clearing. Keyed by
+content, not identity: an expectation changed in place is compiled afresh."""
+
+
 def match_arguments(expected: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
     """Check every expected argument; return the names whose matcher does not hold.
 
     Arguments that `expected` does not mention are not checked here (the tool's JSON
-    Schema decides whether they are allowed).
+    Schema decides whether they are allowed). The matchers are compiled once per
+    distinct `expected` (`compile_matcher`; its `repr` tells `1`, `1.0` and `True`,
+    lists and tuples apart).
     """
-    failed: list[str] = []
-    for name, matcher in expected.items():
-        value = arguments.get(name, _MISSING)
-        if not matches(matcher, value):
-            failed.append(name)
-    return failed
+    try:
+        key = repr(expected)
+    except RecursionError:
+        return [
+            name for name, m in expected.items() if not matches(m, arguments.get(name, _MISSING))
+        ]
+    compiled = _compiled_arguments.get(key)
+    if compiled is None:
+        if len(_compiled_arguments) >= _COMPILED_MAX:
+            _compiled_arguments.clear()
+        compiled = [(name, compile_matcher(matcher)) for name, matcher in expected.items()]
+        _compiled_arguments[key] = compiled
+    get = arguments.get
+    return [name for name, check in compiled if not check(get(name, _MISSING))]
 
 
 SchemaCheck = Callable[[Any, Any], str | None]

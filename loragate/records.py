@@ -7,7 +7,7 @@ Field docs say what a field means; see DESIGN.md "File formats".
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -100,6 +100,28 @@ class ReasonCode(str, Enum):
     that the action is done, before the result exists."""
 
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
+_set_attribute = object.__setattr__
+
+
+def trusted(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
+    """A `cls` holding `fields` as they are, without validation: for the scoring hot
+    path, where every value was built by loragate and is valid by construction.
+
+    `fields` must give every field of `cls` (defaults included) with its Python value
+    (the field name, not an alias) and becomes the instance's `__dict__`. The instance
+    equals, dumps and pickles like a validated one (a test holds that for each record
+    built this way); it is what pydantic's `model_construct` makes, without its
+    per-field loop (about a third of its cost).
+    """
+    obj = cls.__new__(cls)
+    _set_attribute(obj, "__dict__", fields)
+    _set_attribute(obj, "__pydantic_fields_set__", set(fields))
+    _set_attribute(obj, "__pydantic_extra__", None)
+    _set_attribute(obj, "__pydantic_private__", None)
+    return obj
+
+
 class ToolCall(BaseModel):
     """One parsed tool call."""
 
@@ -142,13 +164,20 @@ class Verdict(BaseModel):
 
     @classmethod
     def ok(cls, detail: str = "") -> Verdict:
+        if not detail and cls is Verdict:
+            return _OK  # verdicts are never changed once made, so one instance serves all
         return cls.model_validate({"pass": True, "reason": ReasonCode.ok, "detail": detail})
 
     @classmethod
     def fail(cls, reason: ReasonCode, detail: str = "") -> Verdict:
         if reason is ReasonCode.ok:
             raise ValueError("a failing verdict needs a reason other than `ok`")
+        if cls is Verdict and type(reason) is ReasonCode and type(detail) is str:
+            return trusted(Verdict, {"passed": False, "reason": reason, "detail": detail})
         return cls.model_validate({"pass": False, "reason": reason, "detail": detail})
+
+
+_OK = Verdict.model_validate({"pass": True, "reason": ReasonCode.ok, "detail": ""})
 
 
 def without_surrogates(text: str) -> str:

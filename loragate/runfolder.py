@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from loragate.episode_records import (
     EPISODE_SUMMARY_SCHEMA_VERSION,
@@ -23,7 +24,7 @@ from loragate.episode_records import (
 )
 from loragate.errors import BadInput, Problem, validation_problems
 from loragate.files import read_json
-from loragate.jsonl import MAX_PROBLEMS, ReadReport, read_objects
+from loragate.jsonl import MAX_PROBLEMS, ReadReport, plain_objects, read_objects
 from loragate.records import (
     READABLE_SUMMARY_VERSIONS,
     GenerationRecord,
@@ -46,6 +47,11 @@ def dump_jsonl(records: Iterable[BaseModel]) -> str:
     return "".join(r.model_dump_json(by_alias=True) + "\n" for r in records)
 
 
+@cache
+def _list_of(model: type[M]) -> TypeAdapter[list[M]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]
+
+
 def read_jsonl(
     path: Path,
     model: type[M],
@@ -61,6 +67,16 @@ def read_jsonl(
     """
     version_field = model.model_fields.get("schema_version")
     newest = version_field.default if version_field is not None else 1
+    plain = plain_objects(path)
+    if plain is not None:
+        # Every line plain JSON: validated in one call; anything to report (a bad
+        # record, a newer version) is found again below, line by line.
+        try:
+            records = _list_of(model).validate_python(plain)
+        except ValidationError:
+            records = None
+        if records is not None and all(getattr(r, "schema_version", 1) <= newest for r in records):
+            return records
     mended = report if report is not None else ReadReport()
     out: list[M] = []
     problems: list[Problem] = []

@@ -19,13 +19,14 @@ beside `items`, ...) has no fast path.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from loragate.regex import Pattern, PatternError, compile_pattern, search
+from loragate.schema_errors import Found, compile_errors
 
 _MEMO_MAX_ENTRIES = 50_000
 _MEMO_MAX_KEY_CHARS = 4_000
@@ -156,6 +157,10 @@ def _too_big(instance: Any) -> bool:
     """True when `instance` nests containers deeper than `MAX_FAST_DEPTH` or holds more
     than `MAX_FAST_NODES` of them. Iterative, level by level; an object reached several
     times (only Python-built values share) is walked once per level, with its count."""
+    if isinstance(instance, dict) and not any(
+        isinstance(v, (dict, list)) for v in instance.values()
+    ):
+        return False  # the common call: flat arguments
     level: dict[int, tuple[Any, int]] = {id(instance): (instance, 1)}
     total = 0
     for _ in range(MAX_FAST_DEPTH + 1):
@@ -175,6 +180,14 @@ def _too_big(instance: Any) -> bool:
     return True
 
 
+def _worded(errors: Sequence[tuple[Iterable[str | int], str]]) -> list[str]:
+    """The first five (path, message) errors as reported: `a/0: message`."""
+    return [
+        f"{'/'.join(str(p) for p in path) or '(arguments)'}: {message[:200]}"
+        for path, message in errors[:5]
+    ]
+
+
 class SchemaChecker:
     """Validates instances against one schema: fast when valid, the reference's errors
     when not (memoised on the instance as canonical JSON, bounded)."""
@@ -186,6 +199,8 @@ class SchemaChecker:
         self._patterns = [] if fast is None else fast[1]
         self._reference: Any = None
         self._memo: dict[str, list[str]] = {}
+        self._fast_errors: Callable[[Any], Found] | None = None
+        self._fast_errors_compiled = False  # compiled at the first invalid instance
 
     @property
     def has_fast_path(self) -> bool:
@@ -194,10 +209,11 @@ class SchemaChecker:
     def surely_valid(self, instance: Any) -> bool:
         """True when the fast path accepts `instance` (then it is valid); False when it
         rejects it, cannot read it, or there is no fast path. Never raises."""
+        return self._surely_valid(instance, _too_big(instance))
+
+    def _surely_valid(self, instance: Any, too_big: bool) -> bool:
         fast = self._fast
-        if fast is None:
-            return False
-        if _too_big(instance):
+        if fast is None or too_big:
             return False
         try:
             if not fast.is_valid(instance):
@@ -212,8 +228,19 @@ class SchemaChecker:
 
     def errors(self, instance: Any) -> list[str]:
         """Errors of `instance` (empty when valid), at most five. Never raises."""
-        if self.surely_valid(instance):
+        too_big = _too_big(instance)
+        if self._surely_valid(instance, too_big):
             return []
+        if not self._fast_errors_compiled:
+            self._fast_errors = compile_errors(self.schema)
+            self._fast_errors_compiled = True
+        fast_errors = self._fast_errors
+        if fast_errors is not None and not too_big:
+            # the reference's errors, computed without it (`loragate.schema_errors`)
+            try:
+                return _worded(sorted(fast_errors(instance), key=lambda e: list(e[0])))
+            except Exception as exc:  # as `_reference_errors` reports a failure
+                return [f"arguments could not be validated: {type(exc).__name__}"]
         try:
             key = json.dumps(instance, sort_keys=True, allow_nan=True)
         except (RecursionError, TypeError, ValueError):
@@ -246,9 +273,6 @@ class SchemaChecker:
             if self._reference is None:
                 self._reference = ArgumentsValidator(self.schema)
             errors = sorted(self._reference.iter_errors(instance), key=lambda e: list(e.path))
-            return [
-                f"{'/'.join(str(p) for p in e.path) or '(arguments)'}: {e.message[:200]}"
-                for e in errors[:5]
-            ]
+            return _worded([(e.path, e.message) for e in errors])
         except Exception as exc:  # deep nesting, a schema `jsonschema` cannot apply
             return [f"arguments could not be validated: {type(exc).__name__}"]

@@ -161,4 +161,4 @@ class Toolset:
         tool = self._compiled.get(name)
         if tool is None:
             return [f"unknown tool {name!r}"]
-        return tool.errors(arguments)
+        return tool.checker.errors(arguments)

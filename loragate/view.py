@@ -206,6 +206,9 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
     texts: list[str] = []
     text_index: dict[str, int] = {}
     samples: list[SampleRow] = []
+    # Scored results share one ParseResult among identical outputs: their call lists are
+    # built once (keyed by the parse object, which the entry keeps alive meanwhile).
+    calls_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
 
     def index_of(table: list[str], index: dict[str, int], value: str) -> int:
         i = index.get(value)
@@ -229,6 +232,10 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
             entry.setdefault("family", r.family)
             entry.setdefault("fault", r.fault)
             family_names.add(r.family)
+            calls = calls_of.get(id(r.parse))
+            if calls is None:
+                built = [{"name": c.name, "arguments": c.arguments} for c in r.parse.calls]
+                calls = calls_of[id(r.parse)] = (r.parse, built)
             samples.append(
                 [
                     entry_index[r.entry_id],
@@ -238,7 +245,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
                     index_of(reasons, reason_index, r.verdict.reason.value),
                     r.verdict.detail,
                     index_of(texts, text_index, r.text),
-                    [{"name": c.name, "arguments": c.arguments} for c in r.parse.calls],
+                    calls[1],
                     r.parse.strict_status,
                     r.parse.repaired_status,
                 ]

@@ -89,11 +89,37 @@ def command(
             "report lists them and they do not count.",
         ),
     ] = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=0,
+            help="Processes judging the distinct outputs: 0 = one per CPU core, 1 = this "
+            "process only. Used from 20,000 distinct outputs on, on Linux; the results "
+            "are the same either way.",
+        ),
+    ] = 0,
 ) -> None:
     """Score generations against an evalset and write a run folder (atomically).
 
     Exit codes: 0 scored, 2 bad input, 3 a scorer crashed (a bug); 2 and 3 write nothing.
     """
+    from loragate.heap import no_cyclic_gc
+
+    with no_cyclic_gc():  # hundreds of thousands of records live until the end
+        _score(generations, evalset, out, parse_mode, k, allow_missing, jobs)
+
+
+def _score(
+    generations: Path,
+    evalset: Path,
+    out: Path,
+    parse_mode: Literal["strict", "repaired"],
+    k: int | None,
+    allow_missing: bool,
+    jobs: int,
+) -> None:
     from rich.console import Console
 
     from loragate.report import print_summary
@@ -122,6 +148,7 @@ def command(
                 allow_missing=allow_missing,
                 source=generations,
                 include_generations=True,
+                jobs=jobs,
             )
         except ScorerError as exc:
             traceback.print_exception(exc.__cause__ or exc)
