@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+import orjson
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
@@ -155,12 +156,29 @@ reached, as a JSON tree would hold it) skip the fast path too."""
 
 def _too_big(instance: Any) -> bool:
     """True when `instance` nests containers deeper than `MAX_FAST_DEPTH` or holds more
-    than `MAX_FAST_NODES` of them. Iterative, level by level; an object reached several
-    times (only Python-built values share) is walked once per level, with its count."""
+    than `MAX_FAST_NODES` of them.
+
+    Answered first by `orjson.dumps` (~0.2 us for a typical call against ~4 us for the
+    walk): it refuses to nest deeper than 253 levels (< `MAX_FAST_DEPTH`), writes each
+    container in at least two bytes and a shared one each time it is reached, so an
+    instance it writes in at most 2 x `MAX_FAST_NODES` bytes is surely small enough.
+    Anything else (deeper, larger, keys that are not strings, integers beyond 64 bits,
+    lone surrogates) is walked: the answer is always the walk's."""
+    try:
+        size = len(orjson.dumps(instance))
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return _too_big_walk(instance)
+    return size > 2 * MAX_FAST_NODES and _too_big_walk(instance)
+
+
+def _too_big_walk(instance: Any) -> bool:
+    """`_too_big` by walking `instance`: iterative, level by level; an object reached
+    several times (only Python-built values share) is walked once per level, with its
+    count."""
     if isinstance(instance, dict) and not any(
         isinstance(v, (dict, list)) for v in instance.values()
     ):
-        return False  # the common call: flat arguments
+        return False  # flat arguments
     level: dict[int, tuple[Any, int]] = {id(instance): (instance, 1)}
     total = 0
     for _ in range(MAX_FAST_DEPTH + 1):

@@ -10,7 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loragate.schemacheck import MAX_FAST_DEPTH, ArgumentsValidator, SchemaChecker
+from loragate.schemacheck import (
+    MAX_FAST_DEPTH,
+    ArgumentsValidator,
+    SchemaChecker,
+    _too_big,
+    _too_big_walk,
+)
 from tests.families._util import agent20_ctx
 
 TOOLS = agent20_ctx().toolset.tools
@@ -199,3 +205,43 @@ def test_schemas_the_fast_path_cannot_place_use_the_reference(schema: Any) -> No
     assert not checker.has_fast_path or schema is False
     for instance in ["a", "b", {"x": "b"}, ["b", "b"], 1]:
         assert checker.errors(instance) == reference_errors(schema, instance)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=30,
+)
+
+
+def _odd_instances() -> list[Any]:
+    shared: list[Any] = [[1], {"a": [2]}]
+    wide = [[i] for i in range(1_000_001)]  # more containers than MAX_FAST_NODES
+    return [
+        nested(MAX_FAST_DEPTH - 10),
+        nested(MAX_FAST_DEPTH + 10),
+        nested(252),
+        nested(260),
+        {"x": nested(300)},
+        [shared] * 5,
+        {1: [2]},
+        {"big": 2**70, "l": [[]]},
+        {"s": "\ud800", "l": [[]]},
+        ([1], {"a": (2, 3)}),
+        wide,
+        {"a": "x" * 3_000_000, "b": [[]]},
+    ]
+
+
+@given(_json_values)
+@settings(max_examples=300, deadline=None)
+def test_the_size_test_answers_as_the_walk(instance: Any) -> None:
+    assert _too_big(instance) is _too_big_walk(instance)
+
+
+def test_the_size_test_answers_as_the_walk_on_odd_instances() -> None:
+    answers = [(_too_big(x), _too_big_walk(x)) for x in _odd_instances()]
+    assert all(fast is walk for fast, walk in answers), answers
+    assert [walk for _, walk in answers] == [
+        *(False, True, False, False, False, False, False, False, False, False, True, False)
+    ]
