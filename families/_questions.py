@@ -19,7 +19,8 @@ when one of these holds:
 It does not ask when it asks to be told later ("Once Legal has reviewed it, let me
 know"; "tell me when it's cleared"), when it is filler ("Is there anything else I can help with?"), an
 offer to act ("Shall I retry?", "Want me to look it up?" - that asks for permission,
-not for the missing value), an exclamation ("What a good idea to check!"), or when it
+not for the missing value; but an offer that puts a choice with a question mark asks:
+"Should I send it to Alice or Bob?"), an exclamation ("What a good idea to check!"), or when it
 is a yes/no question that only repeats the user's own words ("Should I mark your
 printer ticket as resolved?" after "Mark my printer ticket as resolved"). Limits: a
 request phrased in none of these ways is missed.
@@ -67,6 +68,14 @@ _OFFER_RE = re.compile(
 )
 """An offer to act ("Shall I retry?", "Want me to look it up on the web?"): it asks
 for permission, not for the missing value."""
+_CHOICE_RE = re.compile(
+    r"\w[^?]*?\bor\s+(?!(?:not|no|else|otherwise|never\s*mind)\b|(?:is|are)\s+there\b"
+    r"|(?:do|would|will|can|could)\s+you\s+(?:need|want|like)\s+(?:anything|something)\b"
+    r"|(?:anything|something)\s+else\b)\w",
+    re.IGNORECASE,
+)
+"""Alternatives for the user to pick ("... to Alice or Bob", "the 9:00 or the 10:30
+slot"); not "or not", "or is there anything else", "or something else"."""
 _INVERSION_RE = re.compile(rf"^\W*{_AUX}\s+{_SUBJECT}\b", re.IGNORECASE)
 _EXCLAMATION_RE = re.compile(r"^\W*(?:what\s+an?|how)\b.*!\W*$", re.IGNORECASE | re.DOTALL)
 _REQUEST_RE = re.compile(
@@ -153,14 +162,23 @@ _PIECES_RE = re.compile(r",\s*|\s+or\s+", re.IGNORECASE)
 _CONDITIONAL_RE = re.compile(r"^\W*(?:once|when|if|as\s+soon\s+as|whenever|after)\b[^?]*,", re.I)
 
 
+_QUESTION_MARK_RE = re.compile(r"[?\uff1f\u00bf]")
+
+
+def _has_question_mark(sentence: str) -> bool:
+    return _QUESTION_MARK_RE.search(sentence) is not None
+
+
 def _asks(sentence: str) -> bool:
     if _EXCLAMATION_RE.match(sentence) or (_CONDITIONAL_RE.match(sentence) and "?" not in sentence):
         return False
     pieces = [p for p in _PIECES_RE.split(sentence) if p.strip()]
     if not pieces:
         return False
+    if _OFFER_RE.match(pieces[0]) and _CHOICE_RE.search(sentence) and _has_question_mark(sentence):
+        return True  # an offer that puts a choice to the user asks for it
     if not _OFFER_RE.match(pieces[0]):
-        if re.search(r"[?\uff1f\u00bf]", sentence) or _REQUEST_RE.search(sentence):
+        if _has_question_mark(sentence) or _REQUEST_RE.search(sentence):
             return True
         if _OPENER_RE.match(pieces[0]) and (
             not sentence.rstrip().endswith(".") or _FRAGMENT_RE.match(sentence)

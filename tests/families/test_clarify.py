@@ -27,6 +27,7 @@ PLAIN = {"tool": "send_email", "missing": ["to"]}
         parse(answer="Which address should I send the summary to?"),
         parse(answer="Could you give me the recipient's email address"),
         parse(answer="Please provide the recipient address."),
+        parse(answer="Should I send it to the address on file or to a different recipient?"),
         parse(("search_crm", {"query": "Dana", "record_type": "contact"})),
     ],
 )
@@ -139,6 +140,13 @@ def test_referenced_tools() -> None:
         ("Want me to look it up on the web?", False),
         ("Is there anything else I can help you with?", False),
         ("Shall I send it, or who should receive it?", True),
+        # an offer that puts a choice to the user asks for the choice
+        ("Should I send it to Alice or Bob?", True),
+        ("Would you like me to book the 9:00 or the 10:30 slot?", True),
+        ("Do you want me to file it under billing or under support?", True),
+        ("Shall I retry or not?", False),
+        ("Shall I check the logs or something else?", False),
+        ("I can send it to Alice or Bob.", False),
     ],
 )
 def test_question_detection_edge_cases(text: str, asks: bool) -> None:
