@@ -86,6 +86,13 @@ def _prompt(traj: Trajectory, renderer: ChatRenderer | None) -> str:
     return json.dumps(request, sort_keys=True, ensure_ascii=False)
 
 
+def _next_prompt(t: Trajectory, renderer: ChatRenderer | None, key: KeyFn) -> tuple[str, str, str]:
+    """(prompt, its sha256, cache key) of a trajectory's next step."""
+    prompt = _prompt(t, renderer)
+    sha = prompt_sha256(prompt)
+    return prompt, sha, key(sha, t.adapter, t.sample)
+
+
 def _step_job(t: Trajectory, prompt: str, sha: str, ck: str, seed: SeedFn | None) -> PromptJob:
     """The job of a trajectory's next step (its prompt, sha256 and cache key made)."""
     return PromptJob(
@@ -119,9 +126,7 @@ def first_round_jobs(
         for adapter in adapters:
             for sample in range(samples):
                 t = Trajectory(ep, ctx, adapter, sample)
-                prompt = _prompt(t, renderer)
-                sha = prompt_sha256(prompt)
-                ck = key(sha, adapter, sample)
+                prompt, sha, ck = _next_prompt(t, renderer, key)
                 if ck not in cached and ck not in jobs:
                     jobs[ck] = _step_job(t, prompt, sha, ck, seed)
     return list(jobs.values())
@@ -185,9 +190,7 @@ def run_episodes(
             reused: list[StepRecord] = []
             for t in live:
                 while not t.done:
-                    prompt = _prompt(t, renderer)
-                    sha = prompt_sha256(prompt)
-                    ck = key(sha, t.adapter, t.sample)
+                    prompt, sha, ck = _next_prompt(t, renderer, key)
                     step = len(t.steps) + 1
                     pos = (t.episode.id, t.adapter, t.sample, step)
                     cached = by_pos.get(pos) if generate is None else by_key.get(ck)
