@@ -101,6 +101,7 @@ def _step_job(t: Trajectory, prompt: str, sha: str, ck: str, seed: SeedFn | None
         sample=t.sample,
         prompt=prompt,
         messages=t.chat_messages("str"),
+        tools=t.tools(),  # a server is sent the episode's tools, not the evalset's
         prompt_sha256=sha,
         cache_key=ck,
         seed=seed(sha, t.sample) if seed is not None else None,

@@ -91,6 +91,26 @@ def test_rounds_batch_every_live_trajectory(tmp_path: Path) -> None:
     assert again == []
 
 
+def test_each_step_job_carries_its_episodes_tools(tmp_path: Path) -> None:
+    # what the openai runner sends as `tools`: the episode's own, in its order
+    episodes, ctx = setup(tmp_path)
+    out = tmp_path / "run"
+    out.mkdir()
+    sent: dict[str, list[str]] = {}
+
+    def generate(jobs: Any, sink: Any) -> None:
+        for job in jobs:
+            sent[job.entry_id] = [t["function"]["name"] for t in job.tools or []]
+        scripted(from_lists(SCRIPTS))(jobs, sink)
+
+    loop(episodes, ctx, out, generate)
+    assert {eid.split("@")[0].split("~")[0] for eid in sent} == {"EP-PAY", "EP-DENY"}
+    for eid, names in sent.items():
+        spec = next(ep for ep in episodes if ep.id == eid.split("@")[0]).spec
+        assert names == spec.tools, eid
+    assert len(ctx.toolset.names()) > len(PAY["tools"])  # fewer than the evalset offers
+
+
 def test_rescore_offline_and_incomplete_file(tmp_path: Path) -> None:
     episodes, ctx = setup(tmp_path)
     out = tmp_path / "run"
