@@ -69,13 +69,15 @@ _OFFER_RE = re.compile(
 """An offer to act ("Shall I retry?", "Want me to look it up on the web?"): it asks
 for permission, not for the missing value."""
 _CHOICE_RE = re.compile(
-    r"\w[^?]*?\bor\s+(?!(?:not|no|else|otherwise|never\s*mind)\b|(?:is|are)\s+there\b"
+    r"\bor\s+(?!(?:not|no|else|otherwise|never\s*mind)\b|(?:is|are)\s+there\b"
     r"|(?:do|would|will|can|could)\s+you\s+(?:need|want|like)\s+(?:anything|something)\b"
     r"|(?:anything|something)\s+else\b)\w",
     re.IGNORECASE,
 )
 """Alternatives for the user to pick ("... to Alice or Bob", "the 9:00 or the 10:30
-slot"); not "or not", "or is there anything else", "or something else"."""
+slot"); not "or not", "or is there anything else", "or something else". Only used on
+a sentence that opens with an offer, so there is always something before the "or".
+Linear in the sentence (no unbounded run before "or": hostile text cannot slow it)."""
 _INVERSION_RE = re.compile(rf"^\W*{_AUX}\s+{_SUBJECT}\b", re.IGNORECASE)
 _EXCLAMATION_RE = re.compile(r"^\W*(?:what\s+an?|how)\b.*!\W*$", re.IGNORECASE | re.DOTALL)
 _REQUEST_RE = re.compile(
