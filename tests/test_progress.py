@@ -25,8 +25,8 @@ def test_lines_come_every_interval_and_at_the_end() -> None:
     line.advance(4)
     lines = out.getvalue().splitlines()
     assert lines == [
-        "generating: 3/10 (30%), 0:31 spent, about 1:12 left",
-        "generating: 5/10 (50%), 1:10 spent, about 1:10 left",
+        "generating: 3/10 (30%), 0:31 spent, about 1:31 left",  # 2 steps in 26 s since the first
+        "generating: 5/10 (50%), 1:10 spent, about 1:21 left",  # 4 in 65 s
         "generating: 10/10 (100%), 1:40 spent",
     ]
 
@@ -67,7 +67,22 @@ def test_heartbeat_lines_while_nothing_finishes_and_no_early_estimate() -> None:
         "generating: 0/100 (0%), 0:31 spent",
         "generating: 0/100 (0%), 1:02 spent",
         "generating: 5/100 (5%), 1:35 spent",
-        "generating: 20/100 (20%), 2:10 spent, about 8:40 left",
+        "generating: 20/100 (20%), 2:10 spent, about 3:06 left",  # 15 in the 35 s since 5
+    ]
+
+
+def test_the_estimate_leaves_out_the_wait_for_the_first_batch() -> None:
+    # A batched engine: nothing for 2:50 of prefill, then 14 at once, then 41 in 30 s.
+    console, out = _console()
+    now = [0.0]
+    line = LineProgress(console, 117, "generating", every=30.0, clock=lambda: now[0])
+    now[0] = 170.0
+    line.advance(14)  # 12 %, but one batch: no pace yet
+    now[0] = 200.0
+    line.advance(41)
+    assert out.getvalue().splitlines() == [
+        "generating: 14/117 (12%), 2:50 spent",
+        "generating: 55/117 (47%), 3:20 spent, about 0:45 left",  # from the start: 3:45
     ]
 
 

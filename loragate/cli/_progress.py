@@ -12,8 +12,7 @@ LOG_EVERY_S = 30.0
 """Seconds between two progress lines when the output is not a terminal."""
 
 MIN_SHARE_FOR_ESTIMATE = 0.1
-"""No "time left" before this share is done: a batched engine finishes its first
-samples late and nearly together, so an early estimate is wildly off."""
+"""No "time left" before this share is done."""
 
 
 def _clock(seconds: float) -> str:
@@ -27,7 +26,13 @@ class LineProgress:
     """One line per `every` seconds (and one at the end): done/total, share, time spent
     and, from a tenth done on, an estimate of the time left. For CI logs and
     `cmd > log`, where a live bar shows nothing until it is over. `tick` prints a line
-    when one is due even if nothing finished (a heartbeat while the engine works)."""
+    when one is due even if nothing finished (a heartbeat while the engine works).
+
+    The estimate is the pace since the first step finished: a batched engine spends
+    its first minutes on prefill and then finishes many samples together, so time
+    from the start would count that wait again for every remaining sample (the
+    default run said "about 22:05 left" with 1:34 to go). Until a second batch of
+    steps has finished there is no estimate."""
 
     def __init__(
         self,
@@ -46,11 +51,14 @@ class LineProgress:
         self.done = 0
         self.start = clock()
         self.last = self.start
+        self.first: tuple[float, int] | None = None  # (time, done) when a step first finished
         self._lock = threading.Lock()
 
     def advance(self, n: int) -> None:
         with self._lock:
             self.done += n
+            if self.first is None and self.done > 0:
+                self.first = (self.clock(), self.done)
             self._print_if_due(final=self.done >= self.total)
 
     def tick(self) -> None:
@@ -65,9 +73,18 @@ class LineProgress:
         self.last = now
         spent = now - self.start
         line = f"{self.label}: {self.done}/{self.total} ({self.done / self.total:.0%}), {_clock(spent)} spent"
-        if MIN_SHARE_FOR_ESTIMATE <= self.done / self.total < 1:
-            line += f", about {_clock(spent / self.done * (self.total - self.done))} left"
+        left = self._left(now)
+        if left is not None:
+            line += f", about {_clock(left)} left"
         self.console.print(line, highlight=False)
+
+    def _left(self, now: float) -> float | None:
+        if self.first is None or not MIN_SHARE_FOR_ESTIMATE <= self.done / self.total < 1:
+            return None
+        since, done_then = self.first
+        if self.done == done_then or now <= since:
+            return None
+        return (now - since) / (self.done - done_then) * (self.total - self.done)
 
 
 @contextmanager
