@@ -45,6 +45,8 @@ _LEAD = (
     r"^\W*(?:(?:and|or|so|but|also|then|ok|okay|sure|great|thanks|right|got\s+it|no\s+problem)"
     r"\W+)?"
 )
+_LEAD_RE = re.compile(_LEAD, re.IGNORECASE)
+"""A leading "and", "or", "so", "sure", ... (what a piece after a comma may open with)."""
 _OPENER_RE = re.compile(
     rf"{_LEAD}(?:{_WH}(?:\s+\w+){{0,2}}?\s*{_QUESTION_VERB}\b|{_WH}\s+(?:one|ones|exactly|else)\b"
     rf"|{_WH}(?:\s+[\w'-]+){{0,2}}\W*$|{_AUX}\s+{_SUBJECT}\b)",
@@ -188,7 +190,9 @@ def _asks(sentence: str) -> bool:
             return True
     last = len(pieces) - 1
     return any(
-        not _OFFER_RE.match(p) and (_REQUEST_RE.search(p) is not None or _piece_asks(p, i == last))
+        not _OFFER_RE.match(p)
+        and (_REQUEST_RE.search(p) is not None or _piece_asks(p, i == last))
+        and not is_filler(_LEAD_RE.sub("", p))  # "..., or is there anything else?"
         for i, p in enumerate(pieces)
         if i > 0
     )

@@ -147,6 +147,11 @@ def test_referenced_tools() -> None:
         ("Shall I retry or not?", False),
         ("Shall I check the logs or something else?", False),
         ("I can send it to Alice or Bob.", False),
+        # an offer followed by filler asks nothing
+        ("Want me to look it up, or is there anything else?", False),
+        ("I can pull the report, or is there something else you need?", False),
+        ("Shall I send it, or do you need anything else?", False),
+        ("Done. Do you need anything else?", False),
     ],
 )
 def test_question_detection_edge_cases(text: str, asks: bool) -> None:
