@@ -179,9 +179,10 @@ def _asks(sentence: str) -> bool:
     pieces = [p for p in _PIECES_RE.split(sentence) if p.strip()]
     if not pieces:
         return False
-    if _OFFER_RE.match(pieces[0]) and _CHOICE_RE.search(sentence) and _has_question_mark(sentence):
+    offer = _OFFER_RE.match(pieces[0]) is not None
+    if offer and _CHOICE_RE.search(sentence) and _has_question_mark(sentence):
         return True  # an offer that puts a choice to the user asks for it
-    if not _OFFER_RE.match(pieces[0]):
+    if not offer:
         if _has_question_mark(sentence) or _REQUEST_RE.search(sentence):
             return True
         if _OPENER_RE.match(pieces[0]) and (
