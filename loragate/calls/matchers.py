@@ -15,7 +15,7 @@ A matcher is one of:
 - `{"$contains": "s"}`: the value is a string containing `s`, case-insensitively
   (or a list with an element that does);
 - `{"$regex": "..."}`: the value is a string in which the pattern is found (RE2
-  syntax, linear time: no lookaround, no back-references; see `loragate.regex`);
+  syntax, linear time: no lookaround, no back-references; see `loragate.common.regex`);
 - `{"$loose": "s"}`: the value is a string equal to `s` after `loose_text` on both
   sides (case-insensitive, without the characters ` ,./-_*^`; BFCL's string rule);
 - `{"$integer": n}`: the value is an integer written without a fraction or exponent
@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from loragate.regex import pattern_problem, search
+from loragate.common.regex import pattern_problem, search
 
 OPERATORS = (
     "$any",

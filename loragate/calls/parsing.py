@@ -121,7 +121,8 @@ from typing import Any, Literal, NamedTuple
 import orjson
 from pydantic import ValidationError
 
-from loragate.records import ParseResult, ParseStatus, ToolCall, trusted, without_surrogates
+from loragate.common.text import without_surrogates
+from loragate.formats.records import ParseResult, ParseStatus, ToolCall, trusted
 
 __all__ = [
     "MAX_BLOCKS",

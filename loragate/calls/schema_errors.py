@@ -7,7 +7,7 @@ the calls are schema-invalid (BFCL's mutated outputs) that is most of the scorin
 
 `compile_errors(schema)` reads a schema once into nested checks that yield the same
 errors - each message built by the same expression as in `jsonschema._keywords` (and
-`loragate.schemacheck` for `pattern`), at the same path, in the same order (keywords in
+`loragate.calls.schemacheck` for `pattern`), at the same path, in the same order (keywords in
 schema order, as `jsonschema` applies them) - or returns None when the schema uses a
 keyword not modelled here: `$ref` and every other `$` keyword, `allOf` / `anyOf` /
 `oneOf` / `not` / `if`, `patternProperties`, `prefixItems`, `contains`,
@@ -27,7 +27,7 @@ from typing import Any
 
 from jsonschema._utils import equal, extras_msg
 
-from loragate.regex import search
+from loragate.common.regex import search
 
 Path = tuple[str | int, ...]
 Found = list[tuple[Path, str]]

@@ -2,7 +2,7 @@
 
 The dialect is Draft 2020-12 as `jsonschema` implements it, without a format checker
 (`format` is an annotation), with `pattern` and `patternProperties` matched by RE2
-(linear time: model output cannot make validation hang; see `loragate.regex`). That
+(linear time: model output cannot make validation hang; see `loragate.common.regex`). That
 is `ArgumentsValidator`, the reference: its errors are the ones reported.
 
 `SchemaChecker` answers the common case fast: a `jsonschema-rs` validator (compiled
@@ -26,8 +26,8 @@ import orjson
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
-from loragate.regex import Pattern, PatternError, compile_pattern, search
-from loragate.schema_errors import Found, compile_errors
+from loragate.calls.schema_errors import Found, compile_errors
+from loragate.common.regex import Pattern, PatternError, compile_pattern, search
 
 _MEMO_MAX_ENTRIES = 50_000
 _MEMO_MAX_KEY_CHARS = 4_000
@@ -254,7 +254,7 @@ class SchemaChecker:
             self._fast_errors_compiled = True
         fast_errors = self._fast_errors
         if fast_errors is not None and not too_big:
-            # the reference's errors, computed without it (`loragate.schema_errors`)
+            # the reference's errors, computed without it (`loragate.calls.schema_errors`)
             try:
                 return _worded(sorted(fast_errors(instance), key=lambda e: list(e[0])))
             except Exception as exc:  # as `_reference_errors` reports a failure

@@ -10,8 +10,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.regex import pattern_problem
-from loragate.schemacheck import SchemaChecker
+from loragate.calls.schemacheck import SchemaChecker
+from loragate.common.regex import pattern_problem
 
 
 class ToolFunction(BaseModel):
@@ -90,7 +90,7 @@ def schema_errors(schema: Any) -> list[str]:
 
 class CompiledTool:
     """A tool definition with its argument checker, compiled once and shared by every
-    toolset that offers it (see `loragate.schemacheck`)."""
+    toolset that offers it (see `loragate.calls.schemacheck`)."""
 
     def __init__(self, tool: ToolDef) -> None:
         self.tool = tool

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
 
 _TEMP_RE = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
 

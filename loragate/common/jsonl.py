@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from loragate.errors import BadInput, Problem
-from loragate.files import os_error_message, refuse_special
-from loragate.records import without_surrogates
+from loragate.common.errors import BadInput, Problem
+from loragate.common.files import os_error_message, refuse_special
+from loragate.common.text import without_surrogates
 
 MAX_PROBLEMS = 50
 """Bad lines listed in one error; the count says how many there were."""

@@ -1,8 +1,8 @@
 """One way to read a YAML file into a pydantic model, with command-line overrides.
 
 Run configs, training recipes and gate policies all go through `load_yaml_model`: the
-file is found where the user said or among the shipped ones (`loragate.resources`),
-read safely (`loragate.files.read_yaml`), dotted overrides are merged on top, and
+file is found where the user said or among the shipped ones (`loragate.common.resources`),
+read safely (`loragate.common.files.read_yaml`), dotted overrides are merged on top, and
 every validation problem names the file, the field and the fix.
 """
 
@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from loragate.errors import BadInput, Problem, validation_problems
-from loragate.files import read_yaml
-from loragate.resources import user_or_bundled
+from loragate.common.errors import BadInput, Problem, validation_problems
+from loragate.common.files import read_yaml
+from loragate.common.resources import user_or_bundled
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from loragate.errors import LoragateError
-from loragate.files import remove_stale_temp_files
+from loragate.common.errors import LoragateError
+from loragate.common.files import remove_stale_temp_files
 
 LOCK_NAME = ".loragate.lock"
 LOCK_TIMEOUT_ENV = "LORAGATE_LOCK_TIMEOUT"

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,99}$"
 """A name: a letter or digit, then up to 99 letters, digits, `.`, `_`, `+` or `-`.

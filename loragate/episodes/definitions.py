@@ -1,7 +1,7 @@
 """Episodes: multi-step tasks against simulated tools (`episodes.jsonl` in an evalset).
 
 An episode is a user task the model works through over several turns: it calls
-tools, a deterministic simulator (`loragate.simulator`) answers them from a small
+tools, a deterministic simulator (`loragate.episodes.simulator`) answers them from a small
 record state, and faults are injected at a chosen call or step. `load_episodes`
 reads `episodes.jsonl` beside `evalset.yaml` (the file is optional), validates every
 line against the evalset's tools and policy, and expands each episode into its clean
@@ -26,7 +26,7 @@ Format 2 adds `user_replies`: the scripted user's answers to clarifying question
 
 Format 2 (`episode_format` 2): a tool's backend may be a tool server of the evalset
 (`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
-`tool_servers` in `evalset.yaml`, see `loragate.tool_servers`), and `user_replies`
+`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.tool_servers`), and `user_replies`
 script the user's answers to clarifying questions. Format 1 lines load unchanged.
 """
 
@@ -49,12 +49,12 @@ from pydantic import (
     model_validator,
 )
 
-from loragate.errors import BadInput, Problem, did_you_mean, validation_problems
-from loragate.evalset import FAULT_SEPARATOR, Evalset, Message, Policy
-from loragate.jsonl import read_objects
-from loragate.matchers import check_matcher
-from loragate.names import Name
-from loragate.tools import Toolset
+from loragate.calls.matchers import check_matcher
+from loragate.calls.tools import Toolset
+from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
+from loragate.common.jsonl import read_objects
+from loragate.common.names import Name
+from loragate.evalset.load import FAULT_SEPARATOR, Evalset, Message, Policy
 
 EPISODE_FORMAT_VERSION = 2
 """Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by

@@ -21,17 +21,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from loragate.families._answer import answer_problem, is_refusal
+from loragate.calls.tools import Toolset
 from loragate.families._checks import call_attempt, short
-from loragate.families._claims import (
+from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.judge.answer import answer_problem, is_refusal
+from loragate.judge.claims import (
     acknowledges_failure,
     acknowledges_non_action,
     claims_success,
     topic_terms,
 )
-from loragate.families._text import group_problems, missing_groups
-from loragate.records import ParseResult, ReasonCode, Verdict
-from loragate.tools import Toolset
+from loragate.judge.text import group_problems, missing_groups
 
 Setback = Literal["none", "denial", "failure", "not_done"]
 

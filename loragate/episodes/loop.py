@@ -27,7 +27,14 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from loragate.episode_records import (
+from loragate.common.errors import BadInput, Problem
+from loragate.common.files import atomic_write_json, atomic_write_text
+from loragate.episodes.definitions import Episode
+from loragate.episodes.stats import summarize_episodes
+from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import GenerationWriter, dump_jsonl, read_jsonl
+from loragate.formats.trajectories import (
     EPISODE_RESULTS,
     EPISODES_SUMMARY,
     TRAJECTORIES,
@@ -35,15 +42,8 @@ from loragate.episode_records import (
     StepRecord,
     TrajectoryResult,
 )
-from loragate.episode_stats import summarize_episodes
-from loragate.episodes import Episode
-from loragate.errors import BadInput, Problem
-from loragate.files import atomic_write_json, atomic_write_text
-from loragate.records import GenerationRecord
-from loragate.render import ChatRenderer, prompt_sha256
-from loragate.runfolder import GenerationWriter, dump_jsonl, read_jsonl
+from loragate.generate.prompt import ChatRenderer, prompt_sha256
 from loragate.runners import PromptJob
-from loragate.trajectory import EpisodeContext, Trajectory
 
 Generate = Callable[[Sequence[PromptJob], Callable[[list[GenerationRecord]], None]], None]
 """`Runner.generate`: jobs in, records handed to the sink as they finish."""

@@ -15,25 +15,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
-from loragate.adapters import BASE_ADAPTER
-from loragate.config import RunConfig
-from loragate.episode_loop import (
+from loragate.common.errors import BadInput, Problem
+from loragate.episodes.definitions import EpisodeSet, load_episodes, select_episodes
+from loragate.episodes.loop import (
     KeyFn,
     SeedFn,
     first_round_jobs,
     run_episodes,
     write_episode_results,
 )
-from loragate.episode_records import EpisodesSummary, StepRecord
-from loragate.episodes import EpisodeSet, load_episodes, select_episodes
-from loragate.errors import BadInput, Problem
-from loragate.evalset import Evalset
-from loragate.manifest import cache_key, sample_seed
-from loragate.pipeline import LazyRunner, RunPlan
-from loragate.records import GenerationRecord
+from loragate.episodes.servers.tool_servers import ToolServers
+from loragate.episodes.trajectory import EpisodeContext
+from loragate.evalset.load import Evalset
+from loragate.formats.manifest import cache_key, sample_seed
+from loragate.formats.records import GenerationRecord
+from loragate.formats.trajectories import EpisodesSummary, StepRecord
+from loragate.generate.adapters import BASE_ADAPTER
+from loragate.generate.config import RunConfig
+from loragate.generate.pipeline import LazyRunner, RunPlan
 from loragate.runners import PromptJob, Runner, Sink
-from loragate.tool_servers import ToolServers
-from loragate.trajectory import EpisodeContext
 
 EpisodeCount = int | Literal["all"]
 
@@ -61,7 +61,7 @@ def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
     only what its generations file holds); None for none."""
     if config.episodes is not None:
         return pick_episodes(evalset, config.episodes) if config.episodes != 0 else None
-    from loragate.embedded import EMBEDDED, embedded_name
+    from loragate.generate.embedded import EMBEDDED, embedded_name
 
     name = embedded_name(config.model, config.embedded)
     count = EMBEDDED[name].episodes if name is not None and config.backend != "replay" else 0
@@ -210,7 +210,7 @@ def rescore_episodes(
     """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
     replayed against the simulator (a tool server's results as recorded: no server is
     started); the episode files are written into `out_dir`."""
-    from loragate.episode_loop import read_steps
+    from loragate.episodes.loop import read_steps
 
     episodes = load_episodes(evalset)
     steps: list[StepRecord] = read_steps(trajectories) if trajectories.is_file() else []

@@ -7,7 +7,7 @@ by its default (a 404 error when none is given). The confirmation tool answers f
 the episode's scripted user.
 
 A tool may instead be answered by a tool server of the evalset (`{"server": NAME}`,
-`loragate.tool_servers`): the real call is made (after the server's `reset` tool, once
+`loragate.episodes.servers.tool_servers`): the real call is made (after the server's `reset` tool, once
 per trajectory), or, when rescoring offline, the result the run recorded is replayed.
 
 Faults replace the result of one call (the i-th call of a tool, or the first call of
@@ -25,14 +25,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from loragate.episodes import Effect, Episode, FaultSpec, ServerBackend, ToolBackend
-from loragate.errors import BadInput
-from loragate.evalset import Policy, fault_text
-from loragate.matchers import match_arguments, matches
+from loragate.calls.matchers import match_arguments, matches
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import Effect, Episode, FaultSpec, ServerBackend, ToolBackend
+from loragate.evalset.load import Policy, fault_text
 
 if TYPE_CHECKING:
-    from loragate.episode_records import ToolResult
-    from loragate.tool_servers import ToolServers
+    from loragate.episodes.servers.tool_servers import ToolServers
+    from loragate.formats.trajectories import ToolResult
 
 APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value")
 """Faults of a call that did run (its result is garbled, its change is made)."""

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from loragate.episode_records import (
+from loragate.formats.trajectories import (
     EpisodeAdapterSummary,
     EpisodesSummary,
     Rate,
     SurvivalPoint,
     TrajectoryResult,
 )
-from loragate.stats import pass_at_1, pass_hat_k, wilson_interval
+from loragate.stats.binomial import pass_at_1, pass_hat_k, wilson_interval
 
 
 def rate(passes: float, n: int) -> Rate:

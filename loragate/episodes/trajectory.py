@@ -38,19 +38,19 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from loragate.episode_records import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
-from loragate.episodes import Episode
-from loragate.evalset import Policy
-from loragate.parsing import parse_output
-from loragate.records import ParseResult, ReasonCode, Verdict
-from loragate.simulator import Simulator, holds
-from loragate.tools import Toolset
+from loragate.calls.parsing import parse_output
+from loragate.calls.tools import Toolset
+from loragate.episodes.definitions import Episode
+from loragate.episodes.simulator import Simulator, holds
+from loragate.evalset.load import Policy
+from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from loragate.episodes.servers.tool_servers import ToolServers
     from loragate.families import Setback
-    from loragate.tool_servers import ToolServers
 
 INVARIANTS = frozenset(
     {

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from loragate.errors import BadInput, MissingDependency, unknown_name_fix
-from loragate.schemacheck import SchemaChecker
+from loragate.calls.schemacheck import SchemaChecker
+from loragate.common.errors import BadInput, MissingDependency, unknown_name_fix
 
 Semantics = Literal["loragate", "bfcl"]
 

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from loragate.errors import Problem, did_you_mean, validation_problems
-from loragate.tools import CompiledTool, ToolDef, Toolset, schema_errors
+from loragate.calls.tools import CompiledTool, ToolDef, Toolset, schema_errors
+from loragate.common.errors import Problem, did_you_mean, validation_problems
 
 TOOL_ITEM_FIX = (
     'name a tool of tools.json ("get_weather") or give a full definition '

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from loragate.entry_tools import EntryTools
-from loragate.errors import (
+from loragate.calls.tools import ToolDef, Toolset, schema_errors
+from loragate.common.errors import (
     BadInput,
     Problem,
     did_you_mean,
@@ -25,12 +25,12 @@ from loragate.errors import (
     unknown_name_fix,
     validation_problems,
 )
-from loragate.files import read_json, read_yaml
-from loragate.jsonl import read_objects
-from loragate.records import FaultKind
-from loragate.resources import user_or_bundled
-from loragate.tool_servers import ToolServerTable
-from loragate.tools import ToolDef, Toolset, schema_errors
+from loragate.common.files import read_json, read_yaml
+from loragate.common.jsonl import read_objects
+from loragate.common.resources import user_or_bundled
+from loragate.episodes.servers.tool_servers import ToolServerTable
+from loragate.evalset.entry_tools import EntryTools
+from loragate.formats.records import FaultKind
 
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext

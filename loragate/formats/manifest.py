@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.adapters import BASE_ADAPTER, AdapterInfo
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
+from loragate.generate.adapters import BASE_ADAPTER, AdapterInfo
 
 MANIFEST_SCHEMA_VERSION = 2
 """2: `self_check` (adapter-vs-base agreement and the base probe) and `warnings`."""
@@ -187,7 +187,7 @@ def package_versions() -> dict[str, str]:
 
 def git_revision(cwd: Path | None = None) -> str | None:
     """The project's git commit (with `-dirty` when the tree has changes), if any."""
-    root = cwd or Path(__file__).resolve().parent.parent
+    root = cwd or Path(__file__).resolve().parents[2]
     try:
         rev = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5

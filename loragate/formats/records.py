@@ -11,7 +11,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from loragate.names import Name
+from loragate.common.names import Name
+from loragate.common.text import without_surrogates
 
 RECORD_SCHEMA_VERSION = 1
 """Version of `generations.jsonl` records."""
@@ -178,17 +179,6 @@ class Verdict(BaseModel):
 
 
 _OK = Verdict.model_validate({"pass": True, "reason": ReasonCode.ok, "detail": ""})
-
-
-def without_surrogates(text: str) -> str:
-    """`text` with each lone UTF-16 surrogate replaced by U+FFFD."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 class GenerationRecord(BaseModel):

@@ -17,19 +17,19 @@ from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from loragate.episode_records import (
-    EPISODE_SUMMARY_SCHEMA_VERSION,
-    EPISODES_SUMMARY,
-    EpisodesSummary,
-)
-from loragate.errors import BadInput, Problem, validation_problems
-from loragate.files import read_json
-from loragate.jsonl import MAX_PROBLEMS, ReadReport, plain_objects, read_objects
-from loragate.records import (
+from loragate.common.errors import BadInput, Problem, validation_problems
+from loragate.common.files import read_json
+from loragate.common.jsonl import MAX_PROBLEMS, ReadReport, plain_objects, read_objects
+from loragate.formats.records import (
     READABLE_SUMMARY_VERSIONS,
     GenerationRecord,
     ResultRecord,
     Summary,
+)
+from loragate.formats.trajectories import (
+    EPISODE_SUMMARY_SCHEMA_VERSION,
+    EPISODES_SUMMARY,
+    EpisodesSummary,
 )
 
 MANIFEST = "manifest.json"

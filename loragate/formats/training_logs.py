@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.errors import BadInput
-from loragate.jsonl import read_objects
+from loragate.common.errors import BadInput
+from loragate.common.jsonl import read_objects
 
 TRAINER_STATE = "trainer_state.json"
 LogFormat = Literal["trainer_state", "csv", "jsonl", "summary"]

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.names import Name
-from loragate.records import ParseResult, Verdict
+from loragate.common.names import Name
+from loragate.formats.records import ParseResult, Verdict
 
 TRAJECTORY_SCHEMA_VERSION = 2
 """2 added `user_reply` to a step (version-1 files still load)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
 
 BASE_ADAPTER = "base"
 """Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
@@ -25,7 +25,7 @@ BASE_ADAPTER = "base"
 
 @dataclass(frozen=True)
 class AdapterInfo:
-    """A LoRA adapter as inspected on disk before any model loads (`loragate.adapters`).
+    """A LoRA adapter as inspected on disk before any model loads (`loragate.generate.adapters`).
 
     For the `openai` backend an adapter may live only on the server; then `path` is
     `None` and the inspected fields are `None` too.

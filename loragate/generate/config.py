@@ -17,9 +17,9 @@ from pydantic import (
     model_validator,
 )
 
-from loragate.errors import BadInput, Problem, unknown_name_fix
-from loragate.loading import load_yaml_model
-from loragate.names import Name
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.loading import load_yaml_model
+from loragate.common.names import Name
 
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 ParseMode = Literal["strict", "repaired"]

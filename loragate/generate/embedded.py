@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from loragate.errors import LoragateError, unknown_name
-from loragate.files import building_folder
+from loragate.common.errors import LoragateError, unknown_name
+from loragate.common.files import building_folder
 
 CACHE_ENV = "LORAGATE_CACHE"
 _DONE_MARKER = "loragate-embedded.json"

@@ -9,7 +9,7 @@ only when something is left to generate, streams records into `generations.jsonl
 (never writing a cache key twice) and returns the records of the run's jobs.
 
 Prompts: local backends (vllm, hf) get the chat-template rendering of
-`loragate.render`. Server backends (openai) and replay render nothing locally; their
+`loragate.generate.prompt`. Server backends (openai) and replay render nothing locally; their
 `PromptJob.prompt` is the canonical JSON of the request's messages and tools, so the
 cache key still changes whenever the request would.
 """
@@ -28,12 +28,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loragate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
-from loragate.config import RunConfig
-from loragate.errors import BadInput, Problem, unknown_name_fix
-from loragate.evalset import Entry, Evalset, load_evalset
-from loragate.files import atomic_write_json
-from loragate.manifest import (
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.files import atomic_write_json
+from loragate.evalset.load import Entry, Evalset, load_evalset
+from loragate.formats.manifest import (
     BaseProbe,
     EvalsetRecord,
     ModelRecord,
@@ -48,15 +46,17 @@ from loragate.manifest import (
     package_versions,
     sample_seed,
 )
-from loragate.records import GenerationRecord
-from loragate.render import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
-from loragate.runfolder import (
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import (
     GENERATIONS,
     MANIFEST,
     GenerationWriter,
     read_generations,
     read_manifest,
 )
+from loragate.generate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
+from loragate.generate.config import RunConfig
+from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
 from loragate.runners import PromptJob, Runner, RunnerSetup
 
 LOCAL_BACKENDS = ("vllm", "hf")
@@ -182,7 +182,12 @@ class _Model:
 
 
 def _resolve_model(config: RunConfig, backend: str) -> _Model:
-    from loragate.embedded import EMBEDDED, embedded_checkpoint, embedded_info, embedded_name
+    from loragate.generate.embedded import (
+        EMBEDDED,
+        embedded_checkpoint,
+        embedded_info,
+        embedded_name,
+    )
 
     embedded = embedded_name(config.model, config.embedded)
     if embedded is not None:

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loragate.errors import BadInput, Problem
-from loragate.resources import bundled
+from loragate.common.errors import BadInput, Problem
+from loragate.common.resources import bundled
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry, Evalset
+    from loragate.evalset.load import Entry, Evalset
 
 TEMPLATE_SUFFIX = ".jinja"
 

@@ -43,9 +43,9 @@ from typing import Any
 
 from loragate.families._base import Sample
 from loragate.families._checks import Call, call_attempt
-from loragate.families._claims import date_values, invented_result, number_values, unknown_data
-from loragate.families._text import clip, fold, normalise, sentences, words
-from loragate.records import ReasonCode, Verdict
+from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.claims import date_values, invented_result, number_values, unknown_data
+from loragate.judge.text import clip, fold, normalise, sentences, words
 
 ECHO_SHARE = 0.8
 """Share of the reply's words that must come from one source for `echo`. Correct

@@ -11,7 +11,7 @@ Four detectors over free text, shared by the families:
 - `acknowledges_non_action(text)`: the reply says the (denied) action was not
   carried out.
 
-All four read the text clause by clause (see `families._text.clauses`). A clause that
+All four read the text clause by clause (see `judge.text.clauses`). A clause that
 is a question, a condition ("if", "once", "as soon as", ...) or negated ("not",
 "n't", "never", "nothing", "failed", ...) is never read as a claim, so "The email has
 not been sent" and "Once it is confirmed, I'll send it" are no claims. The word
@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from loragate.families._text import clauses, clip, sentences, words
-from loragate.regex import Pattern
+from loragate.common.regex import Pattern
+from loragate.judge.text import clauses, clip, sentences, words
 
 # -- success claims -------------------------------------------------------------------
 

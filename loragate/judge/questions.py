@@ -31,8 +31,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from loragate.families._answer import is_filler
-from loragate.families._text import clip, fold, sentences, words
+from loragate.judge.answer import is_filler
+from loragate.judge.text import clip, fold, sentences, words
 
 _WH = r"(?:which|what|who|whom|whose|when|where|how|why)"
 _AUX = (

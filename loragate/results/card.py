@@ -29,10 +29,11 @@ from typing import Any
 
 import yaml
 
-from loragate.compare import Comparison, compare_runs
-from loragate.errors import BadInput, MissingDependency
-from loragate.files import atomic_write_text
-from loragate.formatting import (
+from loragate.common.errors import BadInput, MissingDependency
+from loragate.common.files import atomic_write_text
+from loragate.formats.records import RateStats
+from loragate.results.compare import Comparison, compare_runs
+from loragate.results.formatting import (
     fmt_p,
     fmt_points,
     fmt_rate,
@@ -42,9 +43,8 @@ from loragate.formatting import (
     md_cell,
     md_text,
 )
-from loragate.records import RateStats
-from loragate.reliability import percent, percent_floor, project
-from loragate.runs import LoadedRun
+from loragate.results.runs import LoadedRun
+from loragate.stats.reliability import percent, percent_floor, project
 
 CARD_START = "<!-- loragate:card:start -->"
 CARD_END = "<!-- loragate:card:end -->"
@@ -86,7 +86,7 @@ class Card:
 
 def model_index(run: LoadedRun, model_name: str) -> dict[str, Any]:
     """The Hub `model-index` of a run: one pass@1 metric (percent) per family, and overall."""
-    from loragate.report import family_label
+    from loragate.results.report import family_label
 
     ev = run.summary.evalset
     metrics: list[dict[str, Any]] = []
@@ -134,7 +134,7 @@ def model_index(run: LoadedRun, model_name: str) -> dict[str, Any]:
 
 def _family_rows(run: LoadedRun) -> list[list[str]]:
     from loragate.families import get_families
-    from loragate.report import family_label
+    from loragate.results.report import family_label
 
     rows: list[list[str]] = []
     items: list[tuple[str, RateStats]] = list(run.stats.families.items())
@@ -162,7 +162,7 @@ def _family_rows(run: LoadedRun) -> list[list[str]]:
 def _tag_lines(run: LoadedRun, c: Comparison | None) -> list[str]:
     """pass@1 per grouping tag (e.g. BFCL category); with a baseline, paired like the
     families. Empty when the run's entries carry no grouping tag."""
-    from loragate.aggregate import grouping_tags
+    from loragate.score.aggregate import grouping_tags
 
     tags = [t for t in grouping_tags(run.stats.tags) if run.stats.tags[t].entries > 0]
     if not tags:
@@ -326,8 +326,8 @@ def _projection_lines(run: LoadedRun, steps: Sequence[int], focus: str | None) -
 
 def _episode_lines(run: LoadedRun) -> list[str]:
     """The adapter's episode figures and survival line, when the run has episodes."""
-    from loragate.episode_report import adapter_rows, survival_line
-    from loragate.runfolder import read_episodes_summary
+    from loragate.formats.runfolder import read_episodes_summary
+    from loragate.results.episode_report import adapter_rows, survival_line
 
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None
@@ -526,8 +526,8 @@ def write_chart(path: Path, runs: Sequence[LoadedRun]) -> None:
         raise MissingDependency(
             "matplotlib (for the card's chart)", "card", "pass --no-chart"
         ) from None
-    from loragate.aggregate import family_order
-    from loragate.report import family_label
+    from loragate.results.report import family_label
+    from loragate.score.aggregate import family_order
 
     families = family_order(f for r in runs for f in r.stats.families)
     fig = Figure(figsize=(max(4.0, 1.1 * len(families) + 2.0), 3.6), dpi=100)

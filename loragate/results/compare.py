@@ -8,12 +8,12 @@ they were scored on the same evalset and entries, and builds a `Comparison`:
   `intersect=True`);
 - per family and non-baseline run: the difference in points, a paired test on the
   same entries (exact McNemar for k = 1, sign-flip on success fractions for k > 1,
-  see `loragate.paired`) and the entries that moved each way;
+  see `loragate.stats.paired`) and the entries that moved each way;
 - training metrics (final values) side by side with their change;
 - a one-line headline per run that puts the training figures beside the family moves
   ("train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt (p = 0.03)").
 
-Runs are loaded by `loragate.runs`; `loragate.compare_render` shows a `Comparison`
+Runs are loaded by `loragate.results.runs`; `loragate.results.compare_render` shows a `Comparison`
 as a terminal table, Markdown or JSON.
 """
 
@@ -24,12 +24,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.errors import BadInput, Problem
-from loragate.formatting import fmt_p_eq, fmt_points, fmt_rel
-from loragate.paired import PairedTest, paired_test
-from loragate.records import EvalsetRef, RateStats
-from loragate.runs import LoadedRun
-from loragate.training_logs import ACCURACY_KEYS, LOSS_KEYS
+from loragate.common.errors import BadInput, Problem
+from loragate.formats.records import EvalsetRef, RateStats
+from loragate.formats.training_logs import ACCURACY_KEYS, LOSS_KEYS
+from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
+from loragate.results.runs import LoadedRun
+from loragate.stats.paired import PairedTest, paired_test
 
 COMPARISON_SCHEMA_VERSION = 2
 """2 adds `tags` (a paired row per grouping tag)."""
@@ -138,7 +138,7 @@ class Comparison(BaseModel):
     families: list[FamilyRow]
     overall: FamilyRow
     tags: list[TagRow] = Field(default_factory=list)
-    """A row per grouping tag of the baseline's entries (`loragate.aggregate.grouping_tags`)."""
+    """A row per grouping tag of the baseline's entries (`loragate.score.aggregate.grouping_tags`)."""
     training: list[TrainingRow]
     headlines: list[str]
     """One per non-baseline run: the contrast in one line."""
@@ -258,7 +258,7 @@ def _family_stats(
 ) -> RateStats | None:
     if not recompute:
         return run.stats.families.get(family)
-    from loragate.aggregate import rate_stats
+    from loragate.score.aggregate import rate_stats
 
     groups = [run.records[i] for i in ids if run.family_of.get(i) == family and i in run.records]
     if not groups:
@@ -269,7 +269,7 @@ def _family_stats(
 def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateStats:
     if not recompute:
         return run.stats.overall
-    from loragate.aggregate import rate_stats
+    from loragate.score.aggregate import rate_stats
 
     return rate_stats([run.records[i] for i in ids], run.stats.overall.k)
 
@@ -280,7 +280,7 @@ def _tag_stats(
     stats = None if recompute else run.stats.tags.get(tag)
     if stats is not None:
         return stats
-    from loragate.aggregate import rate_stats
+    from loragate.score.aggregate import rate_stats
 
     groups = [run.records[i] for i in tag_ids if i in run.records]
     return rate_stats(groups, run.stats.overall.k) if groups else None
@@ -295,7 +295,7 @@ def _tag_rows(
 ) -> tuple[list[TagRow], list[str]]:
     """A paired row per tag of `tags` (default: the grouping tags of the baseline), over
     the common entries `ids`."""
-    from loragate.aggregate import grouping_tags
+    from loragate.score.aggregate import grouping_tags
 
     base = runs[0]
     members = base.summary.tag_entries
@@ -436,8 +436,8 @@ def compare_runs(
             )
     ids, dropped, notes = _check_compatible(runs, intersect)
     recompute = bool(dropped)
-    from loragate.aggregate import family_order
-    from loragate.report import family_label
+    from loragate.results.report import family_label
+    from loragate.score.aggregate import family_order
 
     base = runs[0]
     fam_names = family_order({base.family_of[i] for i in ids})

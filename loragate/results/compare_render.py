@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from loragate.compare import Comparison, FamilyDelta, Flip
-from loragate.formatting import (
+from loragate.results.compare import Comparison, FamilyDelta, Flip
+from loragate.results.formatting import (
     MISSING,
     Raw,
     fmt_p,
@@ -22,7 +22,7 @@ from loragate.formatting import (
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from loragate.records import RateStats
+    from loragate.formats.records import RateStats
 
 
 def _flip_ids(flips: Sequence[Flip], fractions: bool) -> str:

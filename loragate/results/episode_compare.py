@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from loragate.episode_records import EPISODE_RESULTS, TrajectoryResult
-from loragate.formatting import fmt_p_eq, fmt_points, format_rate
-from loragate.paired import paired_test
-from loragate.runfolder import read_jsonl
-from loragate.runs import LoadedRun
-from loragate.stats import Counts
+from loragate.formats.runfolder import read_jsonl
+from loragate.formats.trajectories import EPISODE_RESULTS, TrajectoryResult
+from loragate.results.formatting import fmt_p_eq, fmt_points, format_rate
+from loragate.results.runs import LoadedRun
+from loragate.stats.binomial import Counts
+from loragate.stats.paired import paired_test
 
 
 def _results(run: LoadedRun) -> list[TrajectoryResult] | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loragate.episode_records import EpisodeAdapterSummary, EpisodesSummary, Rate
-from loragate.formatting import format_ci, format_rate, markdown_table
+from loragate.formats.trajectories import EpisodeAdapterSummary, EpisodesSummary, Rate
+from loragate.results.formatting import format_ci, format_rate, markdown_table
 
 if TYPE_CHECKING:
     from rich.console import Console

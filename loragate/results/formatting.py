@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from loragate.records import RateStats
+from loragate.formats.records import RateStats
 
 MISSING = "n/a"
 """Shown for a figure that does not exist (no entries, no baseline, no log)."""

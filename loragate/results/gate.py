@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.compare import Comparison, FamilyDelta, compare_runs, significant_drop
-from loragate.episode_records import Rate
-from loragate.errors import BadInput, Problem, unknown_name_fix
-from loragate.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
-from loragate.loading import load_yaml_model
-from loragate.records import RateStats
-from loragate.runs import LoadedRun
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.loading import load_yaml_model
+from loragate.formats.records import RateStats
+from loragate.formats.trajectories import Rate
+from loragate.results.compare import Comparison, FamilyDelta, compare_runs, significant_drop
+from loragate.results.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
+from loragate.results.runs import LoadedRun
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -430,7 +430,7 @@ def evaluate_gate(
     policy_path: Path = Path("policy.yaml"),
 ) -> GateResult:
     """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
-    from loragate.aggregate import family_order
+    from loragate.score.aggregate import family_order
 
     present = family_order(
         f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
@@ -542,7 +542,7 @@ def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
 
 def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> list[RuleResult]:
     """The episode floors of `rules` on the run's `episodes_summary.json`."""
-    from loragate.runfolder import read_episodes_summary
+    from loragate.formats.runfolder import read_episodes_summary
 
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None

@@ -10,9 +10,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from loragate.aggregate import missing_entries
 from loragate.families import get_families
-from loragate.formatting import (
+from loragate.formats.records import AdapterSummary, RateStats, ResultRecord, Summary
+from loragate.results.formatting import (
     Raw,
     format_ci,
     format_rate,
@@ -21,7 +21,7 @@ from loragate.formatting import (
     md_code,
     shorten,
 )
-from loragate.records import AdapterSummary, RateStats, ResultRecord, Summary
+from loragate.score.aggregate import missing_entries
 
 if TYPE_CHECKING:
     from rich.console import Console

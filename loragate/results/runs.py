@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loragate.errors import BadInput
-from loragate.names import check_name
-from loragate.records import AdapterSummary, ResultRecord, Summary
-from loragate.runfolder import read_manifest, read_results, read_summary
-from loragate.stats import Counts
-from loragate.training_logs import TrainingLog, find_training_log, read_training_log
+from loragate.common.errors import BadInput
+from loragate.common.names import check_name
+from loragate.formats.records import AdapterSummary, ResultRecord, Summary
+from loragate.formats.runfolder import read_manifest, read_results, read_summary
+from loragate.formats.training_logs import TrainingLog, find_training_log, read_training_log
+from loragate.stats.binomial import Counts
 
 
 @dataclass(frozen=True)

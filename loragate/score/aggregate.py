@@ -11,7 +11,7 @@ Conventions (DESIGN.md, "Statistics"):
   interval look far tighter than 8 entries allow.
 - `k` defaults to the smallest per-entry sample count of the run, so every scored
   entry counts in pass^k and pass@k; an explicit larger `k` skips entries with fewer
-  samples (see `loragate.stats`).
+  samples (see `loragate.stats.binomial`).
 - `entry_ids` lists every entry of the evalset, sorted. An adapter that was scored with
   `allow_missing` has fewer `overall.entries`; the difference is what was missing.
 """
@@ -24,10 +24,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from loragate.errors import BadInput, Problem
-from loragate.evalset import Evalset
+from loragate.common.errors import BadInput, Problem
+from loragate.evalset.load import Evalset
 from loragate.families import get_families
-from loragate.records import (
+from loragate.formats.records import (
     FAULT_KINDS,
     AdapterSummary,
     EvalsetRef,
@@ -36,7 +36,7 @@ from loragate.records import (
     ResultRecord,
     Summary,
 )
-from loragate.stats import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
+from loragate.stats.binomial import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
 
 ParseMode = Literal["strict", "repaired"]
 

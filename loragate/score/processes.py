@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from loragate.records import (
+from loragate.formats.records import (
     GenerationRecord,
     ParseResult,
     ReasonCode,

@@ -22,14 +22,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from loragate.aggregate import ParseMode, summarize
-from loragate.errors import BadInput, Problem
-from loragate.evalset import Entry, Evalset
+from loragate.calls.parsing import parse_output
+from loragate.common.errors import BadInput, Problem
+from loragate.common.files import replace_files
+from loragate.common.heap import no_cyclic_gc
+from loragate.evalset.load import Entry, Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
-from loragate.files import replace_files
-from loragate.heap import no_cyclic_gc
-from loragate.parsing import parse_output
-from loragate.records import (
+from loragate.formats.records import (
     FaultKind,
     GenerationRecord,
     ParseResult,
@@ -38,8 +37,9 @@ from loragate.records import (
     Verdict,
     trusted,
 )
-from loragate.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
-from loragate.scoring_processes import (
+from loragate.formats.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
+from loragate.score.aggregate import ParseMode, summarize
+from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
     ForkedJudges,
     can_fork,
@@ -447,8 +447,8 @@ def finish_run(
     folder has none (so a run folder scored from a loose file is self-contained).
     `jobs`: processes judging the distinct outputs (see `score_records`).
     """
-    from loragate.report import render_markdown
-    from loragate.view import run_view_page
+    from loragate.results.report import render_markdown
+    from loragate.results.view.data import run_view_page
 
     missing = check_generations(evalset, generations, allow_missing=allow_missing, source=source)
     results = _score_checked(evalset, generations, parse_mode, progress, jobs)

@@ -79,7 +79,7 @@ def wilson_interval(successes: float, n: int, z: float = 1.96) -> tuple[float, f
     """Wilson score interval of a binomial proportion, as fractions (low, high).
 
     `successes` may be fractional (a sum of per-entry success fractions, see
-    `loragate.aggregate`); it must lie in [0, n]. `z = 1.96` gives 95 %. With
+    `loragate.score.aggregate`); it must lie in [0, n]. `z = 1.96` gives 95 %. With
     n == 0 nothing is known and the interval is the whole range (0.0, 1.0).
     """
     if n < 0:

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from loragate.stats import Counts
+from loragate.stats.binomial import Counts
 
 PairedMethod = Literal["mcnemar_exact", "sign_flip_exact", "sign_flip_monte_carlo"]
 

@@ -1,7 +1,7 @@
 """A whole sweep: plan every run folder, generate what is missing on Ray, score, summarise.
 
 Each run folder is planned with `plan_run` (the cache keys and layout of `loragate
-run`), the pending jobs of all of them are generated on Ray (`loragate.sweep_ray`),
+run`), the pending jobs of all of them are generated on Ray (`loragate.sweep.ray_stage`),
 and then every run folder is finished exactly as `loragate run` finishes a run whose
 cache holds everything (`execute_run` starts no runner, `finish_run` scores), so a
 sweep's run folders and verdicts are those of `run`. `sweep.json` and `sweep.md` go
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from loragate.files import atomic_write_text
-from loragate.records import GenerationRecord
-from loragate.sweep import SweepConfig, SweepRun, run_configs, sweep_out
-from loragate.sweep_summary import SweepSummary, render_sweep_markdown, summarize_sweep
+from loragate.common.files import atomic_write_text
+from loragate.formats.records import GenerationRecord
+from loragate.sweep.spec import SweepConfig, SweepRun, run_configs, sweep_out
+from loragate.sweep.summary import SweepSummary, render_sweep_markdown, summarize_sweep
 
 SWEEP_JSON = "sweep.json"
 SWEEP_MD = "sweep.md"
@@ -43,10 +43,10 @@ def run_sweep(
 ) -> SweepOutcome:
     """Run the sweep `sweep` (read from `source`), holding every run folder's write lock.
     `on_planned(jobs, cached)` is told the totals before generation starts."""
-    from loragate.locking import writing
-    from loragate.pipeline import execute_run, plan_run
-    from loragate.scoring import finish_run
-    from loragate.sweep_ray import generate_on_ray
+    from loragate.common.locking import writing
+    from loragate.generate.pipeline import execute_run, plan_run
+    from loragate.score.scoring import finish_run
+    from loragate.sweep.ray_stage import generate_on_ray
 
     runs = run_configs(sweep, source)
     with contextlib.ExitStack() as stack:

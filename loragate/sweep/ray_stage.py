@@ -21,9 +21,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from loragate.errors import MissingDependency
-from loragate.pipeline import CacheAppender, RunPlan
-from loragate.records import GenerationRecord
+from loragate.common.errors import MissingDependency
+from loragate.formats.records import GenerationRecord
+from loragate.generate.pipeline import CacheAppender, RunPlan
 from loragate.runners import PromptJob, RunnerSetup
 
 EngineKey = tuple[str, str, tuple[str, ...]]

@@ -18,11 +18,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from loragate.adapters import BASE_ADAPTER
-from loragate.config import RunConfig
-from loragate.errors import BadInput, Problem, unknown_name_fix, validation_problems
-from loragate.loading import load_yaml_model
-from loragate.names import Name, name_problem
+from loragate.common.errors import BadInput, Problem, unknown_name_fix, validation_problems
+from loragate.common.loading import load_yaml_model
+from loragate.common.names import Name, name_problem
+from loragate.generate.adapters import BASE_ADAPTER
+from loragate.generate.config import RunConfig
 
 EXAMPLE = "the `loragate sweep` section of the README"
 SWEEP_ONLY = ("evalsets", "adapter_globs", "group_size", "baseline", "cluster")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.compare import compare_runs
-from loragate.formatting import fmt_p, fmt_points, format_rate_ci, markdown_table
-from loragate.records import RateStats
-from loragate.runfolder import read_summary
-from loragate.runs import LoadedRun, RunRef, load_run
+from loragate.formats.records import RateStats
+from loragate.formats.runfolder import read_summary
+from loragate.results.compare import compare_runs
+from loragate.results.formatting import fmt_p, fmt_points, format_rate_ci, markdown_table
+from loragate.results.runs import LoadedRun, RunRef, load_run
 
 SWEEP_SCHEMA_VERSION = 1
 
@@ -91,7 +91,7 @@ def summarize_sweep(run_dirs: Sequence[tuple[str, Path]], baseline: str | None) 
 
 def render_sweep_markdown(summary: SweepSummary) -> str:
     """`sweep.md`: a ranked adapter x family table per evalset, then the paired deltas."""
-    from loragate.aggregate import family_order
+    from loragate.score.aggregate import family_order
 
     lines = ["# loragate sweep", ""]
     for evalset, rows in summary.evalsets.items():

@@ -19,8 +19,8 @@ from contextlib import AbstractContextManager, asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from loragate.errors import BadInput, MissingDependency, Problem
-from loragate.tool_servers import (
+from loragate.common.errors import BadInput, MissingDependency, Problem
+from loragate.episodes.servers.tool_servers import (
     McpServerConfig,
     ToolReply,
     ToolServerError,

@@ -2,7 +2,7 @@
 `evalset.yaml`, format 4) and the connections a run opens to them.
 
 A server is either an MCP server that loragate starts over stdio (`kind: mcp`, the
-`mcp` Python SDK, see `loragate.mcp_stdio`) or a plain JSON endpoint (`kind: http`:
+`mcp` Python SDK, see `loragate.episodes.servers.mcp_stdio`) or a plain JSON endpoint (`kind: http`:
 each call is `POST {url}/{tool}` with the arguments as a JSON object, the response body
 is the result). An episode names the server of a tool in its `backend`
 (`{"server": NAME}`); the simulator's fault injector wraps the server's answer the same
@@ -31,8 +31,8 @@ from typing import Annotated, Any, Literal, Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from loragate.errors import BadInput, Problem, ServerUnreachable
-from loragate.names import Name, child_path
+from loragate.common.errors import BadInput, Problem, ServerUnreachable
+from loragate.common.names import Name, child_path
 
 MAX_RESPONSE_BYTES = 1 << 20
 """An HTTP tool's response is read up to this size (results are cut far shorter)."""
@@ -262,7 +262,7 @@ class ToolServers:
             if isinstance(config, HttpServerConfig):
                 conn = HttpConnection(name, config)
             else:
-                from loragate.mcp_stdio import McpStdioConnection
+                from loragate.episodes.servers.mcp_stdio import McpStdioConnection
 
                 conn = McpStdioConnection(name, config, root=self.root, log=self.log_path(name))
         except BadInput as exc:

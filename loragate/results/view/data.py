@@ -15,7 +15,7 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
 - `samples`: one compact row a scored sample,
   `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired]`.
 
-Nothing here renders HTML (`loragate.view_html` does); everything is plain data.
+Nothing here renders HTML (`loragate.results.view.html` does); everything is plain data.
 """
 
 from __future__ import annotations
@@ -27,19 +27,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.files import read_json
-from loragate.gate import GateResult
-from loragate.heap import no_cyclic_gc
-from loragate.names import name_problem
-from loragate.records import ResultRecord, Summary
-from loragate.render import evalset_messages
-from loragate.report import family_label
-from loragate.resources import bundled
-from loragate.runfolder import read_manifest, read_results, read_summary
-from loragate.runs import check_adapter, check_run_dir, parse_run_ref
-from loragate.view_html import render_view
+from loragate.common.errors import BadInput
+from loragate.common.files import read_json
+from loragate.common.heap import no_cyclic_gc
+from loragate.common.names import name_problem
+from loragate.common.resources import bundled
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import ResultRecord, Summary
+from loragate.formats.runfolder import read_manifest, read_results, read_summary
+from loragate.generate.prompt import evalset_messages
+from loragate.results.gate import GateResult
+from loragate.results.report import family_label
+from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
+from loragate.results.view.html import render_view
 
 VIEW_DATA_VERSION = 1
 

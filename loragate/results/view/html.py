@@ -1,7 +1,7 @@
 """The `loragate view` page: one static HTML file, scripts, styles and data inline.
 
 The page is `templates/view.html` with `templates/view.css`, `templates/view.js` and
-the data of `loragate.view` filled in. It works from `file://` without a network:
+the data of `loragate.results.view.data` filled in. It works from `file://` without a network:
 the Content-Security-Policy allows no fetch, form, frame or external resource, and
 only the page's own script and style (by sha256). The data goes into one
 `<script type="application/json">` element; `<`, `>`, `&`, U+2028 and U+2029 are
@@ -21,7 +21,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from loragate.files import atomic_write_text
+from loragate.common.files import atomic_write_text
 
 _ESCAPES = (
     ("<", "\\u003c"),
@@ -57,7 +57,9 @@ def embed_json(data: Any) -> str:
 
 
 def _template(name: str) -> str:
-    return (resources.files("loragate") / "templates" / name).read_text(encoding="utf-8")
+    return (resources.files("loragate.results.view") / "templates" / name).read_text(
+        encoding="utf-8"
+    )
 
 
 def _sha256_source(text: str) -> str:
@@ -78,7 +80,7 @@ def content_security_policy(script: str, style: str) -> str:
 
 
 def render_view(data: dict[str, Any]) -> str:
-    """The whole page for `data` (as built by `loragate.view.view_data`)."""
+    """The whole page for `data` (as built by `loragate.results.view.data.view_data`)."""
     script = _template("view.js")
     style = _template("view.css")
     page = Template(_template("view.html"))
