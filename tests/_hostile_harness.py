@@ -208,7 +208,7 @@ def mcp(*args: str, **options: Any) -> Prepare:
     """The tickets evalset `tk` served by the hostile MCP server with `args`."""
 
     def prepare(w: Path) -> None:
-        extra = ["--marker", str(w / "marker")] if "crash-once" in args else []
+        extra = ["--marker", str(w.parent / "marker")] if "crash-once" in args else []
         set_server(w / "tk", mcp_server(*args, *extra, **options))
 
     return prepare

@@ -7,10 +7,12 @@ answer plainly):
 
 - `plain`: a normal ticket; `deep`: a text block holding JSON nested 100,000 levels;
   `rpc-deep`: the JSON-RPC line itself nested 100,000 levels; `surrogate`: a text with
-  an escaped lone surrogate; `huge`: a 20 MB text; `not-utf8`: bytes that are not UTF-8
+  an escaped lone surrogate; `huge`: a 4 MB text; `giant`: a 20 MB text (a line longer
+  than loragate reads); `not-utf8`: bytes that are not UTF-8
   inside the text; `image`: an image block only; `is-error`: `isError` true;
   `rpc-error`: a JSON-RPC error; `drip`: the answer one byte every 0.1 s; `hang`: no
-  answer; `crash`: the process exits during the call; `crash-once`: exits during its
+  answer (with `--marker FILE`: its pid written there first); `crash`: the process
+  exits during the call; `crash-once`: exits during its
   first call when `--marker FILE` does not exist yet (then creates it), so a restarted
   server answers; `endless-line`: writes bytes without a newline for ever;
   `garbage`: a line that is not JSON-RPC, then the answer.
@@ -88,6 +90,8 @@ def answer_call(rid: Any, name: str, args: dict[str, Any]) -> None:
         # json.dumps writes the lone surrogate as the escape \ud800
         send(text_result(rid, json.dumps({**ticket, "note": "broken \ud800 text"})))
     elif MODE == "huge":
+        send(text_result(rid, "x" * 4_000_000))
+    elif MODE == "giant":
         send(text_result(rid, "x" * 20_000_000))
     elif MODE == "not-utf8":
         line = json.dumps(text_result(rid, "caf@@ ticket")).encode()
@@ -104,6 +108,9 @@ def answer_call(rid: Any, name: str, args: dict[str, Any]) -> None:
             send_raw(bytes([byte]))
             time.sleep(0.1)
     elif MODE == "hang":
+        if arg("--marker"):  # say that the call arrived, then never answer
+            with open(str(arg("--marker")), "w", encoding="utf-8") as fh:
+                fh.write(str(os.getpid()))
         time.sleep(3600)
     elif MODE == "crash":
         print("crashing in the middle of a call", file=sys.stderr, flush=True)

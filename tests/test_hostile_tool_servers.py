@@ -65,7 +65,7 @@ CASES: list[Case] = [
         mcp=True,
     ),
     Case(
-        "exit 0: a 20 MB result is cut to 4,000 characters",
+        "exit 0: a 4 MB result is cut to 4,000 characters",
         "mcp-result-huge",
         RUN_TK,
         0,
@@ -160,6 +160,18 @@ CASES: list[Case] = [
         mcp=True,
     ),
     Case(
+        "exit 0 with a warning: a 20 MB JSON-RPC line (longer than loragate reads) stops the "
+        "server: a 502 result, recorded as fault server_crash",
+        "mcp-line-too-long",
+        RUN_TK,
+        0,
+        ("crash",),
+        prepare=mcp("--mode", "giant", timeout_s=10),
+        check=saw(502, "server_crash"),
+        needs_fix=False,
+        mcp=True,
+    ),
+    Case(
         "exit 0 with a warning: a server that dies during a call is a 502 result the model "
         "sees, recorded as fault server_crash; the warning names the server log",
         "mcp-crash-mid-call",
@@ -188,7 +200,7 @@ CASES: list[Case] = [
         "mcp-server-with-a-child",
         RUN_TK,
         0,
-        prepare=lambda w: mcp("--mode", "plain", "--child", str(w / "child.pid"))(w),
+        prepare=lambda w: mcp("--mode", "plain", "--child", str(w.parent / "child.pid"))(w),
         needs_fix=False,
         mcp=True,
     ),

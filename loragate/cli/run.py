@@ -218,6 +218,7 @@ def _run_locked(
     quiet: bool,
 ) -> Any:
     from rich.console import Console
+    from rich.markup import escape
 
     from loragate.cli._progress import progress
     from loragate.formats.runfolder import GENERATIONS
@@ -229,6 +230,10 @@ def _run_locked(
     from loragate.episodes.run import EpisodeRunner, run_episode_set
 
     episodes = run_episode_set(plan.evalset, cfg)
+    if episodes is not None:
+        from loragate.episodes.run import preflight_episodes
+
+        preflight_episodes(plan, episodes)  # servers, extras, scripts: before any file
     pending = len(plan.pending)
     console.print(
         f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
@@ -271,6 +276,9 @@ def _run_locked(
                 episodes,
                 runner,
                 on_round=lambda n, jobs: console.print(f"episode round {n}: {jobs} generations"),
+                warn=lambda w: console.print(
+                    f"[bold yellow]warning:[/bold yellow] {escape(w)}", highlight=False
+                ),
             )
     finally:
         runner.close()

@@ -16,6 +16,25 @@ import typer
 from loragate.common.errors import BadInput, Problem
 
 
+def _check_out_folder(out: Path, evalset: str) -> None:
+    """`--out` may be a new folder or a run folder of the same evalset: rescored episodes
+    of one evalset beside the results of another would be read as one run."""
+    from loragate.common.files import read_json
+    from loragate.formats.runfolder import MANIFEST, SUMMARY
+
+    for name in (SUMMARY, MANIFEST):
+        path = out / name
+        if not path.is_file():
+            continue
+        recorded = read_json(path, "run file").get("evalset")
+        other = recorded.get("name") if isinstance(recorded, dict) else None
+        if isinstance(other, str) and other != evalset:
+            raise BadInput(
+                f"--out {out} holds a run of evalset {other!r}, not {evalset!r}",
+                [Problem(str(path), f"evalset {other!r}", fix="pass a new folder as --out")],
+            )
+
+
 def command(
     trajectories: Annotated[
         Path,
@@ -55,7 +74,11 @@ def command(
             [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
         )
     loaded = load_evalset(evalset)
+    _check_out_folder(out, loaded.name)
+    notes: list[str] = []
     with writing(out):
-        summary = rescore_episodes(trajectories, loaded, out, parse_mode)
+        summary = rescore_episodes(trajectories, loaded, out, parse_mode, notes)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
     print_episodes(summary, Console())
     typer.echo(f"Wrote {out} (trajectories.jsonl, episode_results.jsonl, episodes_summary.json)")

@@ -401,7 +401,11 @@ def _read_manifest(root: Path) -> EvalsetManifest:
     except ValidationError as exc:
         raise BadInput(
             "invalid evalset manifest",
-            validation_problems(exc, str(manifest_path), fix="see DESIGN.md, evalset.yaml"),
+            validation_problems(
+                exc,
+                str(manifest_path),
+                fix="correct the field (README, Formats: the evalset folder)",
+            ),
         ) from None
     if manifest.format_version > EVALSET_FORMAT_VERSION:
         raise BadInput(
@@ -462,7 +466,7 @@ def _read_tools(tools_path: Path, what: str, problems: list[Problem]) -> tuple[T
                     where,
                     f"duplicate tool name {tool.name!r}",
                     field=f"[{i}].function.name",
-                    fix="rename one",
+                    fix="give each tool its own name",
                 )
             )
         seen.add(tool.name)
@@ -620,7 +624,7 @@ def _read_entries(
             entry = Entry.model_validate(raw)
         except ValidationError as exc:
             problems += validation_problems(
-                exc, ef, line=lineno, fix="see DESIGN.md, entries.jsonl"
+                exc, ef, line=lineno, fix="correct the field (README, Formats: entries.jsonl)"
             )
             continue
         problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)

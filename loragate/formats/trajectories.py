@@ -8,10 +8,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.names import Name
-from loragate.formats.records import ParseResult, Verdict
+from loragate.formats.records import MAX_SAMPLES, EvalsetRef, ParseResult, Verdict
 
-TRAJECTORY_SCHEMA_VERSION = 2
-"""2 added `user_reply` to a step (version-1 files still load)."""
+MAX_STEP = 50
+"""The largest step number of a trajectory (an episode's `max_steps` is at most 50)."""
+
+TRAJECTORY_SCHEMA_VERSION = 3
+"""2 added `user_reply` to a step; 3 added `evalset`, the identity of the evalset the
+step was run on (name, version, sha256), which `score-episodes` checks. Version 1 and 2
+files still load."""
 EPISODE_RESULT_SCHEMA_VERSION = 1
 EPISODE_SUMMARY_SCHEMA_VERSION = 1
 
@@ -40,7 +45,8 @@ class ToolResult(BaseModel):
     text: str
     failed: bool
     fault: str | None = None
-    """The fault injected into this result, if any."""
+    """The fault injected into this result, if any; or `server_crash`: the tool server
+    died during the call (a real fault, recorded; the model saw a 502 result)."""
 
 
 class StepRecord(BaseModel):
@@ -52,8 +58,10 @@ class StepRecord(BaseModel):
     episode_id: str
     """The episode variant (`ID` or `ID~fault`)."""
     adapter: Name
-    sample: int = Field(ge=0)
-    step: int = Field(ge=1)
+    sample: int = Field(ge=0, lt=MAX_SAMPLES)
+    step: int = Field(ge=1, le=MAX_STEP)
+    evalset: EvalsetRef | None = None
+    """The evalset the step was run on (None in files before version 3)."""
     prompt_sha256: str = ""
     cache_key: str = ""
     text: str
@@ -80,7 +88,7 @@ class TrajectoryResult(BaseModel):
     base_id: str
     fault: str | None = None
     adapter: Name
-    sample: int = Field(ge=0)
+    sample: int = Field(ge=0, lt=MAX_SAMPLES)
     passed: bool = Field(alias="pass")
     reason: EpisodeReason
     detail: str = ""
@@ -131,7 +139,7 @@ class EpisodeAdapterSummary(BaseModel):
     success: Rate
     """Episode success over variants (mean per-variant fraction, Wilson on variants)."""
     pass_hat_k: float | None
-    k: int
+    k: int = Field(ge=0, le=MAX_SAMPLES)
     per_step: Rate
     """Passing steps over all steps."""
     tool_error_rate: float | None
@@ -151,6 +159,6 @@ class EpisodesSummary(BaseModel):
 
     schema_version: int = EPISODE_SUMMARY_SCHEMA_VERSION
     episodes_sha256: str
-    samples_per_episode: int
+    samples_per_episode: int = Field(ge=0, le=MAX_SAMPLES)
     episode_ids: list[str]
     adapters: dict[Name, EpisodeAdapterSummary]

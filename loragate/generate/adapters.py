@@ -130,7 +130,11 @@ def inspect_adapter(
     path = Path(path_text).expanduser()
     if name == BASE_ADAPTER:
         problems.append(
-            Problem(where, f"`{BASE_ADAPTER}` is reserved for the bare base model", fix="rename it")
+            Problem(
+                where,
+                f"`{BASE_ADAPTER}` is reserved for the bare base model",
+                fix=f"give the adapter another name than `{BASE_ADAPTER}`",
+            )
         )
         return None
     if not path.exists():

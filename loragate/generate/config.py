@@ -20,6 +20,7 @@ from pydantic import (
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
+from loragate.formats.records import MAX_SAMPLES
 
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 ParseMode = Literal["strict", "repaired"]
@@ -51,7 +52,9 @@ class SamplingConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    samples: int = Field(default=1, ge=1, le=1000, description="k: samples per entry and adapter")
+    samples: int = Field(
+        default=1, ge=1, le=MAX_SAMPLES, description="k: samples per entry and adapter"
+    )
     temperature: float = Field(default=0.0, ge=0.0, le=5.0, description="0 = greedy")
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_new_tokens: int = Field(default=256, ge=1, le=32768, description="tokens generated at most")

@@ -10,21 +10,26 @@ way as a simulated one.
 
 `ToolServers` holds the connections of one run: each server is started on its first
 call (one process per server for the whole run) and every one is stopped by `close()`
-(a `with` block: also on an exception or Ctrl-C). Commands come from the user's own
-evalset: they run as an argument list (never through a shell), with a start timeout,
-and every call has a timeout, so nothing can hang. A server's stderr goes to
+(a `with` block: also on an exception or Ctrl-C; on Linux a server also dies with
+loragate, see `supervise.py`). `check()` is the run's pre-flight: every server the
+episodes use is started (or reached) and its tool list checked before anything is
+written. Commands come from the user's own evalset: they run as an argument list
+(never through a shell), with a start timeout, and every call has a deadline for the
+whole call, so nothing can hang. A server that crashes during a call is an error
+result (fault `server_crash`) and is started again for the next trajectory. Results
+go through the JSON guard (`loragate.common.jsonguard`). A server's stderr goes to
 `tool-server-NAME.log` in the run folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import urllib.error
+import tempfile
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Annotated, Any, Literal, Protocol, TextIO
@@ -32,10 +37,16 @@ from typing import Annotated, Any, Literal, Protocol, TextIO
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from loragate.common.errors import BadInput, Problem, ServerUnreachable
+from loragate.common.jsonguard import (
+    MAX_RESULT_BYTES,
+    MAX_RESULT_DEPTH,
+    JsonRefused,
+    loads,
+    loads_or_none,
+)
 from loragate.common.names import Name, child_path
+from loragate.common.text import without_surrogates
 
-MAX_RESPONSE_BYTES = 1 << 20
-"""An HTTP tool's response is read up to this size (results are cut far shorter)."""
 LOG_TAIL_CHARS = 1500
 """How much of a server's stderr log an error quotes."""
 
@@ -62,6 +73,16 @@ class McpServerConfig(BaseModel):
     """A tool of the server called (with no arguments) before each trajectory's first
     call to it, so that episode variants start from the same state."""
 
+    @field_validator("command", "args", "env", "cwd")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        texts = [value] if isinstance(value, str) else list(value or ())
+        if isinstance(value, dict):
+            texts = [*value, *value.values()]
+        if any("\x00" in t for t in texts):
+            raise ValueError("holds a NUL byte, which no process argument can")
+        return value
+
 
 class HttpServerConfig(BaseModel):
     """A JSON endpoint: a call is `POST {url}/{tool}` with the arguments as a JSON object;
@@ -80,6 +101,13 @@ class HttpServerConfig(BaseModel):
     reset: str | None = Field(default=None, min_length=1)
     """A tool posted to (with `{}`) before each trajectory's first call to the server."""
 
+    @field_validator("headers", "headers_from_env")
+    @classmethod
+    def _one_line(cls, value: dict[str, str]) -> dict[str, str]:
+        if any(c in t for t in (*value, *value.values()) for c in "\r\n\x00"):
+            raise ValueError("a header name or value holds a line break or NUL byte")
+        return value
+
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str) -> str:
@@ -95,7 +123,17 @@ ToolServerTable = dict[Name, ToolServerConfig]
 
 
 class ToolServerError(ServerUnreachable):
-    """A tool server did not start, died, or could not be reached (CLI exit 4)."""
+    """A tool server did not start or could not be reached (CLI exit 4)."""
+
+
+class ServerCrashed(ToolServerError):
+    """A tool server died or dropped the connection during a call; `ToolServers` turns
+    it into an error result the model sees (fault `server_crash`)."""
+
+
+SERVER_CRASH = "server_crash"
+"""The fault recorded on a result whose server died during the call (a real fault, not
+an injected one)."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +142,10 @@ class ToolReply:
 
     text: str
     failed: bool
+    fault: str | None = None
+    """`server_crash` when the server died during the call."""
+    timed_out: bool = False
+    """The call reached its deadline (the server may still be busy with it)."""
 
 
 def error_text(code: int, kind: str, message: str) -> str:
@@ -111,112 +153,79 @@ def error_text(code: int, kind: str, message: str) -> str:
 
 
 def timeout_reply(seconds: float) -> ToolReply:
-    return ToolReply(
-        error_text(504, "timeout", f"The tool server did not answer within {seconds:g} s."), True
-    )
+    text = error_text(504, "timeout", f"The tool server did not answer within {seconds:g} s.")
+    return ToolReply(text, True, timed_out=True)
+
+
+def crash_reply(message: str) -> ToolReply:
+    return ToolReply(error_text(502, SERVER_CRASH, message), True, fault=SERVER_CRASH)
 
 
 def result_text(body: str) -> str:
     """A result as the model sees it: JSON compacted (like a simulated result), any
-    other text as it is."""
+    other text - and JSON the guard refuses (too deep, too long) - as it is. Lone
+    surrogates stay (`ToolServers.call` mends and counts them)."""
     try:
-        value = json.loads(body)
-    except ValueError:
+        value, _ = loads(
+            body, max_depth=MAX_RESULT_DEPTH, max_chars=MAX_RESULT_BYTES, surrogates="keep"
+        )
+    except JsonRefused:
         return body
     return json.dumps(value, ensure_ascii=False)
 
 
 def is_error_result(text: str) -> bool:
     """A JSON object with an `error` key (the simulator's convention)."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
+    value = loads_or_none(text)
     return isinstance(value, dict) and "error" in value
 
 
 class Connection(Protocol):
     """An open connection to one tool server."""
 
+    tools: set[str] | None
+    """The tools the server lists (None: not known)."""
+    restartable: bool
+    """A process that may be started again after it died."""
+
     def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply: ...
 
     def close(self) -> None: ...
 
 
-# -- HTTP -----------------------------------------------------------------------------
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-class HttpConnection:
-    """Calls of one `kind: http` server (stateless: nothing to start or stop)."""
-
-    def __init__(self, name: str, config: HttpServerConfig) -> None:
-        self.name = name
-        self.config = config
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect)
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        headers.update(self.config.headers)
-        for header, var in self.config.headers_from_env.items():
-            value = os.environ.get(var)
-            if value is None:
-                raise BadInput(
-                    f"tool server {self.name!r}: ${var} is not set",
-                    fix=f"export {var}=... (header {header} of the tool server)",
-                )
-            headers[header] = value
-        return headers
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply:
-        url = self.config.url.rstrip("/") + "/" + urllib.parse.quote(tool, safe="")
-        body = json.dumps(arguments, ensure_ascii=False).encode("utf-8")
-        request = urllib.request.Request(url, data=body, headers=self._headers(), method="POST")
-        try:
-            with self._opener.open(request, timeout=self.config.timeout_s) as response:
-                status = int(response.status)
-                raw = response.read(MAX_RESPONSE_BYTES)
-        except urllib.error.HTTPError as exc:  # 4xx/5xx (and unfollowed redirects)
-            status, raw = exc.code, exc.read(MAX_RESPONSE_BYTES)
-        except TimeoutError:
-            return timeout_reply(self.config.timeout_s)
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError):
-                return timeout_reply(self.config.timeout_s)
-            raise ToolServerError(
-                f"tool server {self.name!r}: could not reach {url}: {reason}",
-                fix="start the server, or correct `url` under tool_servers in evalset.yaml",
-            ) from None
-        text = result_text(raw.decode("utf-8", errors="replace"))
-        if not text.strip() and status >= 400:
-            text = error_text(status, "http_error", f"HTTP {status}")
-        return ToolReply(text, status >= 400 or is_error_result(text))
-
-    def close(self) -> None:
-        return None
-
-
 # -- the servers of a run -------------------------------------------------------------
 
 
-def log_tail(path: Path | None) -> str:
+def log_tail(path: Path | None, *, named: bool = True) -> str:
     """The last lines of a server's stderr log, for an error message."""
     if path is None or not path.is_file():
         return ""
     text = path.read_text(encoding="utf-8", errors="replace").strip()
     if not text:
         return ""
-    return f"; the end of its stderr ({path}):\n{text[-LOG_TAIL_CHARS:]}"
+    where = f" ({path})" if named else ""
+    return f"; the end of its stderr{where}:\n{text[-LOG_TAIL_CHARS:]}"
+
+
+@dataclass
+class _Tally:
+    """What happened to one server during a run, for the warnings."""
+
+    crashes: list[str] = field(default_factory=list)
+    timeouts: int = 0
+    surrogates: int = 0
+    replaced: int = 0
 
 
 class ToolServers:
     """The tool servers of one run. `call` starts a server on its first use; `close`
-    (or leaving the `with` block) stops every started one."""
+    (or leaving the `with` block) stops every started one.
+
+    A server that dies during a call answers that call, and every later call of the
+    same trajectory, with a 502 error result (fault `server_crash`); a call that
+    reaches its deadline is a 504 result. Either way the server is started again
+    before the next trajectory uses it (`reset`), so one bad call does not spoil the
+    variants after it. `warnings()` says what happened."""
 
     def __init__(
         self, table: Mapping[str, ToolServerConfig], *, root: Path, log_dir: Path | None = None
@@ -228,6 +237,11 @@ class ToolServers:
         """Where `tool-server-NAME.log` (the server's stderr) goes; None: discarded."""
         self._open: dict[str, Connection] = {}
         self._broken: dict[str, BadInput] = {}
+        self._suspect: set[str] = set()
+        """Crashed or timed out: started again before the next trajectory."""
+        self._down: dict[str, str] = {}
+        """Crashed during the current trajectory: the crash message."""
+        self._tally: dict[str, _Tally] = {}
 
     def __enter__(self) -> ToolServers:
         return self
@@ -255,11 +269,20 @@ class ToolServers:
         if config is None:
             raise BadInput(
                 f"no tool server {name!r}",
-                [Problem("evalset.yaml", "unknown tool server", field=f"tool_servers.{name}")],
+                [
+                    Problem(
+                        "evalset.yaml",
+                        "unknown tool server",
+                        field=f"tool_servers.{name}",
+                        fix=f"add {name!r} under tool_servers, or name a server it has",
+                    )
+                ],
             )
         try:
             conn: Connection
             if isinstance(config, HttpServerConfig):
+                from loragate.episodes.servers.http import HttpConnection
+
                 conn = HttpConnection(name, config)
             else:
                 from loragate.episodes.servers.mcp_stdio import McpStdioConnection
@@ -272,11 +295,41 @@ class ToolServers:
         return conn
 
     def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolReply:
-        return self.connection(server).call(tool, arguments)
+        """One call; the reply's text is what the model sees (lone surrogates mended)."""
+        tally = self._tally.setdefault(server, _Tally())
+        if server in self._down:
+            return crash_reply(
+                f"The tool server is down: it stopped during an earlier call ({self._down[server]})."
+            )
+        conn = self.connection(server)
+        try:
+            reply = conn.call(tool, arguments)
+        except ServerCrashed as exc:
+            tally.crashes.append(f"{tool}: {exc.message.split(';')[0]}")
+            if conn.restartable:
+                self._down[server] = f"{tool} at call {len(tally.crashes)}"
+                self._suspect.add(server)
+                self._stop(server)
+            return crash_reply(f"The tool server stopped during the call of {tool}.")
+        if reply.timed_out:
+            tally.timeouts += 1
+            self._suspect.add(server)
+        text = without_surrogates(reply.text)
+        if text is not reply.text:
+            tally.surrogates += 1
+            reply = ToolReply(text, reply.failed, reply.fault, reply.timed_out)
+        if "\ufffd" in text:
+            tally.replaced += 1
+        return reply
 
     def reset(self, server: str) -> None:
-        """Call the server's `reset` tool, when it has one; a failed reset stops the run
-        (the trajectories after it would not be independent)."""
+        """Before a trajectory's first call to `server`: start it again if it crashed or
+        timed out, then call its `reset` tool when it has one; a failed reset stops the
+        run (the trajectories after it would not be independent)."""
+        if server in self._suspect:
+            self._suspect.discard(server)
+            self._stop(server)
+        self._down.pop(server, None)
         config = self.table[server]
         if config.reset is None:
             return
@@ -284,9 +337,72 @@ class ToolServers:
         if reply.failed:
             raise ToolServerError(
                 f"tool server {server!r}: the reset tool {config.reset!r} failed: "
-                f"{reply.text[:300]}",
+                f"{reply.text[:300]}{log_tail(self.log_path(server))}",
                 fix="fix the server's reset tool, or drop `reset` from its config",
             )
+
+    def warnings(self) -> list[str]:
+        """What went wrong with the servers during the run (nothing stopped it)."""
+        out: list[str] = []
+        for name, t in self._tally.items():
+            log = self.log_path(name)
+            seen = f"; its stderr is in {log}" if log is not None else ""
+            if t.crashes:
+                out.append(
+                    f"tool server {name!r} crashed during {len(t.crashes)} call(s) (first: "
+                    f"{t.crashes[0]}): each was a 502 result the model saw, recorded as "
+                    f"fault {SERVER_CRASH}, and the server was started again for the next "
+                    f"variant{seen}"
+                )
+            if t.timeouts:
+                out.append(
+                    f"tool server {name!r}: {t.timeouts} call(s) reached the deadline "
+                    f"(timeout_s) and were 504 results; the server was started again "
+                    "for the next variant"
+                )
+            if t.surrogates:
+                out.append(
+                    f"tool server {name!r}: {t.surrogates} result(s) held lone UTF-16 "
+                    "surrogates; they were replaced by U+FFFD"
+                )
+            if t.replaced:
+                out.append(
+                    f"tool server {name!r}: {t.replaced} result(s) held bytes that are not "
+                    "UTF-8 (read as U+FFFD) or U+FFFD itself"
+                )
+        return out
+
+    def check(self, uses: Mapping[str, set[str]]) -> None:
+        """The pre-flight of a run, before anything is written: every server in `uses`
+        (name -> the tools the episodes call on it) must start (MCP: spawn, handshake,
+        tool list) or be reachable (HTTP, with its header variables set), and list
+        those tools and its `reset` tool. Servers started here are stopped again."""
+        for name, tools in uses.items():
+            config = self.table[name]
+            wanted = set(tools) | ({config.reset} if config.reset else set())
+            if isinstance(config, HttpServerConfig):
+                from loragate.episodes.servers.http import HttpConnection
+
+                HttpConnection(name, config).probe()
+                continue
+            from loragate.episodes.servers.mcp_stdio import McpStdioConnection
+
+            with tempfile.TemporaryDirectory(prefix="loragate-preflight-") as tmp:
+                conn = McpStdioConnection(
+                    name, config, root=self.root, log=Path(tmp) / "stderr.log", named_log=False
+                )
+                try:
+                    missing = sorted(wanted - conn.tools) if conn.tools is not None else []
+                    if missing:
+                        raise conn.unknown_tool(missing[0])
+                finally:
+                    conn.close()
+
+    def _stop(self, name: str) -> None:
+        conn = self._open.pop(name, None)
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
     def close(self) -> None:
         """Stop every started server (each one even when another fails to stop)."""
