@@ -397,6 +397,27 @@ CASES: list[Case] = [
         ("deep.yaml", "deep", "fix:"),
         prepare=write_file("deep.yaml", "name: " + DEEP + "\n"),
     ),
+    Case(
+        "exit 2 before anything is written: an adapter's adapter_config.json nested "
+        "100,000 levels names the file",
+        "run-adapter-config-deep",
+        ["run", "--config", "run.yaml", "--adapter", "a1=ad", "--out", "out", "-q"],
+        2,
+        ("adapter_config.json", "deep", "fix:"),
+        prepare=both(
+            write_file("ad/adapter_config.json", DEEP),
+            write_file("ad/adapter_model.safetensors", b"\0" * 16),
+        ),
+    ),
+    Case(
+        "exit 2: a training log nested 100,000 levels names the file (compare)",
+        "compare-training-log-deep",
+        ["compare", "r1", "r1c", "--training-log", "r1c=log.json"],
+        2,
+        ("log.json", "deep", "fix:"),
+        out=None,
+        prepare=both(copy("r1", "r1c"), write_file("log.json", DEEP)),
+    ),
 ]
 
 

@@ -11,13 +11,13 @@ manifests and in the generation cache.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonguard import JsonRefused, loads
 
 BASE_ADAPTER = "base"
 """Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
@@ -160,9 +160,12 @@ def inspect_adapter(
         )
         return None
     try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        problems.append(Problem(str(cfg_path), f"not valid JSON: {exc}"))
+        cfg = loads(cfg_path.read_text(encoding="utf-8"))[0]
+    except JsonRefused as exc:
+        problems.append(Problem(str(cfg_path), exc.reason, fix=exc.fix))
+        return None
+    except ValueError as exc:  # not UTF-8
+        problems.append(Problem(str(cfg_path), f"not UTF-8: {exc}", fix="save the file as UTF-8"))
         return None
     if not isinstance(cfg, dict):
         problems.append(Problem(str(cfg_path), "must be a JSON object"))

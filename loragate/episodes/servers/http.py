@@ -57,11 +57,16 @@ class _Call:
         self.conn = cls(parts.hostname or "", parts.port, timeout=config.timeout_s)
         self.body = body
         self.headers = headers
+        self.sock: socket.socket | None = None
         self.result: tuple[int, bytes] | None = None
         self.error: BaseException | None = None
 
     def run(self) -> None:
         try:
+            self.conn.connect()
+            # Kept: once the answer says `Connection: close`, the connection hands its
+            # socket to the response and forgets it, but `cut` must still reach it.
+            self.sock = self.conn.sock
             self.conn.request("POST", self.path, body=self.body, headers=self.headers)
             response = self.conn.getresponse()
             data = response.read(MAX_RESPONSE_BYTES)
@@ -75,7 +80,7 @@ class _Call:
             self.conn.close()
 
     def cut(self) -> None:
-        sock = self.conn.sock
+        sock = self.sock
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
