@@ -24,7 +24,7 @@ from loragate.errors import BadInput, Problem, unknown_name_fix, validation_prob
 from loragate.loading import load_yaml_model
 from loragate.names import Name, name_problem
 
-EXAMPLE = "the `loragate sweep` section of the README"
+EXAMPLE = "docs/sweep.md"
 SWEEP_ONLY = ("evalsets", "adapter_globs", "group_size", "baseline", "cluster")
 """Keys of a sweep file that a run config does not have."""
 
