@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
