@@ -159,6 +159,20 @@ def test_model_backed_lines_use_known_files() -> None:
                     assert (REPO / config).is_file(), (page.name, command.line)
 
 
+def test_demo_sweep_and_recipe_load() -> None:
+    """The sweep page's first example: the demo recipe and sweep file are valid and
+    need no hub (the embedded model) and no GPU (`hf` on the CPU)."""
+    from loragate.sweep.spec import load_sweep
+    from loragate.training.sft import load_recipe
+
+    recipe = load_recipe(REPO / "configs" / "train" / "smollm2-demo.yaml")
+    assert recipe.embedded and recipe.training.device == "cpu" and recipe.training.save_steps
+    assert not recipe.callback.enabled
+    sweep = load_sweep(REPO / "configs" / "sweeps" / "smollm2-demo.yaml")
+    assert sweep.embedded and sweep.backend == "hf" and sweep.include_base
+    assert sweep.adapter_globs == [f"{recipe.output_dir}/checkpoints/checkpoint-*"]
+
+
 @pytest.mark.slow
 def test_sweep_page_first_example(tmp_path: Path) -> None:
     """docs/sweep.md's first example as printed: a demo LoRA trained on the embedded
