@@ -401,11 +401,7 @@ def _read_manifest(root: Path) -> EvalsetManifest:
     except ValidationError as exc:
         raise BadInput(
             "invalid evalset manifest",
-            validation_problems(
-                exc,
-                str(manifest_path),
-                fix="correct the field (README, Formats: the evalset folder)",
-            ),
+            validation_problems(exc, str(manifest_path), fix="see docs/formats.md, evalset folder"),
         ) from None
     if manifest.format_version > EVALSET_FORMAT_VERSION:
         raise BadInput(
@@ -466,7 +462,7 @@ def _read_tools(tools_path: Path, what: str, problems: list[Problem]) -> tuple[T
                     where,
                     f"duplicate tool name {tool.name!r}",
                     field=f"[{i}].function.name",
-                    fix="give each tool its own name",
+                    fix="rename one",
                 )
             )
         seen.add(tool.name)
@@ -624,7 +620,7 @@ def _read_entries(
             entry = Entry.model_validate(raw)
         except ValidationError as exc:
             problems += validation_problems(
-                exc, ef, line=lineno, fix="correct the field (README, Formats: entries.jsonl)"
+                exc, ef, line=lineno, fix="see docs/formats.md, entries"
             )
             continue
         problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)
@@ -658,7 +654,7 @@ def _read_entries(
                 ef,
                 line=lineno,
                 prefix="expect",
-                fix=f"see the `{fam.name}` family's expect fields (README: Families)",
+                fix=f"see the `{fam.name}` family's expect fields (docs/families.md)",
             )
             continue
         problems += _expect_problems(fam, expect, toolset, lineno, ef)
@@ -669,7 +665,7 @@ def _read_entries(
         for v_entry in variants:
             for msg in fam.check_entry(v_entry, expect, entry_ctx):
                 expect_fix = fix_unless_said(
-                    msg, f"correct the `{fam.name}` expectation (README: Families)"
+                    msg, f"correct the `{fam.name}` expectation (docs/families.md)"
                 )
                 problems.append(Problem(ef, msg, line=lineno, field="expect", fix=expect_fix))
             out.entries.append(v_entry)
