@@ -58,11 +58,13 @@ def command(
     """Rescore episode trajectories without a model and print the episode figures."""
     from rich.console import Console
 
+    from loragate.common.files import refuse_special
     from loragate.common.locking import writing
     from loragate.episodes.run import rescore_episodes
     from loragate.evalset.load import load_evalset
     from loragate.results.episode_report import print_episodes
 
+    refuse_special(trajectories, "--trajectories")
     if not trajectories.is_file():
         raise BadInput(
             f"--trajectories {trajectories} is not a file",

@@ -402,8 +402,8 @@ def check_identity(trajectories: Path, steps: Sequence[StepRecord], evalset: Eva
         differs = EvalsetRef(name=name, version=version, sha256=sha).differs(here)
         if differs is not None:
             notes.append(
-                f"{trajectories} was made on evalset {name} with {differs} against "
-                f"{evalset.root}; rescored with the episodes as they are now"
+                f"{trajectories} was made on evalset {name}, {differs} (the run's vs "
+                f"{evalset.root}); rescored with the episodes as they are now"
             )
     if any(s.evalset is None for s in steps):
         notes.append(

@@ -314,12 +314,12 @@ class ToolServers:
         if reply.timed_out:
             tally.timeouts += 1
             self._suspect.add(server)
+        if "\ufffd" in reply.text:  # bytes that were not UTF-8 (read as U+FFFD)
+            tally.replaced += 1
         text = without_surrogates(reply.text)
         if text is not reply.text:
             tally.surrogates += 1
             reply = ToolReply(text, reply.failed, reply.fault, reply.timed_out)
-        if "\ufffd" in text:
-            tally.replaced += 1
         return reply
 
     def reset(self, server: str) -> None:
