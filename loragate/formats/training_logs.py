@@ -239,7 +239,7 @@ def _read_json(path: Path) -> TrainingLog:
     try:
         raw = loads(read_text(path, "training log", MAX_DOCUMENT_BYTES))[0]
     except JsonRefused as exc:
-        raise BadInput(f"{path}: {exc.reason}", fix=exc.fix) from None
+        raise BadInput(f"{path}: not a readable JSON file: {exc.reason}", fix=exc.fix) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BadInput(
             f"{path}: not a readable JSON file: {exc}", fix="give a valid trainer_state.json"

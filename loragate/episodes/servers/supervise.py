@@ -14,6 +14,8 @@ anything else, in the server's process group).
 - **Bounds a line.** The server's stdout passes through: a line longer than MAX_LINE
   bytes (a server that never ends its answer) stops the group, so the client never
   buffers more than that.
+- **Leaves no zombie.** It is a child subreaper: the server's orphaned children become
+  its own, and it reaps every process it stopped before it exits.
 - **Takes the server's children with it.** When the server exits, what it left
   running in the group is stopped (SIGTERM, SIGKILL after `GRACE_S`).
 
@@ -30,6 +32,7 @@ import sys
 import time
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 GRACE_S = 1.5
 
 
@@ -38,8 +41,9 @@ class _Stop(Exception):
 
 
 _ENDING = [False]
-"""Set by the first signal that ends the loop: later ones are ignored (a handler that
-raised again while the first one is handled would end this process untidily)."""
+"""Set by the first signal that stops the supervisor: later signals are ignored (a
+handler that raised again while the first one is handled would end this process
+untidily)."""
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -53,14 +57,55 @@ class _ChildExit(Exception):
 
 
 def _child_exit(signum: int, frame: object) -> None:
-    if not _ENDING[0]:
-        _ENDING[0] = True
+    if not _ENDING[0]:  # blocked while one is handled: never raised twice at once
         raise _ChildExit
 
 
+def _reap() -> None:
+    """Collect every child that has ended (this process is a subreaper: the server's
+    orphaned children become its own), so none is left as a zombie for init."""
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                return
+        except ChildProcessError:
+            return
+
+
+def _ended(child: int) -> int | None:
+    """Reap every child that has ended; the server's wait status when it is one of them
+    (None while it runs)."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if pid == 0:
+            return None
+        if pid == child:
+            return status
+
+
+def _kill_rest() -> None:
+    """SIGKILL every other process of this group (when this process leads it, as the
+    MCP SDK starts it) and reap them; this process lives on to exit with its status."""
+    if os.getpgrp() != os.getpid():
+        return
+    for _ in range(200):
+        members = _group_members()
+        if not members:
+            break
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+        _reap()
+    _reap()
+
+
 def _end_group(child: int) -> None:
-    """SIGTERM to the server, then SIGKILL to the whole group (this process too) when
-    this process leads it (as the MCP SDK starts it), else to the server alone."""
+    """Stop the server (SIGTERM, SIGKILL after `GRACE_S`) and everything else in the
+    group, and reap them all."""
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -74,10 +119,9 @@ def _end_group(child: int) -> None:
         except ChildProcessError:
             break
         time.sleep(0.02)
-    if os.getpgrp() == os.getpid():
-        os.killpg(os.getpgrp(), signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         os.kill(child, signal.SIGKILL)
+    _kill_rest()
 
 
 def _status(status: int) -> int:
@@ -129,16 +173,17 @@ def _group_members() -> list[int]:
 
 
 def _end_rest() -> None:
-    """The server exited: stop what it left running in the group (its own children)."""
+    """The server exited: stop what it left running in the group (its own children):
+    SIGTERM, SIGKILL after `GRACE_S`; all reaped."""
     if os.getpgrp() != os.getpid():
         return
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     os.killpg(os.getpgrp(), signal.SIGTERM)
     deadline = time.monotonic() + GRACE_S
-    while _group_members():
-        if time.monotonic() > deadline:
-            os.killpg(os.getpgrp(), signal.SIGKILL)
+    while _group_members() and time.monotonic() < deadline:
         time.sleep(0.02)
+        _reap()
+    _kill_rest()
 
 
 def main(argv: list[str]) -> int:
@@ -148,6 +193,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGHUP, _stop)
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
     if os.getppid() != ppid:  # loragate died before the request took effect
         return 1
     read_end, write_end = os.pipe()
@@ -167,11 +213,15 @@ def main(argv: list[str]) -> int:
     os.close(write_end)
     os.close(0)
     in_line = 0
+    status: int | None = None
     try:
-        try:
-            while True:
+        while status is None:
+            try:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGCHLD])
                 data = os.read(read_end, 65536)
-                if not data:
+                if not data:  # the server closed its stdout: wait for it to end
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    status = os.waitpid(child, 0)[1]
                     break
                 newline = data.rfind(b"\n")
                 in_line = len(data) - newline - 1 if newline >= 0 else in_line + len(data)
@@ -179,11 +229,14 @@ def main(argv: list[str]) -> int:
                     message = f"loragate: the server wrote a line of more than {max_line} bytes"
                     os.write(2, f"{message}; stopped\n".encode())
                     _end_group(child)
+                    return 1
                 _forward(data)
-        except _ChildExit:
-            _drain(read_end)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        status = os.waitpid(child, 0)[1]
+            except _ChildExit:
+                signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+                status = _ended(child)
+                if status is None:  # an orphan of the server ended, not the server
+                    continue
+                _drain(read_end)
     except (_Stop, OSError):  # loragate is gone, or stopped us, or closed our stdout
         _end_group(child)
         return 1
