@@ -14,7 +14,13 @@ from typing import Any
 
 from loragate.errors import BadInput, unknown_name
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
-from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
+from loragate.families._checks import (
+    Call,
+    SpecProblem,
+    asks_to_confirm,
+    is_destructive,
+    spec_problems,
+)
 from loragate.families.clarify import (
     Clarify,
     asks_user,
@@ -88,6 +94,7 @@ __all__ = [
     "final_reply_problem",
     "get_families",
     "get_family",
+    "is_destructive",
     "mention_group_problems",
     "question_problem",
     "spec_problems",

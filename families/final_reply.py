@@ -88,7 +88,7 @@ def final_reply_problem(
                 ReasonCode.failure_not_acknowledged,
                 f"the reply does not say what failed ({fault_kind})",
             )
-    missing = missing_groups(mentions, answer)
+    missing = missing_groups(mentions, answer, affirmed=True)
     if missing:
         return Verdict.fail(
             ReasonCode.missing_content,
