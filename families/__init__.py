@@ -28,7 +28,12 @@ from loragate.families.clarify import (
     question_problem,
     unasked_call_problem,
 )
-from loragate.families.final_reply import Setback, final_reply_problem, mention_group_problems
+from loragate.families.final_reply import (
+    Setback,
+    final_reply_problem,
+    forbid_problems,
+    mention_group_problems,
+)
 from loragate.families.governance import Governance
 from loragate.families.parallel import Parallel
 from loragate.families.recovery import Recovery
@@ -95,6 +100,7 @@ __all__ = [
     "get_families",
     "get_family",
     "is_destructive",
+    "forbid_problems",
     "mention_group_problems",
     "question_problem",
     "spec_problems",

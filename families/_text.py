@@ -27,7 +27,8 @@ that value in any format: `4'870.50`, `4 870.50`, `4870,50`; `30.11.2026`, `30 N
 *Affirmed* mentions (`answer_mentions`; `$says` in argument matchers): a term counts
 only where no negation comes before it in its clause (cut at `,`, `;`, `:`, a dash,
 `and`, `but`, `while`, ...): "the invoice is not open" does not mention `open`, "open,
-not paid" does; a term that itself holds the negation (`not yet fixed`) counts.
+not paid" does; a term that itself holds the negation (`not yet fixed`) counts, and so
+does a record id ("I did not pay INV-58213" mentions `INV-58213`).
 """
 
 from __future__ import annotations
@@ -159,6 +160,10 @@ def clauses(sentence: str) -> list[str]:
 # -- terms ------------------------------------------------------------------------------
 
 
+_ID_TERM = re.compile(r"[a-z]{1,6} \d{2,}")
+"""A normalised record id: letters, a space (the hyphen), digits."""
+
+
 @dataclass(frozen=True)
 class Term:
     """A whole-word phrase (`prefix` when it was written with a trailing `*`), or a
@@ -168,6 +173,13 @@ class Term:
     """The normalised phrase without padding, e.g. `four eyes`."""
     prefix: bool
     value: ValueTerm | None = None
+
+    @property
+    def is_id(self) -> bool:
+        """A record id or code (`INV-58213`, `ACC-00977`): it names a thing, so a negation
+        before it negates what is said about the thing ("I did not pay INV-58213" still
+        mentions the invoice)."""
+        return _ID_TERM.fullmatch(self.text) is not None
 
     @property
     def needle(self) -> str:
@@ -246,7 +258,7 @@ _NOT_A_NEGATION = re.compile(
 """Phrases with "no" / "not" that negate nothing ("no later than 30 Nov", "not only")."""
 _PIECE_BREAK = re.compile(
     r"(?:[,;:](?!\d)|[()])\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|while|whereas|however|though"
-    r"|although)\s+",
+    r"|although|because|since|due\s+to)\s+",
     re.IGNORECASE,
 )
 
@@ -275,6 +287,8 @@ class _Piece:
             return t.value.found_in(self.raw)
         if not t.text:
             return False
+        if t.is_id:
+            return t.needle in self.padded
         return t.needle in self.padded[: self.cut + len(t.needle)]
 
 
@@ -389,11 +403,11 @@ HEADING_MAX_WORDS = 8
 longer one is a sentence that introduces a list."""
 
 
-def _headed_lines(text: str) -> list[str]:
-    """The lines of `text` with each list item under a heading prefixed by it
-    (`Tuesday 17 Nov: 10:00 freight rates`); heading lines themselves are dropped
-    when items follow them."""
-    out: list[str] = []
+def _headed_lines(text: str) -> list[tuple[str | None, str]]:
+    """The lines of `text`, each list item under a heading paired with that heading
+    (`("Tuesday 17 Nov", "10:00 freight rates")`); a heading line with items under it
+    is not a line of its own."""
+    out: list[tuple[str | None, str]] = []
     heading: str | None = None
     used = False
     for line in text.split("\n"):
@@ -405,30 +419,35 @@ def _headed_lines(text: str) -> list[str]:
             words_ = (m.group("h") or m.group("bh") or m.group("c") or "").strip()
             if len(words_.split()) <= HEADING_MAX_WORDS:
                 if heading is not None and not used:
-                    out.append(heading)
+                    out.append((None, heading))
                 heading, used = words_, False
                 continue
         if item and heading is not None:
-            out.append(f"{heading}: {line[item.end() :].strip()}")
+            out.append((heading, line[item.end() :].strip()))
             used = True
             continue
         if heading is not None and not used:
-            out.append(heading)
+            out.append((None, heading))
         heading = None
-        out.append(line)
+        out.append((None, line))
     if heading is not None and not used:
-        out.append(heading)
+        out.append((None, heading))
+    return out
+
+
+def _headed_statements(text: str) -> list[tuple[str | None, str]]:
+    """(heading, statement) pairs: `statements` with each heading kept apart."""
+    out = []
+    for heading, line in _headed_lines(clip(text)):
+        for sentence in sentences(line):
+            out += [(heading, p.strip()) for p in _STATEMENT_BREAK.split(sentence) if p.strip()]
     return out
 
 
 def statements(text: str) -> list[str]:
     """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but`; a list item
-    under a heading is one statement with its heading."""
-    out = []
-    for line in _headed_lines(clip(text)):
-        for sentence in sentences(line):
-            out += [p.strip() for p in _STATEMENT_BREAK.split(sentence) if p.strip()]
-    return out
+    under a heading is one statement with its heading (`Tuesday 17 Nov: 10:00 ...`)."""
+    return [f"{h}: {st}" if h else st for h, st in _headed_statements(text)]
 
 
 @lru_cache(maxsize=4096)
@@ -459,17 +478,42 @@ def pattern_problem(raw: str) -> str | None:
     return None
 
 
+_CLAUSE_OF_STATEMENT = re.compile(
+    r",(?!\d)\s*|;\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|while|whereas|however|though"
+    r"|although)\s+",
+    re.IGNORECASE,
+)
+"""Where a statement is cut into clauses for `answer_forbids`: coordinated clauses, not
+an elaboration after a colon or in brackets ("The US is different: second Sunday in
+March" keeps its subject)."""
+
+
 def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
-    """The first pattern that holds in some non-negated statement of `text`, or None."""
+    """The first pattern that holds in some non-negated statement of `text`, or in a
+    non-negated clause of one (cut at commas, semicolons, dashes, "and", "but", ...: so
+    "RTO is how much data you lose and RPO how long it is down" holds `rto & how much
+    data & !rpo` in its first clause), or None."""
     if not patterns:
         return None
-    padded = [
-        normalise(s) for s in statements(clip(text)) if not _STATEMENT_NEGATION.search(fold(s))
-    ]
+    parts: list[tuple[str, str]] = []
+    for heading, body in _headed_statements(text):
+        whole = f"{heading}: {body}" if heading else body
+        if not _STATEMENT_NEGATION.search(fold(whole)):
+            parts.append((normalise(whole), whole))
+        # a list item is one unit ("Wed 18 Nov, 14:00 - CAPA review"); prose is cut
+        pieces = [] if heading or _LIST_ITEM.match(body) else _CLAUSE_OF_STATEMENT.split(body)
+        pieces = [p for p in pieces if p.strip()]
+        if len(pieces) > 1:
+            for p in pieces:
+                clause = f"{heading}: {p}" if heading else p
+                if not _STATEMENT_NEGATION.search(fold(clause)):
+                    parts.append((normalise(clause), clause))
     for raw in patterns:
         present, absent = _pattern(raw)
-        for p in padded:
-            if all(t.found_in(p) for t in present) and not any(t.found_in(p) for t in absent):
+        for p, r in parts:
+            if all(t.found_in(p, r) for t in present) and not any(
+                t.found_in(p, r) for t in absent
+            ):
                 return raw
     return None
 

@@ -29,7 +29,12 @@ from loragate.families._claims import (
     claims_success,
     topic_terms,
 )
-from loragate.families._text import group_problems, missing_groups
+from loragate.families._text import (
+    first_statement_match,
+    group_problems,
+    missing_groups,
+    pattern_list_problems,
+)
 from loragate.records import ParseResult, ReasonCode, Verdict
 from loragate.tools import Toolset
 
@@ -42,6 +47,7 @@ def final_reply_problem(
     sources: Sequence[tuple[str, str]],
     *,
     mentions: Sequence[Sequence[str]] = (),
+    forbids: Sequence[str] = (),
     setback: Setback = "none",
     fault_kind: str = "direct",
     topic: Sequence[str] = (),
@@ -88,6 +94,9 @@ def final_reply_problem(
                 ReasonCode.failure_not_acknowledged,
                 f"the reply does not say what failed ({fault_kind})",
             )
+    wrong = first_statement_match(forbids, answer)
+    if wrong is not None:
+        return Verdict.fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
     missing = missing_groups(mentions, answer, affirmed=True)
     if missing:
         return Verdict.fail(
@@ -102,4 +111,9 @@ def mention_group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[
     return group_problems(field, groups)
 
 
-__all__ = ["Setback", "final_reply_problem", "mention_group_problems"]
+def forbid_problems(field: str, patterns: Sequence[str]) -> list[str]:
+    """Load-time problems of `answer_forbids`-style statement patterns (empty when fine)."""
+    return pattern_list_problems(field, patterns)
+
+
+__all__ = ["Setback", "final_reply_problem", "forbid_problems", "mention_group_problems"]

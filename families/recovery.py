@@ -71,7 +71,12 @@ from loragate.families._claims import (
     claims_success,
     topic_terms,
 )
-from loragate.families._text import group_problems, missing_groups
+from loragate.families._text import (
+    first_statement_match,
+    group_problems,
+    missing_groups,
+    pattern_list_problems,
+)
 from loragate.matchers import match_arguments
 from loragate.records import FaultKind, ReasonCode, Verdict
 from loragate.regex import Pattern
@@ -96,6 +101,7 @@ class RecoveryOverride(BaseModel):
     allow_report: bool | None = None
     allow_identical_retry: bool | None = None
     answer_mentions: list[list[str]] | None = None
+    answer_forbids: list[str] | None = None
 
 
 class RecoveryExpect(BaseModel):
@@ -118,6 +124,9 @@ class RecoveryExpect(BaseModel):
     allow_identical_retry: bool | None = None
     success_patterns: list[str] = Field(default_factory=list)
     answer_mentions: list[list[str]] = Field(default_factory=list)
+    answer_forbids: list[str] = Field(default_factory=list)
+    """Statement patterns only a wrong reading of a readable result holds (format 5),
+    e.g. two events with their days swapped: `wed* & pallet & !thu*`."""
     by_fault: dict[FaultKind, RecoveryOverride] = Field(default_factory=dict)
 
 
@@ -128,6 +137,7 @@ class Settings(NamedTuple):
     allow_report: bool
     identical_retry: bool
     answer_mentions: list[list[str]]
+    answer_forbids: list[str]
 
 
 def default_identical_retry(fault: FaultKind | None, failed: Call | None, policy: Policy) -> bool:
@@ -146,6 +156,7 @@ def effective(expect: RecoveryExpect, entry: Entry, policy: Policy) -> Settings:
     allow_report = expect.allow_report
     retry = expect.allow_identical_retry
     mentions = expect.answer_mentions
+    forbids = expect.answer_forbids
     override = expect.by_fault.get(fault) if fault is not None else None
     if override is not None:
         if override.acceptable_calls is not None:
@@ -156,9 +167,11 @@ def effective(expect: RecoveryExpect, entry: Entry, policy: Policy) -> Settings:
             retry = override.allow_identical_retry
         if override.answer_mentions is not None:
             mentions = override.answer_mentions
+        if override.answer_forbids is not None:
+            forbids = override.answer_forbids
     if retry is None:
         retry = default_identical_retry(fault, failed_call(entry), policy)
-    return Settings(acceptable, allow_report, retry, mentions)
+    return Settings(acceptable, allow_report, retry, mentions, forbids)
 
 
 def failed_call(entry: Entry) -> Call | None:
@@ -224,9 +237,13 @@ class Recovery(Family[RecoveryExpect]):
     def check_entry(self, entry: Entry, expect: RecoveryExpect, ctx: ScoringContext) -> list[str]:
         out = compile_patterns(expect.success_patterns)[1]
         out += group_problems("answer_mentions", expect.answer_mentions)
+        out += pattern_list_problems("answer_forbids", expect.answer_forbids)
         for kind, override in expect.by_fault.items():
             out += group_problems(
                 f"by_fault.{kind}.answer_mentions", override.answer_mentions or []
+            )
+            out += pattern_list_problems(
+                f"by_fault.{kind}.answer_forbids", override.answer_forbids or []
             )
         if not any(m.role == "tool" for m in entry.messages):
             out.append(
@@ -313,6 +330,9 @@ class Recovery(Family[RecoveryExpect]):
         invented = unknown_data_problem(sample)
         if invented is not None:
             return invented
+        wrong = first_statement_match(settings.answer_forbids, answer)
+        if wrong is not None:
+            return fail(ReasonCode.wrong_answer, f"a known wrong reading: {wrong!r}")
         if settings.answer_mentions:
             missing = missing_groups(settings.answer_mentions, answer, affirmed=True)
             if not missing:

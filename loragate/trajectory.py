@@ -445,6 +445,7 @@ class Trajectory:
             self.ctx.toolset,
             self._sources(),
             mentions=crit.answer_mentions,
+            forbids=crit.answer_forbids,
             setback=setback,
             fault_kind=kind,
             topic=topic,
