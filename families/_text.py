@@ -318,7 +318,7 @@ class _Affirmed:
     def holds(self, raw: str) -> bool:
         """True when a term, or every present term of a pattern within one statement
         with none of its absent terms, is said outside a negation."""
-        if "&" not in raw:
+        if "&" not in raw and not raw.strip().startswith("!"):
             t = term(raw)
             return any(p.has(t) for st in self.statements for p in st)
         present, absent = _pattern(raw)
@@ -352,7 +352,8 @@ def says_problem(arg: object) -> str | None:
     if not isinstance(items, list) or not items or not all(isinstance(i, str) for i in items):
         return "takes a term or pattern (`accept* & =2026-12-04`), or a non-empty list of them"
     for raw in items:
-        problem = pattern_problem(raw) if "&" in raw else _term_problem(raw)
+        is_pattern = "&" in raw or raw.strip().startswith("!")
+        problem = pattern_problem(raw) if is_pattern else _term_problem(raw)
         if problem:
             return problem
     return None

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from loragate.regex import pattern_problem, search
-from loragate.values import date_in, number_in, value_term
+from loragate.values import date_in, number_in
 
 OPERATORS = (
     "$any",
@@ -66,6 +66,7 @@ OPERATORS = (
     "$says",
 )
 _TAKES_TRUE = ("$absent", "$present", "$never")
+_ISO_DATE = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
 
 TextHolds = Callable[[Any, str], bool]
 """`holds(argument, text)`: whether a text operator with this argument holds for a
@@ -165,10 +166,8 @@ def _check(matcher: Any, path: str) -> list[str]:
         return [f"{path}: `{op}` takes `true`"]
     if op == "$number" and (isinstance(arg, bool) or not isinstance(arg, (int, float))):
         return [f"{path}: `$number` takes a number, e.g. 4870.5"]
-    if op == "$date":
-        term = value_term("=" + arg) if isinstance(arg, str) else None
-        if term is None or term.kind != "date" or term.value is None or term.value[0] is None:  # type: ignore[index]
-            return [f'{path}: `$date` takes an ISO date, e.g. "2026-11-16"']
+    if op == "$date" and not (isinstance(arg, str) and _ISO_DATE.fullmatch(arg)):
+        return [f'{path}: `$date` takes an ISO date, e.g. "2026-11-16"']
     if op == "$not":
         return _check(arg, f"{path}.$not")
     if op in _TEXT_OPERATORS:
