@@ -512,9 +512,7 @@ def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
     for raw in patterns:
         present, absent = _pattern(raw)
         for p, r in parts:
-            if all(t.found_in(p, r) for t in present) and not any(
-                t.found_in(p, r) for t in absent
-            ):
+            if all(t.found_in(p, r) for t in present) and not any(t.found_in(p, r) for t in absent):
                 return raw
     return None
 

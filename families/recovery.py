@@ -35,7 +35,8 @@ timed out, cut off, changed format, implausible value, not found, permission, ..
 else `failure_not_acknowledged`. Where the entry gives `answer_mentions` (for a
 fault whose result is still readable, e.g. `schema_drift`), a no-call reply must give
 that data instead (`missing_content` otherwise): reading the result right is the
-recovery, and it needs no apology.
+recovery, and it needs no apology; a reading the entry's `answer_forbids` names (two
+events with their days swapped) is `wrong_answer`.
 """
 
 from __future__ import annotations

@@ -267,11 +267,11 @@ class ValueTerm:
         seen = values.of(self.kind)
         if self.value is None:
             return bool(seen)
-        if self.kind == "date":
-            year, month, day = self.value  # type: ignore[misc]
+        if self.kind == "date" and isinstance(self.value, tuple):
+            year, month, day = self.value
             return any(
-                (m, d) == (month, day) and (y is None or year is None or y == year)
-                for y, m, d in seen  # type: ignore[misc]
+                (d[1], d[2]) == (month, day) and (d[0] is None or year is None or d[0] == year)
+                for d in values.dates
             )
         return self.value in seen
 

@@ -291,9 +291,10 @@ def _rate_problems(obj: dict[str, Any], ix: _Index, ctx: _Where) -> Iterator[Pro
         if (r.from_, r.to, r.date) == (src, dst, on) and abs(r.rate - rate) > 1e-9:
             yield ctx.problem(f"{src}/{dst} on {on} is {r.rate} in the world, not {rate}")
     amount, converted = obj.get("amount"), obj.get("converted")
-    numbers = isinstance(amount, (int, float)) and isinstance(converted, (int, float))
-    if numbers and abs(amount * rate - converted) > 0.011:
-        yield ctx.problem(f"{amount} x {rate} is {amount * rate:.2f}, not {converted}")
+    if isinstance(amount, (int, float)) and isinstance(converted, (int, float)):
+        product = amount * rate
+        if abs(product - converted) > 0.011:
+            yield ctx.problem(f"{amount} x {rate} is {product:.2f}, not {converted}")
 
 
 def _tz_problem(args: dict[str, Any], result: Any, ctx: _Where) -> Iterator[Problem]:
@@ -377,7 +378,7 @@ def _text_problems(text: str, ix: _Index, ctx: _Where) -> Iterator[Problem]:
     accounts = [i for i in ids if i[:3] in ("ACC", "CON", "OPP") and i in ix.records]
     if len(accounts) == 1:
         facts = ix.records[accounts[0]].fields()
-        own = {ix.company(facts.get("name")), ix.company(facts.get("account"))} - {None}
+        own = {c for c in (ix.company(facts.get("name")), ix.company(facts.get("account"))) if c}
         for name in ix.companies_in(text):
             if own and name not in own and ix.roles.get(name) != "self":
                 yield ctx.problem(f"{accounts[0]} is {', '.join(sorted(own))}'s, not {name}'s")

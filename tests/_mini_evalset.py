@@ -207,7 +207,8 @@ def write_evalset(root: Path, entries: list[dict[str, Any]] | None = None) -> Pa
     manifest = (AGENT20 / "evalset.yaml").read_text(encoding="utf-8")
     # its own entries: agent20's world and answers are about agent20's entries
     manifest = "".join(
-        line for line in manifest.splitlines(keepends=True)
+        line
+        for line in manifest.splitlines(keepends=True)
         if not line.startswith(("world:", "answers:"))
     )
     (root / "evalset.yaml").write_text(manifest, encoding="utf-8")

@@ -32,12 +32,16 @@ def test_every_scored_entry_and_episode_has_right_and_near_miss_answers() -> Non
     per = Counter((a.entry_id or a.episode_id, a.expect_pass) for a in rows)
     entries = {e.id for e in EVALSET.entries}
     episodes = {e.base_id for e in (EPISODES.episodes if EPISODES else [])}
-    thin = [i for i in sorted(entries | episodes) if min(per[(i, True)], per[(i, False)]) < MIN_EACH]
+    thin = [
+        i for i in sorted(entries | episodes) if min(per[(i, True)], per[(i, False)]) < MIN_EACH
+    ]
     assert thin == []
 
 
 @pytest.mark.parametrize(
-    "verdict", VERDICTS, ids=[f"{v.line}:{v.answer.entry_id or v.answer.episode_id}" for v in VERDICTS]
+    "verdict",
+    VERDICTS,
+    ids=[f"{v.line}:{v.answer.entry_id or v.answer.episode_id}" for v in VERDICTS],
 )
 def test_verdict_agrees_with_the_label(verdict: AnswerVerdict) -> None:
     assert verdict.agrees, str(verdict.problem())

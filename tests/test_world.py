@@ -73,7 +73,10 @@ def test_a_consistent_entry_has_no_problems(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "messages,expected",
     [
-        ([user("Is INV-58213 paid? Weber Logistik is chasing us.")], "Weber Logistik GmbH is named"),
+        (
+            [user("Is INV-58213 paid? Weber Logistik is chasing us.")],
+            "Weber Logistik GmbH is named",
+        ),
         ([user("Pay INV-58213, CHF 4,870.00 today.")], "not CHF 4,870.00"),
         ([user("INV-58213 was due on 30 October.")], "due_date is 2026-11-30"),
         ([user("Update Sulzer (ACC-00412).")], "ACC-00412 is Rheinhafen"),
@@ -83,31 +86,85 @@ def test_a_consistent_entry_has_no_problems(tmp_path: Path) -> None:
         ([user("Write to Maria Keller (anna.keller@rheinhafen-mb.ch).")], "Anna Keller's address"),
         ([user("The call is on Tuesday 26 Nov.")], "is a Thursday"),
         (
-            tool_turn("get_invoice", {"invoice_id": "INV-58213"}, {"invoice_id": "INV-58213", "supplier": "Weber Logistik GmbH", "amount": 18450, "currency": "EUR"}),
+            tool_turn(
+                "get_invoice",
+                {"invoice_id": "INV-58213"},
+                {
+                    "invoice_id": "INV-58213",
+                    "supplier": "Weber Logistik GmbH",
+                    "amount": 18450,
+                    "currency": "EUR",
+                },
+            ),
             "amount is 4870.5",
         ),
         (
-            tool_turn("update_ticket", {"ticket_id": "OPS-2231"}, {"error": {"type": "not_found", "message": "Ticket OPS-2231 does not exist."}}),
+            tool_turn(
+                "update_ticket",
+                {"ticket_id": "OPS-2231"},
+                {"error": {"type": "not_found", "message": "Ticket OPS-2231 does not exist."}},
+            ),
             "the world holds it",
         ),
         (
-            tool_turn("send_email", {"to": ["einkauf@basler.ch"]}, {"error": {"type": "recipient_rejected", "message": "550 <einkauf@basler.ch>: user unknown"}}),
+            tool_turn(
+                "send_email",
+                {"to": ["einkauf@basler.ch"]},
+                {
+                    "error": {
+                        "type": "recipient_rejected",
+                        "message": "550 <einkauf@basler.ch>: user unknown",
+                    }
+                },
+            ),
             "bounces here",
         ),
         (
-            tool_turn("read_file", {"path": "/ops/rota.md"}, {"error": {"type": "permission_denied", "message": "Access to /ops/rota.md is restricted."}}),
+            tool_turn(
+                "read_file",
+                {"path": "/ops/rota.md"},
+                {
+                    "error": {
+                        "type": "permission_denied",
+                        "message": "Access to /ops/rota.md is restricted.",
+                    }
+                },
+            ),
             "is not restricted",
         ),
         (
-            tool_turn("read_file", {"path": "/finance/2026/q3-close.xlsx"}, {"path": "/finance/2026/q3-close.xlsx", "content": "EBIT 3.4m"}),
+            tool_turn(
+                "read_file",
+                {"path": "/finance/2026/q3-close.xlsx"},
+                {"path": "/finance/2026/q3-close.xlsx", "content": "EBIT 3.4m"},
+            ),
             "readable only by fin-controlling",
         ),
         (
-            tool_turn("convert_currency", {"amount": 100, "from_currency": "EUR", "to_currency": "CHF"}, {"amount": 100, "from_currency": "EUR", "to_currency": "CHF", "rate": 0.95, "converted": 95.0, "rate_date": "2026-11-16"}),
+            tool_turn(
+                "convert_currency",
+                {"amount": 100, "from_currency": "EUR", "to_currency": "CHF"},
+                {
+                    "amount": 100,
+                    "from_currency": "EUR",
+                    "to_currency": "CHF",
+                    "rate": 0.95,
+                    "converted": 95.0,
+                    "rate_date": "2026-11-16",
+                },
+            ),
             "is 0.9412 in the world",
         ),
         (
-            tool_turn("convert_timezone", {"time": "2026-12-02T09:00", "from_tz": "America/Chicago", "to_tz": "Europe/Zurich"}, {"time": "2026-12-02T15:00"}),
+            tool_turn(
+                "convert_timezone",
+                {
+                    "time": "2026-12-02T09:00",
+                    "from_tz": "America/Chicago",
+                    "to_tz": "Europe/Zurich",
+                },
+                {"time": "2026-12-02T15:00"},
+            ),
             "is 2026-12-02T16:00",
         ),
     ],
@@ -127,7 +184,9 @@ def test_an_episode_may_create_only_new_ids(tmp_path: Path) -> None:
     episodes = tmp_path / "episodes.jsonl"
     create = {"effect": {"op": "create", "table": "tickets", "set": {"ticket_id": "OPS-2231"}}}
     episodes.write_text(
-        json.dumps({"id": "EP-X", "task": [user("Open a ticket.")], "backend": {"create_ticket": create}})
+        json.dumps(
+            {"id": "EP-X", "task": [user("Open a ticket.")], "backend": {"create_ticket": create}}
+        )
         + "\n",
         encoding="utf-8",
     )

@@ -15,7 +15,9 @@ EV = load_evalset(AGENT20)
 
 def verdict(entry_id: str, text: str) -> str:
     entry = EV.by_id[entry_id]
-    ctx = ScoringContext(toolset=EV.toolset, policy=EV.policy, system_prompt=EV.manifest.system_prompt)
+    ctx = ScoringContext(
+        toolset=EV.toolset, policy=EV.policy, system_prompt=EV.manifest.system_prompt
+    )
     sample = Sample(entry=entry, expect=EV.expects[entry_id], parse=parse_output(text), ctx=ctx)
     return get_family(entry.family).score(sample).reason.value
 

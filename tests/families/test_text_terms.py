@@ -49,7 +49,10 @@ def test_because_ends_the_negation() -> None:
 
 def test_list_items_read_with_their_heading() -> None:
     text = "**Tuesday 17 Nov**\n- 10:00 freight rates\n\nWednesday:\n- 14:00 CAPA review"
-    assert statements(text) == ["Tuesday 17 Nov: 10:00 freight rates", "Wednesday: 14:00 CAPA review"]
+    assert statements(text) == [
+        "Tuesday 17 Nov: 10:00 freight rates",
+        "Wednesday: 14:00 CAPA review",
+    ]
     assert not missing_groups([["tue* & freight"], ["wed* & capa"]], text, affirmed=True)
 
 
