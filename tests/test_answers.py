@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from loragate.answers import AnswerVerdict, entry_verdicts, read_answers
-from loragate.episode_answers import episode_verdicts
-from loragate.episodes import load_episodes
+from loragate.episodes.answers import episode_verdicts
+from loragate.episodes.definitions import load_episodes
 from loragate.evalset import load_evalset
+from loragate.evalset.answers import AnswerVerdict, entry_verdicts, read_answers
 
 AGENT20 = Path(__file__).resolve().parent.parent / "evalsets" / "agent20"
 EVALSET = load_evalset(AGENT20)

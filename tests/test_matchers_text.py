@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import loragate.families  # noqa: F401 - registers `$says`
-from loragate.matchers import check_matcher, compile_matcher, matches
+from loragate.calls.matchers import check_matcher, compile_matcher, matches
 
 SUMMARY = {
     "$all": [

@@ -1,4 +1,4 @@
-"""Values in any common format (`loragate.values`): the readings matchers and free-text
+"""Values in any common format (`loragate.common.values`): the readings matchers and free-text
 terms compare."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from loragate.values import (
+from loragate.common.values import (
     date_in,
     english_reading,
     number_in,

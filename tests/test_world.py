@@ -1,5 +1,5 @@
 """The world file: agent20's entries and episodes agree with it, and each kind of
-contradiction is found (`loragate.world`)."""
+contradiction is found (`loragate.evalset.world`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from loragate.world import check_world, load_world, world_problems
+from loragate.evalset.world import check_world, load_world, world_problems
 
 AGENT20 = Path(__file__).resolve().parent.parent / "evalsets" / "agent20"
 

@@ -8,14 +8,14 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from loragate.aggregate import family_order
-from loragate.answers import entry_verdicts
-from loragate.episode_answers import episode_verdicts
-from loragate.episodes import load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.report import family_label
-from loragate.world import check_world
+from loragate.common.errors import BadInput
+from loragate.episodes.answers import episode_verdicts
+from loragate.episodes.definitions import load_episodes
+from loragate.evalset.answers import entry_verdicts
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.evalset.world import check_world
+from loragate.results.report import family_label
+from loragate.score.aggregate import family_order
 
 
 def describe(evalset: Evalset) -> str:

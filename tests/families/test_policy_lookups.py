@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loragate.calls.parsing import parse_output
 from loragate.evalset import Policy, load_evalset
 from loragate.families import Sample, ScoringContext, get_family, is_destructive
-from loragate.parsing import parse_output
 
 AGENT20 = Path(__file__).resolve().parents[2] / "evalsets" / "agent20"
 EV = load_evalset(AGENT20)

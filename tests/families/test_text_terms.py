@@ -1,11 +1,11 @@
 """Free-text terms: values in any format, affirmed mentions, headings, clause-level
-forbidden patterns (`loragate.families._text`)."""
+forbidden patterns (`loragate.judge.text`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from loragate.families._text import first_statement_match, missing_groups, statements
+from loragate.judge.text import first_statement_match, missing_groups, statements
 
 
 @pytest.mark.parametrize("text", ["CHF 4'870.50", "CHF 4\u202f870.50", "4870,50 CHF", "4,870.5"])
