@@ -235,9 +235,10 @@ def missing_groups(
 
 
 @cache
-def _mention_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
-    """What negates the rest of a clause (`cues/<lang>/mention_negation.txt`)."""
-    words = lexicon.alternation(langs, "mention_negation")
+def _negation(langs: tuple[str, ...], kind: str) -> re.Pattern[str]:
+    """The words of cue `kind` (`statement_negation`: what negates a statement;
+    `mention_negation`: what negates the rest of a clause) or a negation ending."""
+    words = lexicon.alternation(langs, kind)
     suffix = lexicon.alternation(langs, "negation_suffix")
     return re.compile(rf"\b{words}\b|{suffix}", re.IGNORECASE)
 
@@ -262,7 +263,7 @@ def _piece_break(langs: tuple[str, ...]) -> re.Pattern[str]:
 def _negation_start(piece: str) -> int | None:
     """Where the first negation of `piece` starts (None: it has none)."""
     harmless = [(m.start(), m.end()) for m in _not_a_negation(_DEFAULT_LANGS).finditer(piece)]
-    for m in _mention_negation(_DEFAULT_LANGS).finditer(piece):
+    for m in _negation(_DEFAULT_LANGS, "mention_negation").finditer(piece):
         if not any(a <= m.start() < b for a, b in harmless):
             return m.start()
     return None
@@ -384,11 +385,8 @@ def _statement_break(langs: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf";\s+|,\s+{after_comma}\s+|\s+{alone}\s+", re.IGNORECASE)
 
 
-@cache
 def _statement_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
-    words = lexicon.alternation(langs, "statement_negation")
-    suffix = lexicon.alternation(langs, "negation_suffix")
-    return re.compile(rf"\b{words}\b|{suffix}", re.IGNORECASE)
+    return _negation(langs, "statement_negation")
 
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6]|\d{1,2}[.)])\s+")
