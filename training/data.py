@@ -35,6 +35,7 @@ from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_text
 from loragate.common.jsonl import read_objects
 from loragate.common.resources import user_or_bundled
+from loragate.formats.versions import DATA_MANIFEST_SCHEMA_VERSION
 from loragate.training.example import TrainingExample, example_problems
 
 if TYPE_CHECKING:
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from loragate.training.leakage import LeakageReport
 
 DATA_MANIFEST = "data_manifest.json"
-DATA_MANIFEST_SCHEMA_VERSION = 1
 _NAME = r"^[A-Za-z0-9_.\-]{1,64}$"
 
 # -- config ----------------------------------------------------------------------------

@@ -55,15 +55,12 @@ from loragate.common.errors import BadInput, Problem, did_you_mean, validation_p
 from loragate.common.jsonl import read_objects
 from loragate.common.names import Name
 from loragate.evalset.load import FAULT_SEPARATOR, Evalset, Message, Policy
+from loragate.formats.versions import (
+    EPISODE_FORMAT_VERSION,
+    SERVER_BACKEND_VERSION,
+    USER_REPLIES_FORMAT,
+)
 
-EPISODE_FORMAT_VERSION = 2
-"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
-a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
-user may answer clarifying questions (`user_replies`)."""
-SERVER_BACKEND_VERSION = 2
-"""The first format whose backends may name a tool server."""
-USER_REPLIES_FORMAT = 2
-"""The first format with `user_replies`."""
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""

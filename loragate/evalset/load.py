@@ -31,21 +31,15 @@ from loragate.common.resources import user_or_bundled
 from loragate.episodes.servers.tool_servers import ToolServerTable
 from loragate.evalset.entry_tools import EntryTools
 from loragate.formats.records import FaultKind
+from loragate.formats.versions import (
+    EVALSET_FORMAT_VERSION,
+    PER_ENTRY_TOOLS_VERSION,
+    TOOL_SERVERS_VERSION,
+)
 
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext
 
-EVALSET_FORMAT_VERSION = 4
-"""4: `tool_servers` (real tool backends of episodes: MCP over stdio, HTTP).
-3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
-inside object and array arguments, `$loose`, `$integer`, `$never`.
-2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
-(`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
-unchanged."""
-PER_ENTRY_TOOLS_VERSION = 3
-"""The first format whose entries may carry their own `tools`."""
-TOOL_SERVERS_VERSION = 4
-"""The first format whose manifest may declare `tool_servers`."""
 FAULT_SEPARATOR = "~"
 
 

