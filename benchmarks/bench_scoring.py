@@ -34,8 +34,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from loragate.evalset.load import Entry, Evalset, load_evalset
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.families import CallSpec, get_family
+from loragate.formats.evalset import Entry
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
 from loragate.score.scoring import finish_run, score_records

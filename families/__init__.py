@@ -14,7 +14,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput, unknown_name
 from loragate.episodes.final_reply import Setback, final_reply_problem, mention_group_problems
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
 from loragate.families.clarify import (
     Clarify,
@@ -29,6 +29,7 @@ from loragate.families.recovery import Recovery
 from loragate.families.sequencing import Sequencing
 from loragate.families.should_not_call import ShouldNotCall
 from loragate.families.tool_call import ToolCallFamily
+from loragate.formats.evalset import CallSpec
 
 ENTRY_POINT_GROUP = "loragate.families"
 

@@ -23,7 +23,7 @@ from loragate.calls.schemacheck import SchemaChecker
 from loragate.calls.tools import Toolset
 from loragate.common.errors import did_you_mean, fix_unless_said
 from loragate.common.regex import Pattern, compile_pattern, pattern_problem
-from loragate.families._base import CallSpec
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 
 MAX_DETAIL_CHARS = 300

@@ -48,7 +48,7 @@ from loragate.judge.questions import asking_sentences, user_words_of
 from loragate.judge.text import missing_groups, pattern_list_problems, sentences
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry
+    from loragate.formats.evalset import Entry
 
 
 class ClarifyExpect(BaseModel):

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.calls.matchers import match_arguments
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
     arg_mismatch_detail,
@@ -53,6 +53,7 @@ from loragate.families._checks import (
     short,
     spec_problems,
 )
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.answer import call_attempt, invented_result_problem, reply_problem
 from loragate.judge.claims import (
@@ -63,7 +64,7 @@ from loragate.judge.claims import (
 )
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Policy
+    from loragate.formats.evalset import Entry, Policy
 
 GovernanceMode = Literal["confirm_first", "honour_denial", "proceed_after_approval"]
 

@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.calls.matchers import match_arguments
 from loragate.common.regex import Pattern
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
     calls_of,
@@ -60,6 +60,7 @@ from loragate.families._checks import (
     no_call_verdict,
     short,
 )
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import FaultKind, ReasonCode, Verdict
 from loragate.judge.answer import (
     invented_result_problem,
@@ -76,7 +77,7 @@ from loragate.judge.claims import (
 from loragate.judge.text import group_problems, missing_groups
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Policy
+    from loragate.formats.evalset import Entry, Policy
 
 TRANSIENT_FAULTS: tuple[FaultKind, ...] = ("error", "timeout", "truncated", "wrong_value")
 """Faults after which one unchanged retry of a read-only tool is sane (a corrupt value

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
+from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import (
     calls_of,
     fail,
@@ -15,11 +15,12 @@ from loragate.families._checks import (
     names,
     no_call_verdict,
 )
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.answer import invented_result_problem
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry
+    from loragate.formats.evalset import Entry
 
 
 class SequencingExpect(BaseModel):

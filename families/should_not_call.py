@@ -39,7 +39,7 @@ from loragate.judge.text import (
 )
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry
+    from loragate.formats.evalset import Entry
 
 
 class ShouldNotCallExpect(BaseModel):

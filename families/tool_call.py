@@ -6,8 +6,9 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._base import CallSpec, Family, Sample
+from loragate.families._base import Family, Sample
 from loragate.families._checks import calls_of, expect_calls_prelude, match_calls
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import Verdict
 from loragate.judge.answer import invented_result_problem
 

@@ -33,7 +33,8 @@ from transformers import TrainerCallback
 from loragate.common.errors import BadInput
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Evalset
+    from loragate.evalset.load import Evalset
+    from loragate.formats.evalset import Entry
     from loragate.formats.records import GenerationRecord, Summary
     from loragate.generate.prompt import ChatRenderer
 

@@ -26,7 +26,7 @@ Format 2 adds `user_replies`: the scripted user's answers to clarifying question
 
 Format 2 (`episode_format` 2): a tool's backend may be a tool server of the evalset
 (`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
-`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.tool_servers`), and `user_replies`
+`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.pool`), and `user_replies`
 script the user's answers to clarifying questions. Format 1 lines load unchanged.
 """
 
@@ -54,7 +54,8 @@ from loragate.calls.tools import Toolset
 from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
 from loragate.common.jsonl import read_objects
 from loragate.common.names import Name
-from loragate.evalset.load import FAULT_SEPARATOR, Evalset, Message, Policy
+from loragate.evalset.load import Evalset
+from loragate.formats.evalset import FAULT_SEPARATOR, Message, Policy
 from loragate.formats.versions import (
     EPISODE_FORMAT_VERSION,
     SERVER_BACKEND_VERSION,

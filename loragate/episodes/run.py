@@ -24,7 +24,7 @@ from loragate.episodes.loop import (
     run_episodes,
     write_episode_results,
 )
-from loragate.episodes.servers.tool_servers import ToolServers
+from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import cache_key, sample_seed

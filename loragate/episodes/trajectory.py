@@ -42,14 +42,14 @@ from loragate.calls.parsing import parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes.definitions import Episode
 from loragate.episodes.simulator import Simulator, holds
-from loragate.evalset.load import Policy
+from loragate.formats.evalset import Policy
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from loragate.episodes.servers.tool_servers import ToolServers
+    from loragate.episodes.servers.pool import ToolServers
     from loragate.families import Setback
 
 INVARIANTS = frozenset(

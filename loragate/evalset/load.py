@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from loragate.calls.tools import ToolDef, Toolset, schema_errors
 from loragate.common.errors import (
@@ -28,9 +27,9 @@ from loragate.common.errors import (
 from loragate.common.files import read_json, read_yaml
 from loragate.common.jsonl import read_objects
 from loragate.common.resources import user_or_bundled
-from loragate.episodes.servers.tool_servers import ToolServerTable
 from loragate.evalset.entry_tools import EntryTools
-from loragate.formats.records import FaultKind
+from loragate.evalset.faults import expand_faults
+from loragate.formats.evalset import Entry, EvalsetManifest, Policy
 from loragate.formats.versions import (
     EVALSET_FORMAT_VERSION,
     PER_ENTRY_TOOLS_VERSION,
@@ -39,126 +38,6 @@ from loragate.formats.versions import (
 
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext
-
-FAULT_SEPARATOR = "~"
-
-
-class Policy(BaseModel):
-    """Governance policy: which tool confirms, which tools need a confirmation first."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    confirmation_tool: str | None = None
-    destructive_tools: list[str] = Field(default_factory=list)
-    read_only_tools: list[str] | None = None
-    """Tools that change nothing (lookups, searches, conversions): one unchanged retry
-    after a transient fault is sane for them (family `recovery`). Format 2; unset in
-    format 1, where the older retry rule applies."""
-
-
-class EvalsetManifest(BaseModel):
-    """`evalset.yaml`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    version: str
-    description: str = ""
-    format_version: int = EVALSET_FORMAT_VERSION
-    tools: str = "tools.json"
-    entries: str = "entries.jsonl"
-    system_prompt: str | None = None
-    policy: Policy = Field(default_factory=Policy)
-    tool_servers: ToolServerTable = Field(default_factory=dict)
-    """Real tool backends that episodes may name (`backend: {TOOL: {"server": NAME}}`)."""
-
-
-class FunctionCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    arguments: dict[str, Any] | str = Field(default_factory=dict)
-    """An object, or a JSON string of one (OpenAI's wire form)."""
-
-    def arguments_dict(self) -> dict[str, Any]:
-        if isinstance(self.arguments, dict):
-            return self.arguments
-        value = json.loads(self.arguments or "{}")
-        if not isinstance(value, dict):
-            raise ValueError("tool call arguments must be a JSON object")
-        return value
-
-
-class MessageToolCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = None
-    type: Literal["function"] = "function"
-    function: FunctionCall
-
-
-class Message(BaseModel):
-    """An OpenAI chat message; `tool_calls` on assistant turns, `tool_call_id` on results."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str | None = None
-    tool_calls: list[MessageToolCall] | None = None
-    tool_call_id: str | None = None
-    name: str | None = None
-
-
-class Entry(BaseModel):
-    """One line of `entries.jsonl` (after fault expansion, `fault` names the variant)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:\-]+$")
-    family: str
-    messages: list[Message] = Field(min_length=1)
-    expect: dict[str, Any] = Field(default_factory=dict)
-    tags: list[str] = Field(default_factory=list)
-    faults: list[FaultKind] | None = None
-    """Expand into one variant per fault of the last tool result (family `recovery`)."""
-    fault_results: dict[FaultKind, str] = Field(default_factory=dict)
-    """Explicit tool-result text per fault; `wrong_value` needs one."""
-    tools: list[str | dict[str, Any]] | None = None
-    """The tools this entry offers (format 3): each the name of a tool in tools.json or a
-    full OpenAI tool definition of its own. Unset: every tool of tools.json."""
-    notes: str | None = None
-    fault: FaultKind | None = None
-    """Set by expansion: the fault this variant carries. Not written in entries files."""
-
-    def chat_messages(self, arguments_as: Literal["dict", "str"] = "dict") -> list[dict[str, Any]]:
-        """Messages as plain dicts for a chat template (`dict`) or an OpenAI server (`str`)."""
-        out: list[dict[str, Any]] = []
-        for m in self.messages:
-            d: dict[str, Any] = {"role": m.role, "content": m.content or ""}
-            if m.tool_calls:
-                calls = []
-                for i, tc in enumerate(m.tool_calls):
-                    args: Any = tc.function.arguments_dict()
-                    if arguments_as == "str":
-                        args = json.dumps(args, ensure_ascii=False)
-                    calls.append(
-                        {
-                            "id": tc.id or f"call_{i}",
-                            "type": "function",
-                            "function": {"name": tc.function.name, "arguments": args},
-                        }
-                    )
-                d["tool_calls"] = calls
-            if m.tool_call_id is not None:
-                d["tool_call_id"] = m.tool_call_id
-            if m.name is not None:
-                d["name"] = m.name
-            out.append(d)
-        return out
-
-    @property
-    def base_id(self) -> str:
-        return self.id.split(FAULT_SEPARATOR, 1)[0]
 
 
 @dataclass
@@ -196,83 +75,6 @@ class Evalset:
     @property
     def policy(self) -> Policy:
         return self.manifest.policy
-
-
-# -- fault expansion ---------------------------------------------------------------
-
-
-def fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
-    """The text of a tool result under fault `kind` (`original` is the clean result),
-    or None when it cannot be derived (`wrong_value` needs an explicit one)."""
-    if kind in explicit:
-        return explicit[kind]
-    if kind == "error":
-        return json.dumps(
-            {
-                "error": {
-                    "code": 500,
-                    "type": "internal_error",
-                    "message": "Upstream service failed; the request was not completed.",
-                }
-            }
-        )
-    if kind == "timeout":
-        return json.dumps(
-            {
-                "error": {
-                    "code": 504,
-                    "type": "timeout",
-                    "message": "The tool did not answer within 30 s; nothing was returned.",
-                }
-            }
-        )
-    if kind == "truncated":
-        cut = max(1, len(original) * 2 // 5)
-        return original[:cut]
-    if kind == "schema_drift":
-        try:
-            value = json.loads(original)
-        except ValueError:
-            return None
-        if not isinstance(value, dict):
-            return None
-        drifted = {f"{k}_v2".upper(): v for k, v in value.items()}
-        return json.dumps({"api_version": "2", "payload": drifted}, ensure_ascii=False)
-    return None  # wrong_value needs an explicit result
-
-
-def expand_faults(entry: Entry) -> tuple[list[Entry], list[str]]:
-    """Variants of an entry, one per fault; problems when a variant cannot be built."""
-    if not entry.faults:
-        return [entry], []
-    tool_idx = [i for i, m in enumerate(entry.messages) if m.role == "tool"]
-    if not tool_idx:
-        return [], ["`faults` needs a `tool` message to vary; the entry has none"]
-    idx = tool_idx[-1]
-    original = entry.messages[idx].content or ""
-    out: list[Entry] = []
-    problems: list[str] = []
-    for kind in entry.faults:
-        text = fault_text(kind, original, entry.fault_results)
-        if text is None:
-            problems.append(
-                f"fault `{kind}` cannot be derived from the tool result; give it in `fault_results.{kind}`"
-            )
-            continue
-        messages = list(entry.messages)
-        messages[idx] = messages[idx].model_copy(update={"content": text})
-        out.append(
-            entry.model_copy(
-                update={
-                    "id": f"{entry.id}{FAULT_SEPARATOR}{kind}",
-                    "messages": messages,
-                    "faults": None,
-                    "fault_results": {},
-                    "fault": kind,
-                }
-            )
-        )
-    return out, problems
 
 
 # -- loading -----------------------------------------------------------------------

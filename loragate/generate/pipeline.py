@@ -30,7 +30,8 @@ from typing import Any
 
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
-from loragate.evalset.load import Entry, Evalset, load_evalset
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.evalset import Entry
 from loragate.formats.manifest import (
     BaseProbe,
     EvalsetRecord,

@@ -26,8 +26,9 @@ from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import replace_files
 from loragate.common.heap import no_cyclic_gc
-from loragate.evalset.load import Entry, Evalset
+from loragate.evalset.load import Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
+from loragate.formats.evalset import Entry
 from loragate.formats.records import (
     FaultKind,
     GenerationRecord,
