@@ -11,30 +11,23 @@ from loragate.formats.evalset import FAULT_SEPARATOR, Entry
 from loragate.formats.records import FaultKind
 
 
+def error_text(code: int, kind: str, message: str) -> str:
+    """A failed tool result as the model sees it (the simulator's and the servers' form)."""
+    return json.dumps({"error": {"code": code, "type": kind, "message": message}})
+
+
 def fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
     """The text of a tool result under fault `kind` (`original` is the clean result),
     or None when it cannot be derived (`wrong_value` needs an explicit one)."""
     if kind in explicit:
         return explicit[kind]
     if kind == "error":
-        return json.dumps(
-            {
-                "error": {
-                    "code": 500,
-                    "type": "internal_error",
-                    "message": "Upstream service failed; the request was not completed.",
-                }
-            }
+        return error_text(
+            500, "internal_error", "Upstream service failed; the request was not completed."
         )
     if kind == "timeout":
-        return json.dumps(
-            {
-                "error": {
-                    "code": 504,
-                    "type": "timeout",
-                    "message": "The tool did not answer within 30 s; nothing was returned.",
-                }
-            }
+        return error_text(
+            504, "timeout", "The tool did not answer within 30 s; nothing was returned."
         )
     if kind == "truncated":
         cut = max(1, len(original) * 2 // 5)
@@ -85,4 +78,4 @@ def expand_faults(entry: Entry) -> tuple[list[Entry], list[str]]:
     return out, problems
 
 
-__all__ = ["expand_faults", "fault_text"]
+__all__ = ["error_text", "expand_faults", "fault_text"]

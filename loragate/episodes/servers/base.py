@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from loragate.common.errors import ServerUnreachable
+from loragate.evalset.faults import error_text
 
 LOG_TAIL_CHARS = 1500
 """How much of a server's stderr log an error quotes."""
@@ -26,10 +27,6 @@ class ToolReply:
 
     text: str
     failed: bool
-
-
-def error_text(code: int, kind: str, message: str) -> str:
-    return json.dumps({"error": {"code": code, "type": kind, "message": message}})
 
 
 def timeout_reply(seconds: float) -> ToolReply:
@@ -88,7 +85,6 @@ __all__ = [
     "Connection",
     "ToolReply",
     "ToolServerError",
-    "error_text",
     "is_error_result",
     "log_tail",
     "open_log",

@@ -16,11 +16,11 @@ from loragate.common.errors import BadInput
 from loragate.episodes.servers.base import (
     ToolReply,
     ToolServerError,
-    error_text,
     is_error_result,
     result_text,
     timeout_reply,
 )
+from loragate.evalset.faults import error_text
 from loragate.formats.evalset import HttpServerConfig
 
 MAX_RESPONSE_BYTES = 1 << 20

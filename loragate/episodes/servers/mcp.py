@@ -23,13 +23,13 @@ from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.episodes.servers.base import (
     ToolReply,
     ToolServerError,
-    error_text,
     is_error_result,
     log_tail,
     open_log,
     result_text,
     timeout_reply,
 )
+from loragate.evalset.faults import error_text
 from loragate.formats.evalset import McpServerConfig
 
 GRACE_S = 10.0
