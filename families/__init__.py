@@ -1,7 +1,10 @@
 """Behaviour families: one module each, registered by name.
 
-Third-party packages add families through the entry-point group `loragate.families`
-(each entry point names a `Family` subclass).
+The package exports the contract (`Family`, `Sample`, `ScoringContext`, `CallSpec`) and
+the registry (`get_families`, `get_family`) only; what the families share with the rest
+of loragate lives below them (`loragate.calls.checks`, `loragate.judge`). Third-party
+packages add families through the entry-point group `loragate.families` (each entry
+point names a `Family` subclass).
 """
 
 from __future__ import annotations
@@ -13,16 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 from loragate.common.errors import BadInput, unknown_name
-from loragate.episodes.final_reply import Setback, final_reply_problem, mention_group_problems
 from loragate.families._base import Family, Sample, ScoringContext
-from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
-from loragate.families.clarify import (
-    Clarify,
-    asks_user,
-    clarify_spec_problems,
-    question_problem,
-    unasked_call_problem,
-)
+from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance
 from loragate.families.parallel import Parallel
 from loragate.families.recovery import Recovery
@@ -76,21 +71,10 @@ def get_family(name: str) -> Family[Any]:
 __all__ = [
     "BUILTIN_FAMILIES",
     "ENTRY_POINT_GROUP",
-    "Call",
     "CallSpec",
     "Family",
     "Sample",
     "ScoringContext",
-    "Setback",
-    "SpecProblem",
-    "asks_to_confirm",
-    "asks_user",
-    "clarify_spec_problems",
-    "final_reply_problem",
     "get_families",
     "get_family",
-    "mention_group_problems",
-    "question_problem",
-    "spec_problems",
-    "unasked_call_problem",
 ]

@@ -37,12 +37,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.calls.matchers import match_arguments
-from loragate.families._base import Family, Sample, ScoringContext
-from loragate.families._checks import (
+from loragate.calls.checks import (
     Call,
     arg_mismatch_detail,
     asks_to_confirm,
+    call_attempt,
     calls_of,
     fail,
     hygiene,
@@ -53,9 +52,11 @@ from loragate.families._checks import (
     short,
     spec_problems,
 )
+from loragate.calls.matchers import match_arguments
+from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._replies import invented_result_problem, reply_problem
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge.answer import call_attempt, invented_result_problem, reply_problem
 from loragate.judge.claims import (
     acknowledges_non_action,
     claims_success,

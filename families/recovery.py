@@ -45,10 +45,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.calls.matchers import match_arguments
-from loragate.common.regex import Pattern
-from loragate.families._base import Family, Sample, ScoringContext
-from loragate.families._checks import (
+from loragate.calls.checks import (
     Call,
     calls_of,
     compile_patterns,
@@ -60,14 +57,17 @@ from loragate.families._checks import (
     no_call_verdict,
     short,
 )
-from loragate.formats.evalset import CallSpec
-from loragate.formats.records import FaultKind, ReasonCode, Verdict
-from loragate.judge.answer import (
+from loragate.calls.matchers import match_arguments
+from loragate.common.regex import Pattern
+from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._replies import (
     invented_result_problem,
-    is_refusal,
     text_reply_problem,
     unknown_data_problem,
 )
+from loragate.formats.evalset import CallSpec
+from loragate.formats.records import FaultKind, ReasonCode, Verdict
+from loragate.judge.answer import is_refusal
 from loragate.judge.claims import (
     acknowledges_failure,
     answers_despite_failure,

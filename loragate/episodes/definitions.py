@@ -54,6 +54,7 @@ from loragate.calls.tools import Toolset
 from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
 from loragate.common.jsonl import read_objects
 from loragate.common.names import Name
+from loragate.episodes.final_reply import mention_group_problems
 from loragate.evalset.load import Evalset
 from loragate.formats.evalset import FAULT_SEPARATOR, Message, Policy
 from loragate.formats.versions import (
@@ -61,6 +62,7 @@ from loragate.formats.versions import (
     SERVER_BACKEND_VERSION,
     USER_REPLIES_FORMAT,
 )
+from loragate.judge.clarification import clarify_spec_problems
 
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
@@ -427,8 +429,6 @@ def _reply_problems(
     spec: EpisodeSpec, toolset: Toolset, policy: Policy
 ) -> list[tuple[str, str, str]]:
     """(field, message, fix) of the scripted answers to clarifying questions."""
-    from loragate.families import clarify_spec_problems, mention_group_problems
-
     out: list[tuple[str, str, str]] = []
     for j, reply in enumerate(spec.user_replies):
         at = f"user_replies[{j}]"
@@ -454,8 +454,6 @@ def _reply_problems(
 
 
 def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
-    from loragate.families import mention_group_problems
-
     out: list[tuple[str, str, str]] = []
     criteria = [("success", spec.success)] + [
         (f"by_fault.{k}", v) for k, v in spec.by_fault.items()

@@ -11,10 +11,11 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from loragate.calls.checks import spec_problems
 from loragate.calls.tools import ToolDef, Toolset, schema_errors
 from loragate.common.errors import (
     BadInput,
@@ -29,15 +30,13 @@ from loragate.common.jsonl import read_objects
 from loragate.common.resources import user_or_bundled
 from loragate.evalset.entry_tools import EntryTools
 from loragate.evalset.faults import expand_faults
+from loragate.families import Family, ScoringContext, get_families
 from loragate.formats.evalset import Entry, EvalsetManifest, Policy
 from loragate.formats.versions import (
     EVALSET_FORMAT_VERSION,
     PER_ENTRY_TOOLS_VERSION,
     TOOL_SERVERS_VERSION,
 )
-
-if TYPE_CHECKING:
-    from loragate.families import Family, ScoringContext
 
 
 @dataclass
@@ -328,8 +327,6 @@ def _expect_problems(
     fam: Family[Any], expect: BaseModel, toolset: Toolset, lineno: int, where: str
 ) -> list[Problem]:
     """Tools and calls the expectation names, checked against the toolset."""
-    from loragate.families import spec_problems
-
     names = toolset.names()
     problems = [
         Problem(
@@ -404,8 +401,6 @@ def _read_entries(
 ) -> _ReadEntries:
     """Every entry (fault variants expanded), its parsed expectation and its own toolset;
     problems appended. `ctx` is the scoring context of an entry offering tools.json."""
-    from loragate.families import get_families
-
     registry = get_families()
     out = _ReadEntries()
     contexts: dict[int, ScoringContext] = {id(ctx.toolset): ctx}
@@ -475,8 +470,6 @@ def _read_entries(
 
 def load_evalset(path: str | Path) -> Evalset:
     """Load and validate an evalset folder; raise `BadInput` with every problem found."""
-    from loragate.families import ScoringContext  # late: families import this module
-
     root = user_or_bundled(path)
     manifest = _read_manifest(root)
     manifest_path = root / "evalset.yaml"

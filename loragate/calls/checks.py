@@ -1,4 +1,5 @@
-"""Checks shared by the family scorers: call hygiene, call matching, entry checks.
+"""Call checks shared by the family scorers and the episode judge: call hygiene, call
+matching, calls written as text, checks of an expected call (load time).
 
 Everything here runs once per scored sample, so it is written for speed: no pydantic
 models are validated except the final `Verdict`, regexes are compiled at import, and a
