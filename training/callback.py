@@ -83,13 +83,16 @@ def _in_process_runner(
     model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int, prefix_cache: bool
 ) -> Any:
     """The `hf` runner around the trainer's model, decoding greedily."""
-    from loragate.generate.config import HfOptions, RunConfig, SamplingConfig
+    from loragate.formats.sampling import SamplingConfig
+    from loragate.generate.config import RunConfig
     from loragate.runners import RunnerSetup
-    from loragate.runners.hf import HfRunner
+    from loragate.runners.hf import HfOptions, HfRunner
 
-    config = RunConfig(
-        sampling=SamplingConfig(samples=1, temperature=0.0, max_new_tokens=max_new_tokens),
-        hf=HfOptions(batch_size=batch_size, prefix_cache=prefix_cache),
+    config = RunConfig.model_validate(
+        {
+            "sampling": SamplingConfig(samples=1, temperature=0.0, max_new_tokens=max_new_tokens),
+            "hf": HfOptions(batch_size=batch_size, prefix_cache=prefix_cache),
+        }
     )
     setup = RunnerSetup(
         config=config, model_path="(in training)", model_id="(in training)", adapters=()
@@ -159,7 +162,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
 
     def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
         """Generate and score the subset on `model`; (summary, per-output records)."""
-        from loragate.generate.adapters import BASE_ADAPTER
+        from loragate.formats.manifest import BASE_ADAPTER
         from loragate.runners import PromptJob
         from loragate.score.aggregate import summarize
         from loragate.score.scoring import Scorer
