@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from loragate.common.errors import BadInput, unknown_name
+from loragate.common.plugins import plugin_classes
 from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance
@@ -43,14 +44,8 @@ BUILTIN_FAMILIES: tuple[type[Family[Any]], ...] = (
 def get_families() -> Mapping[str, Family[Any]]:
     """All families by name: the built-ins, then plugins from the entry-point group."""
     found: dict[str, Family[Any]] = {cls.name: cls() for cls in BUILTIN_FAMILIES}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        loaded = ep.load()
-        if not (isinstance(loaded, type) and issubclass(loaded, Family)):
-            raise BadInput(
-                f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Family subclass",
-                fix="point the entry point at a loragate.families.Family subclass",
-            )
-        plugin: type[Family[Any]] = loaded
+    eps = entry_points(group=ENTRY_POINT_GROUP)
+    for ep, plugin in plugin_classes(eps, ENTRY_POINT_GROUP, Family, "loragate.families.Family"):
         if plugin.name in found:
             raise BadInput(
                 f"plugin family {plugin.name!r} ({ep.value}) clashes with an existing family",

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from pydantic import BaseModel
 
 from loragate.common.errors import BadInput, MissingDependency, unknown_name
+from loragate.common.plugins import plugin_classes
 from loragate.runners._base import (
     Backend,
     PromptJob,
@@ -39,14 +40,9 @@ RunnerFactory = Callable[[RunnerSetup], Runner]
 def get_backends() -> Mapping[str, Backend]:
     """Every registered backend by name (the entry points of `loragate.runners`)."""
     found: dict[str, Backend] = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        loaded = ep.load()
-        if not (isinstance(loaded, type) and issubclass(loaded, Backend)):
-            raise BadInput(
-                f"entry point {ep.name!r} in {ENTRY_POINT_GROUP} is not a Backend subclass",
-                fix="point the entry point at a loragate.runners.Backend subclass",
-            )
-        backend = loaded()
+    eps = entry_points(group=ENTRY_POINT_GROUP)
+    for ep, cls in plugin_classes(eps, ENTRY_POINT_GROUP, Backend, "loragate.runners.Backend"):
+        backend = cls()
         if backend.name != ep.name or backend.name in found:
             why = "is registered twice" if backend.name in found else f"is named {ep.name!r}"
             raise BadInput(
