@@ -26,10 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput, Problem
 from loragate.formats.records import EvalsetRef, RateStats
-from loragate.formats.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
 from loragate.results.runs import LoadedRun
+from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.stats.paired import PairedTest, paired_test
 
 DEFAULT_ALPHA = 0.05
