@@ -1,5 +1,5 @@
 """The free-text judging library the families and the episode judge share: claims, answers,
-questions and text utilities.
+questions, the clarifying-question checks (`clarification`) and text utilities.
 
 Above calls in the layer order; below the families.
 """
