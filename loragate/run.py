@@ -10,8 +10,9 @@ it, and the CLI adds only its console output (`RunHooks`).
     import loragate
     from loragate.generate.config import load_config
 
-    outcome = loragate.run(load_config("configs/default.yaml"))
-    print(outcome.summary.adapters["base"].overall.pass_at_1, outcome.out_dir)
+    if __name__ == "__main__":  # the vllm backend's workers import the script again
+        outcome = loragate.run(load_config("configs/default.yaml"))
+        print(outcome.summary.adapters["base"].overall.pass_at_1, outcome.out_dir)
 
 `finish_run` is the last two steps on generations already made (`loragate score`):
 score them and write `results.jsonl`, `report.md`, `view.html` and `summary.json`.
