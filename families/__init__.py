@@ -45,7 +45,8 @@ def get_families() -> Mapping[str, Family[Any]]:
     """All families by name: the built-ins, then plugins from the entry-point group."""
     found: dict[str, Family[Any]] = {cls.name: cls() for cls in BUILTIN_FAMILIES}
     eps = entry_points(group=ENTRY_POINT_GROUP)
-    for ep, plugin in plugin_classes(eps, ENTRY_POINT_GROUP, Family, "loragate.families.Family"):
+    for ep, cls in plugin_classes(eps, ENTRY_POINT_GROUP, Family, "loragate.families.Family"):
+        plugin: type[Family[Any]] = cls
         if plugin.name in found:
             raise BadInput(
                 f"plugin family {plugin.name!r} ({ep.value}) clashes with an existing family",

@@ -42,7 +42,7 @@ def get_backends() -> Mapping[str, Backend]:
     found: dict[str, Backend] = {}
     eps = entry_points(group=ENTRY_POINT_GROUP)
     for ep, cls in plugin_classes(eps, ENTRY_POINT_GROUP, Backend, "loragate.runners.Backend"):
-        backend = cls()
+        backend: Backend = cls()
         if backend.name != ep.name or backend.name in found:
             why = "is registered twice" if backend.name in found else f"is named {ep.name!r}"
             raise BadInput(

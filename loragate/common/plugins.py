@@ -9,11 +9,9 @@ registry's base class.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from loragate.common.errors import BadInput
-
-T = TypeVar("T")
 
 
 class EntryPointLike(Protocol):
@@ -29,8 +27,8 @@ class EntryPointLike(Protocol):
 
 
 def plugin_classes(
-    found: Iterable[EntryPointLike], group: str, base: type[T], public_name: str
-) -> Iterator[tuple[EntryPointLike, type[T]]]:
+    found: Iterable[EntryPointLike], group: str, base: type, public_name: str
+) -> Iterator[tuple[EntryPointLike, Any]]:
     """(entry point, class) of every entry point of `group` in `found`; `BadInput` for
     one that does not name a subclass of `base` (known to users as `public_name`)."""
     for ep in found:
