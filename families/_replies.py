@@ -16,7 +16,8 @@ from loragate.calls.checks import Call, call_attempt
 from loragate.families._base import Sample
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.answer import answer_problem, conversation_sources, quoted
-from loragate.judge.claims import date_values, invented_result, number_values, unknown_data
+from loragate.judge.claims import invented_result, unknown_data
+from loragate.judge.figures import date_values, number_values
 
 
 def sample_sources(sample: Sample[Any]) -> tuple[tuple[str, str], ...]:

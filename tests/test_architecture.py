@@ -23,7 +23,7 @@ Also held here: no import cycle between modules (at any depth, as above); every
 package's `__init__` declares `__all__`, defines each name in it, and is imported from
 only by those names; a private module (`_name.py`) is imported only from its own
 folder; no module over 700 lines; no list of more than 30 words, phrases or patterns
-in Python code outside `judge/` (such lists are data files: `common/datafiles.py`); one
+in Python code (such lists are data files: `judge/cues/`, `common/datafiles.py`); one
 table of file-format versions (`formats/versions.py`). `ALLOWED` at the end lists the
 exceptions: none.
 """
@@ -41,6 +41,7 @@ from pathlib import Path
 import pytest
 
 from loragate.formats import versions
+from tests._code_lists import long_lists
 
 REPO = Path(__file__).resolve().parent.parent
 LAYERS = [
@@ -66,15 +67,11 @@ LAYERS = [
 TOP_FOLDERS = {"families": "families", "runners": "runners", "training": "training"}
 """Top-level folders installed as `loragate.<name>`, and their layer."""
 MAX_LINES = 700
-MAX_LIST_ITEMS = 30
 
 PENDING_SPLITS = {
     "loragate/calls/parsing.py": "issue 22 splits the output parser",
-    "loragate/judge/claims.py": "issue 27 moves its word lists to judge/cues/",
 }
 """Modules over `MAX_LINES` whose split another issue owns; empty when they land."""
-WORD_LISTS_PENDING = ("loragate/judge/",)
-"""Where lists still live in Python until issue 27 moves them to `judge/cues/`."""
 
 
 @dataclass(frozen=True)
@@ -335,34 +332,8 @@ def test_no_module_is_over_700_lines() -> None:
     assert still == set(PENDING_SPLITS), f"split: drop {set(PENDING_SPLITS) - still}"
 
 
-_ALTERNATIVES = re.compile(r"(?<!\\)\|")
-
-
-def word_lists(module: Module) -> Iterator[str]:
-    """Literal collections of more than 30 strings, and patterns of more than 30
-    alternatives, in `module`."""
-    tree = ast.parse(module.path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            strings = [
-                e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-            ]
-            if len(strings) > MAX_LIST_ITEMS:
-                yield f"{module.rel}:{node.lineno}: {len(strings)} strings"
-        elif isinstance(node, ast.Dict):
-            keys = [k for k in node.keys if isinstance(k, ast.Constant)]
-            if len(keys) > MAX_LIST_ITEMS:
-                yield f"{module.rel}:{node.lineno}: {len(keys)} keys"
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and len(_ALTERNATIVES.findall(node.value)) >= MAX_LIST_ITEMS
-        ):
-            yield f"{module.rel}:{node.lineno}: a pattern of 30+ alternatives"
-
-
-def test_no_word_list_in_python_outside_the_judge() -> None:
-    found = [hit for m in ALL if not m.rel.startswith(WORD_LISTS_PENDING) for hit in word_lists(m)]
+def test_no_word_list_in_python() -> None:
+    found = [hit for m in ALL for hit in long_lists(m.path, REPO)]
     assert not found, "\n".join(found)
 
 
@@ -405,14 +376,6 @@ def test_the_checker_can_fail() -> None:
     assert export_problem(cli, Import(1, "loragate.families", ("Clarify",))) is not None
     assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [{"a", "b", "c"}]
     assert strongly_connected({"a": {"b"}, "b": set()}) == []
-    listing = "x = [" + ", ".join(f"'w{i}'" for i in range(31)) + "]"
-    fake = REPO / "build" / "architecture-probe.py"
-    fake.parent.mkdir(exist_ok=True)
-    fake.write_text(listing, encoding="utf-8")
-    try:
-        assert list(word_lists(Module("probe", fake, "common")))
-    finally:
-        fake.unlink()
 
 
 ALLOWED: set[tuple[str, str]] = set()
