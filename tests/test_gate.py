@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.gate import GatePolicy, evaluate_gate, load_policy
-from loragate.runs import load_run
+from loragate.common.errors import BadInput
+from loragate.results.gate import GatePolicy, evaluate_gate, load_policy
+from loragate.results.runs import load_run
 from tests._casestudy import CASE, build_rounds, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -188,8 +188,8 @@ def test_missing_policy_and_run(
 def test_baseline_over_other_entries_exit_2(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from loragate.runfolder import read_generations
-    from loragate.scoring import finish_run
+    from loragate.formats.runfolder import read_generations
+    from loragate.score.scoring import finish_run
     from tests._casestudy import casestudy_evalset
 
     r1, _ = rounds
@@ -274,7 +274,7 @@ def test_unknown_family_raises_bad_input_in_library(rounds: tuple[Path, Path]) -
 
 
 def test_every_policy_rule_has_a_check() -> None:
-    from loragate.gate import FAMILY_RULES, RUN_RULES, FamilyRules, GatePolicy
+    from loragate.results.gate import FAMILY_RULES, RUN_RULES, FamilyRules, GatePolicy
 
     assert list(FAMILY_RULES) == list(FamilyRules.model_fields)
     assert set(RUN_RULES) <= set(GatePolicy.model_fields)

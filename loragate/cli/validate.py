@@ -8,11 +8,11 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from loragate.aggregate import family_order
-from loragate.episodes import load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.report import family_label
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import load_episodes
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.results.report import family_label
+from loragate.score.aggregate import family_order
 
 
 def describe(evalset: Evalset) -> str:
