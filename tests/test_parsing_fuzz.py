@@ -145,9 +145,12 @@ def test_well_formed_calls_round_trip(
     text = "".join(f"<tool_call>\n{body}\n</tool_call>" for body in bodies)
     # Names and keys may contain the tags themselves (json.dumps does not escape them).
     assume(text.count("<tool_call>") == text.count("</tool_call>") == len(bodies))
-    assume("think>" not in text)
-    assume(all(marker not in prose for marker in ("<tool_call>", "think>")))
-    strict, _ = check(prose + "\n" + text)
+    assume("think>" not in text and "<function=" not in text)
+    assume(all(marker not in prose for marker in ("<tool_call>", "think>", "<function=")))
+    strict, repaired = check(prose + "\n" + text)
+    if as_list:  # vLLM reads one call object a block: a list is a repair
+        assert strict.status == "unparseable"
+        strict = repaired
     assert strict.status == "ok"
     assert [(c.name, c.arguments) for c in strict.calls] == [
         (call["name"], call["arguments"]) for call in calls

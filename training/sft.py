@@ -32,6 +32,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from loragate.calls.stack import CallFormatSetting, ReasoningParserSetting
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.common.loading import load_yaml_model
 from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
@@ -169,6 +170,17 @@ class Recipe(BaseModel):
         description="template file or name in configs/templates/; None = the tokenizer's",
     )
     enable_thinking: bool | None = None
+    tool_call_format: CallFormatSetting = Field(
+        default="auto",
+        description="the call format the behavioural callback expects: hermes, qwen3_xml, or "
+        "auto = the one the chat template teaches (the curriculum is rendered through the "
+        "same template, so its examples carry that format)",
+    )
+    reasoning_parser: ReasoningParserSetting = Field(
+        default="auto",
+        description="the stack the callback judges as (qwen3, deepseek_r1, none, auto = by "
+        "model family)",
+    )
     evalset: str = Field(
         default="evalsets/agent20", description="toolset, policy, leakage and callback"
     )

@@ -50,6 +50,7 @@ from typing import Any
 
 __all__ = [
     "FUNC_PREFIX",
+    "Cursor",
     "XmlCall",
     "coerce_arguments",
     "coerce_to_schema_type",
@@ -88,7 +89,7 @@ class XmlCall:
     extra: list[str] = field(default_factory=list)
 
 
-class _Cursor:
+class Cursor:
     """The next position of a fixed string at or after a moving position, cached:
     `find` is called again only once the cached hit is passed, so repeated lookups
     over one text stay linear."""
@@ -107,11 +108,18 @@ class _Cursor:
         return self.at
 
 
-_NAME_TERMINALS = ("</function>", "</tool_call>", "<tool_call>", "<function=", "<think>", THINK_CLOSE)
+_NAME_TERMINALS = (
+    "</function>",
+    "</tool_call>",
+    "<tool_call>",
+    "<function=",
+    "<think>",
+    THINK_CLOSE,
+)
 _NAME_TERMINALS += ("<parameter=", "</parameter>")
 
 
-def _name_end(text: str, pos: int, gt: _Cursor, lt: _Cursor) -> tuple[int, bool]:
+def _name_end(text: str, pos: int, gt: Cursor, lt: Cursor) -> tuple[int, bool]:
     """From inside a function name: (index, is_func_end) of the `>` or `</function>`
     that ends it, or (-1, False) at the end of the text. A `>` that closes another
     tag (`</tool_call>`, ...) belongs to that tag, as in vLLM's lexer."""
@@ -132,21 +140,19 @@ def _name_end(text: str, pos: int, gt: _Cursor, lt: _Cursor) -> tuple[int, bool]
             pos = less + 1
 
 
-def scan_xml(
-    text: str, start: int, *, bare: bool, limit: int
-) -> tuple[list[XmlCall], int]:
+def scan_xml(text: str, start: int, *, bare: bool, limit: int) -> tuple[list[XmlCall], int]:
     """The calls from `start` (just after `<tool_call>`, or at a bare `<function=`)
     until vLLM's engine is back in text, and the position where text resumes.
 
     At most `limit` calls are read; the rest of the text is then left unread (the
     caller reports the overflow)."""
     calls: list[XmlCall] = []
-    gt = _Cursor(text, ">")
-    lt = _Cursor(text, "<")
-    func_prefix = _Cursor(text, FUNC_PREFIX)
-    tool_close = _Cursor(text, TOOL_CLOSE)
-    tool_open = _Cursor(text, TOOL_OPEN)
-    func_end = _Cursor(text, FUNC_END)
+    gt = Cursor(text, ">")
+    lt = Cursor(text, "<")
+    func_prefix = Cursor(text, FUNC_PREFIX)
+    tool_close = Cursor(text, TOOL_CLOSE)
+    tool_open = Cursor(text, TOOL_OPEN)
+    func_end = Cursor(text, FUNC_END)
     pos = start
     call = XmlCall(bare=bare)
     calls.append(call)
@@ -211,6 +217,8 @@ def scan_xml(
             return calls, at + len(TOOL_CLOSE)
         if len(calls) >= limit:
             return calls, at
+        if kind == 2:
+            call.block_closed = True  # the next function continues the same block
         call = XmlCall(bare=False)
         calls.append(call)
         if kind == 1:
@@ -232,7 +240,12 @@ _OPEN_TAG = re.compile(r"<\s*parameter\s*=\s*")
 @dataclass(slots=True)
 class XmlArguments:
     values: dict[str, str]
+    """The parameters vLLM reads, by name."""
     problems: list[str]
+    """What strict parsing refuses (empty when the body is well formed)."""
+    partial: tuple[str, str] | None = None
+    """A last parameter with no `</parameter>`: its name and the rest of the body
+    (vLLM drops it; repaired mode closes it)."""
 
 
 def _trim_wrapping_newlines(value: str) -> str:
@@ -249,7 +262,8 @@ def xml_arguments(body: str) -> XmlArguments:
     scan), and what strict parsing refuses in the body."""
     values: dict[str, str] = {}
     problems: list[str] = []
-    gt = _Cursor(body, ">")
+    partial: tuple[str, str] | None = None
+    gt = Cursor(body, ">")
     stray: list[str] = []
     pos = 0
     while True:
@@ -265,7 +279,10 @@ def xml_arguments(body: str) -> XmlArguments:
         name = body[opening.end() : close]
         end = _TAG.search(body, close + 1)
         if end is None:
-            problems.append(f"parameter {_short(name)} is not closed by </parameter> (vLLM drops it)")
+            problems.append(
+                f"parameter {_short(name)} is not closed by </parameter> (vLLM drops it)"
+            )
+            partial = (name, _trim_wrapping_newlines(body[close + 1 :]))
             break
         if not name:
             problems.append("a parameter has an empty name")
@@ -276,7 +293,7 @@ def xml_arguments(body: str) -> XmlArguments:
     leftover = "".join(stray).strip()
     if leftover:
         problems.append(f"text outside <parameter=...> tags: {_short(leftover)}")
-    return XmlArguments(values, problems)
+    return XmlArguments(values, problems, partial)
 
 
 def _short(value: object, limit: int = 40) -> str:
@@ -418,6 +435,8 @@ def coerce_arguments(values: dict[str, str], parameters: Any) -> dict[str, Any]:
     for key, value in values.items():
         schema = properties.get(key)
         out[key] = (
-            coerce_to_schema_type(value, schema_types(schema)) if isinstance(schema, dict) else value
+            coerce_to_schema_type(value, schema_types(schema))
+            if isinstance(schema, dict)
+            else value
         )
     return out

@@ -127,7 +127,9 @@ def _qwen3_thinking(text: str) -> tuple[str, str, bool]:
         think_open = text.find(THINK_OPEN, pos)
         think_close = text.find(THINK_CLOSE, pos)
         tool_open = text.find(TOOL_OPEN, pos)
-        hits = [(i, tag) for i, tag in ((think_open, 0), (think_close, 1), (tool_open, 2)) if i >= 0]
+        hits = [
+            (i, tag) for i, tag in ((think_open, 0), (think_close, 1), (tool_open, 2)) if i >= 0
+        ]
         if not hits:
             reasoning.append(text[pos:])
             return "", "".join(reasoning), False
@@ -164,7 +166,9 @@ def split_reasoning(
     """
     if parser == "deepseek_r1":
         content, reasoning, ended = _deepseek_r1(text)
-    elif parser == "qwen3" and (thinking if thinking is not None else opened or thinking_of(text, None)):
+    elif parser == "qwen3" and (
+        thinking if thinking is not None else opened or thinking_of(text, None)
+    ):
         content, reasoning, ended = _qwen3_thinking(text)
     else:
         content, reasoning, ended = text, "", True

@@ -236,6 +236,7 @@ def _run_locked(
         f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
         f"{' + base' if cfg.include_base else ''}  -> {plan.out_dir}"
     )
+    console.print(f"judged as: {plan.manifest.stack}", highlight=False)
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
     first = f"starting the {plan.backend} backend"
     runner = (
@@ -281,6 +282,7 @@ def _run_locked(
         cfg.parse_mode,
         k=cfg.sampling.samples,
         source=None,
+        stack=plan.stack,
     )
     out_console = Console() if console.stderr else console
     print_summary(scored.summary, out_console)

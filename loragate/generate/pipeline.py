@@ -28,6 +28,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.calls.stack import resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
 from loragate.evalset.load import Entry, Evalset, load_evalset
@@ -77,6 +79,8 @@ class RunPlan:
     """Records already in `generations.jsonl`, by cache key, for this run's jobs."""
     manifest: RunManifest
     renderer: ChatRenderer | None = None
+    stack: ServingStack = DEFAULT_STACK
+    """The serving stack the run models (what its outputs are judged as)."""
 
     @property
     def pending(self) -> list[PromptJob]:
@@ -356,6 +360,15 @@ def plan_run(
         adapters=adapters,
     )
     out_dir = run_folder(config, config_path)
+    resolved = resolve_stack(
+        call_format=config.tool_call_format,
+        reasoning_parser=config.reasoning_parser,
+        enable_thinking=config.enable_thinking,
+        template=renderer.template if renderer else None,
+        template_source=renderer.source if renderer else "(server)",
+        model_id=model.id,
+        model_path=model.path,
+    )
     engine_opts: dict[str, Any] = {}
     if backend in ("vllm", "hf", "openai"):
         engine_opts = getattr(config, backend).model_dump()
@@ -379,6 +392,9 @@ def plan_run(
         chat_template=renderer.source if renderer else "(server)",
         chat_template_sha256=renderer.template_sha256 if renderer else "",
         enable_thinking=config.enable_thinking,
+        tool_call_format=resolved.stack.call_format,
+        reasoning_parser=resolved.stack.reasoning_parser,
+        stack=resolved.stack.describe() + (f" ({resolved.how})" if resolved.how else ""),
         engine=engine_opts,
         packages=package_versions(),
         git_revision=git_revision(),
@@ -414,6 +430,7 @@ def plan_run(
         cached=cached,
         manifest=manifest,
         renderer=renderer,
+        stack=resolved.stack,
     )
 
 

@@ -67,6 +67,7 @@ def run_sweep(
                 plan.out_dir,
                 run.config.parse_mode,
                 k=run.config.sampling.samples,
+                stack=plan.stack,
             )
     out = sweep_out(sweep)
     summary = summarize_sweep([(r.evalset, Path(r.config.out or "")) for r in runs], sweep.baseline)
