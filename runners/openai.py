@@ -161,11 +161,15 @@ def message_text(message: dict[str, Any]) -> str:
 
     The content is kept as the model wrote it; structured `tool_calls` (or a legacy
     `function_call`) are appended as `<tool_call>` blocks, one a line; a reasoning
-    field goes in front as a `<think>` block.
+    field goes in front as a `<think>` block. The server already decided that text is
+    reasoning, so the tags inside it are defused (a zero-width space after `<`): no
+    serving stack loragate models runs a call from it.
     """
     parts: list[str] = []
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     if isinstance(reasoning, str) and reasoning:
+        for tag in _DEFUSED:
+            reasoning = reasoning.replace(tag, "<\u200b" + tag[1:])
         parts.append(f"<think>\n{reasoning}\n</think>")
     content = message.get("content")
     if isinstance(content, list):  # content parts (some servers): keep the text parts
@@ -182,6 +186,9 @@ def message_text(message: dict[str, Any]) -> str:
         if isinstance(fn, dict):
             parts.append(_call_block(fn.get("name", ""), fn.get("arguments")))
     return "\n".join(parts)
+
+
+_DEFUSED = ("<think>", "</think>", "<tool_call>", "</tool_call>", "<function=")
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -474,6 +481,13 @@ class OpenAIRunner(Runner):
         completion_tokens = (
             _int_or_none(usage.get("completion_tokens")) if len(group) == 1 else None
         )
+        # A server with a reasoning parser counts the reasoning tokens (vLLM, OpenAI).
+        details = usage.get("completion_tokens_details")
+        reasoning_tokens = (
+            _int_or_none(details.get("reasoning_tokens"))
+            if isinstance(details, dict) and len(group) == 1
+            else None
+        )
         out: list[GenerationRecord] = []
         for job, choice in zip(group, ordered, strict=True):
             finish = choice.get("finish_reason")
@@ -483,6 +497,7 @@ class OpenAIRunner(Runner):
                     finish_reason=finish if isinstance(finish, str) else None,
                     prompt_tokens=prompt_tokens,
                     completion_tokens=completion_tokens,
+                    reasoning_tokens=reasoning_tokens,
                 )
             )
         return out

@@ -150,6 +150,7 @@ def test_well_formed_calls_round_trip(
     strict, repaired = check(prose + "\n" + text)
     if as_list:  # vLLM reads one call object a block: a list is a repair
         assert strict.status == "unparseable"
+        assume(all(c["name"] == c["name"].strip() for c in calls))  # repair strips names
         strict = repaired
     assert strict.status == "ok"
     assert [(c.name, c.arguments) for c in strict.calls] == [

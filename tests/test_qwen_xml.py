@@ -64,7 +64,10 @@ def test_a_hermes_answer_under_qwen3_xml_passes_and_counts_in_the_format_mix(
     agent20: Evalset,
 ) -> None:
     scorer = Scorer(agent20, stack=XML)
-    results = [scorer.score(record("A-001", A001_HERMES)), scorer.score(record("A-001", A001_XML, 1))]
+    results = [
+        scorer.score(record("A-001", A001_HERMES)),
+        scorer.score(record("A-001", A001_XML, 1)),
+    ]
     assert all(r.verdict.passed for r in results)
     assert [r.parse.format for r in results] == ["hermes", "qwen3_xml"]
     summary = summarize(agent20, results, stack=XML)
@@ -117,7 +120,9 @@ class _Tools:
         from loragate.calls.tools import ToolDef
 
         self.by_name = {
-            "t": ToolDef.model_validate({"type": "function", "function": {"name": "t", "parameters": schema}})
+            "t": ToolDef.model_validate(
+                {"type": "function", "function": {"name": "t", "parameters": schema}}
+            )
         }
 
 
@@ -198,7 +203,9 @@ def test_layouts_that_vllm_accepts_and_strict_mode_accepts_too() -> None:
     # a parameter closed by the next one (vLLM reads it so)
     assert calls(compact.replace("1</parameter>", "1")) == ("ok", want)
     # a bare <function=...> block with no <tool_call> (vLLM runs it)
-    assert calls("Sure.\n<function=f><parameter=a>1</parameter><parameter=b>2</parameter></function>") == (
+    assert calls(
+        "Sure.\n<function=f><parameter=a>1</parameter><parameter=b>2</parameter></function>"
+    ) == (
         "ok",
         want,
     )
@@ -213,19 +220,34 @@ def test_layouts_that_vllm_accepts_and_strict_mode_accepts_too() -> None:
 @pytest.mark.parametrize(
     ("text", "error"),
     [
-        ("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>", "no </tool_call>"),
+        (
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>",
+            "no </tool_call>",
+        ),
         ("<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n", "no </function>"),
-        ("<tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n</tool_call>", "not closed by </parameter>"),
+        (
+            "<tool_call>\n<function=f>\n<parameter=a>\n1\n</function>\n</tool_call>",
+            "not closed by </parameter>",
+        ),
         ("<tool_call>\n<function=>\n</function>\n</tool_call>", "has no name"),
         ("<tool_call>\n<function=f\n</function>\n</tool_call>", "not closed by '>'"),
-        ("<tool_call>\nI will\n<function=f>\n</function>\n</tool_call>", "between <tool_call> and <function="),
-        ("<tool_call>\n<function=f>\n</function>\ndone\n</tool_call>", "between </function> and </tool_call>"),
+        (
+            "<tool_call>\nI will\n<function=f>\n</function>\n</tool_call>",
+            "between <tool_call> and <function=",
+        ),
+        (
+            "<tool_call>\n<function=f>\n</function>\ndone\n</tool_call>",
+            "between </function> and </tool_call>",
+        ),
         ("<tool_call>\n<function=f>\nnote\n</function>\n</tool_call>", "text outside <parameter"),
         (
             "<tool_call>\n<function=f>\n<parameter=a>1</parameter><parameter=a>2</parameter>\n</function>\n</tool_call>",
             "given twice",
         ),
-        ("<tool_call>\n<function=f>\n<parameter=>1</parameter>\n</function>\n</tool_call>", "empty name"),
+        (
+            "<tool_call>\n<function=f>\n<parameter=>1</parameter>\n</function>\n</tool_call>",
+            "empty name",
+        ),
     ],
 )
 def test_strict_refuses_what_vllm_drops_or_guesses(text: str, error: str) -> None:
@@ -269,7 +291,9 @@ def hostile() -> dict[str, str]:
         "10 MB value": "<tool_call>\n<function=f>\n<parameter=a>\n"
         + "x" * 10_000_000
         + "\n</parameter>\n</function>\n</tool_call>",
-        "10 MB of digits": "<function=f><parameter=a>" + "9" * 10_000_000 + "</parameter></function>",
+        "10 MB of digits": "<function=f><parameter=a>"
+        + "9" * 10_000_000
+        + "</parameter></function>",
         "nested tags": "<tool_call><function=f><parameter=a><tool_call><function=g><parameter=b>"
         "</parameter></function></tool_call></parameter></function></tool_call>" * 100,
         "unknown tool": xml("delete_everything", now="true"),

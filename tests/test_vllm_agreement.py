@@ -162,7 +162,10 @@ def test_the_shipped_qwen35_template_round_trips_through_vllm(
                 "role": "assistant",
                 "content": "",
                 "tool_calls": [
-                    {"type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+                    {
+                        "type": "function",
+                        "function": {"name": c["name"], "arguments": c["arguments"]},
+                    }
                     for c in wanted
                 ],
             }

@@ -108,36 +108,22 @@ class Cursor:
         return self.at
 
 
-_NAME_TERMINALS = (
-    "</function>",
-    "</tool_call>",
-    "<tool_call>",
-    "<function=",
-    "<think>",
-    THINK_CLOSE,
-)
-_NAME_TERMINALS += ("<parameter=", "</parameter>")
+_TAGS_WITH_GT = re.compile(r"<(?:/function|/tool_call|tool_call|think|/think|/parameter)>")
+"""The terminals of vLLM's lexer that end in `>`: their `>` does not end a name."""
 
 
-def _name_end(text: str, pos: int, gt: Cursor, lt: Cursor) -> tuple[int, bool]:
+def _name_end(text: str, pos: int, gt: Cursor) -> tuple[int, bool]:
     """From inside a function name: (index, is_func_end) of the `>` or `</function>`
     that ends it, or (-1, False) at the end of the text. A `>` that closes another
     tag (`</tool_call>`, ...) belongs to that tag, as in vLLM's lexer."""
     while True:
         close = gt.next(pos)
-        less = lt.next(pos)
-        if close < 0:
-            return (less, True) if less >= 0 and text.startswith(FUNC_END, less) else (-1, False)
-        if less < 0 or close < less:
+        tag = _TAGS_WITH_GT.search(text, pos, close + 1 if close >= 0 else len(text))
+        if tag is None:
             return close, False
-        if text.startswith(FUNC_END, less):
-            return less, True
-        for terminal in _NAME_TERMINALS:
-            if text.startswith(terminal, less):
-                pos = less + len(terminal)
-                break
-        else:
-            pos = less + 1
+        if tag.group() == FUNC_END:
+            return tag.start(), True
+        pos = tag.end()
 
 
 def scan_xml(text: str, start: int, *, bare: bool, limit: int) -> tuple[list[XmlCall], int]:
@@ -148,7 +134,6 @@ def scan_xml(text: str, start: int, *, bare: bool, limit: int) -> tuple[list[Xml
     caller reports the overflow)."""
     calls: list[XmlCall] = []
     gt = Cursor(text, ">")
-    lt = Cursor(text, "<")
     func_prefix = Cursor(text, FUNC_PREFIX)
     tool_close = Cursor(text, TOOL_CLOSE)
     tool_open = Cursor(text, TOOL_OPEN)
@@ -178,7 +163,7 @@ def scan_xml(text: str, start: int, *, bare: bool, limit: int) -> tuple[list[Xml
             call.preamble += text[pos:]
             return calls, end
         if state == "name":
-            at, is_end = _name_end(text, pos, gt, lt)
+            at, is_end = _name_end(text, pos, gt)
             if at < 0:
                 call.name += text[pos:]
                 return calls, end

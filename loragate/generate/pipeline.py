@@ -419,6 +419,7 @@ def plan_run(
         adapters=tuple(adapters),
         tools=evalset.toolset.as_openai(),
         generations_file=Path(config.generations) if config.generations else None,
+        stack=resolved.stack,
     )
     return RunPlan(
         config=config,

@@ -74,6 +74,15 @@ def call_columns(adapter: AdapterSummary) -> list[tuple[str, Callable[[RateStats
     return columns
 
 
+_SHORT = {
+    "Calls in reasoning": "Calls in think",
+    "Truncated reasoning": "Trunc. think",
+    "Reasoning tok. mean / p95": "Think tok mean/p95",
+    "Answer tok. mean / p95": "Answer tok mean/p95",
+}
+"""Terminal titles of the call columns (the table must fit a terminal)."""
+
+
 def _stats_row(
     letter: str,
     name: str,
@@ -288,7 +297,7 @@ def print_summary(summary: Summary, console: Console) -> None:
         table.add_column("Unparseable s/r", justify="right")
         extra = call_columns(adapter)
         for title, _ in extra:
-            table.add_column(title, justify="right")
+            table.add_column(_SHORT.get(title, title), justify="right")
 
         rows: list[tuple[str, str, RateStats, str | None]] = [
             (*family_label(fam), stats, None) for fam, stats in adapter.families.items()
@@ -307,8 +316,12 @@ def print_summary(summary: Summary, console: Console) -> None:
             ]
             if _k_columns(k):
                 row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
+            fault_row = i > len(adapter.families)
             table.add_row(
-                *row, _unparseable(stats), *(cell(stats) for _, cell in extra), style=style
+                *row,
+                _unparseable(stats),
+                *("" if fault_row else cell(stats) for _, cell in extra),
+                style=style,
             )
         console.print(table)
         formats = formats_line(summary, adapter)

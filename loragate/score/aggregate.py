@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
-from loragate.calls.reasoning import split_reasoning
+from loragate.calls.reasoning import reasoning_prefix
 from loragate.common.errors import BadInput, Problem
 from loragate.evalset.load import Evalset
 from loragate.families import get_families
@@ -233,12 +233,20 @@ def sample_tokens(r: ResultRecord, stack: ServingStack) -> tuple[int, int, bool]
     if r.reasoning_tokens is not None:
         reasoning = min(max(r.reasoning_tokens, 0), completion)
         return reasoning, completion - reasoning, False
-    split = split_reasoning(r.text, stack.reasoning_parser, thinking=stack.thinking)
-    chars = len(split.reasoning) or sum(len(region) for region in split.regions)
+    chars = reasoning_prefix(r.text, stack.reasoning_parser, thinking=stack.thinking)
     if not chars:
         return 0, completion, False
     reasoning = min(completion, round(completion * chars / max(1, len(r.text))))
     return reasoning, completion - reasoning, True
+
+
+def summary_stack(summary: Summary) -> ServingStack:
+    """The serving stack a summary was judged as (loragate's default before schema 4)."""
+    fmt = summary.tool_call_format or DEFAULT_STACK.call_format
+    parser = summary.reasoning_parser or DEFAULT_STACK.reasoning_parser
+    if parser not in ("qwen3", "deepseek_r1", "none"):
+        parser = DEFAULT_STACK.reasoning_parser
+    return ServingStack(fmt, parser)  # type: ignore[arg-type]
 
 
 def _token_stats(values: list[int], estimated: int) -> TokenStats | None:
@@ -313,5 +321,6 @@ __all__ = [
     "rate_stats_of_counts",
     "sample_tokens",
     "summarize",
+    "summary_stack",
     "with_call_figures",
 ]
