@@ -58,7 +58,13 @@ from loragate.formats.runfolder import (
 )
 from loragate.generate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
 from loragate.generate.config import RunConfig
-from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
+from loragate.generate.prompt import (
+    ChatRenderer,
+    evalset_messages,
+    load_renderer,
+    prompt_sha256,
+    resolve_template,
+)
 from loragate.runners import PromptJob, Runner, RunnerSetup
 
 LOCAL_BACKENDS = ("vllm", "hf")
@@ -360,12 +366,20 @@ def plan_run(
         adapters=adapters,
     )
     out_dir = run_folder(config, config_path)
+    template, template_source = (
+        (renderer.template, renderer.source) if renderer is not None else (None, "(server)")
+    )
+    if renderer is None and model.chat_template is not None:
+        # No tokenizer is loaded for a server or replay run; a named template still
+        # says which call format the model was taught.
+        path = resolve_template(model.chat_template)
+        template, template_source = path.read_text(encoding="utf-8"), str(path)
     resolved = resolve_stack(
         call_format=config.tool_call_format,
         reasoning_parser=config.reasoning_parser,
         enable_thinking=config.enable_thinking,
-        template=renderer.template if renderer else None,
-        template_source=renderer.source if renderer else "(server)",
+        template=template,
+        template_source=template_source,
         model_id=model.id,
         model_path=model.path,
     )
