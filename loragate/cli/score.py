@@ -168,7 +168,8 @@ def scoring_stack(
     if parser == "auto":
         parser = manifest.get("reasoning_parser") or ""
         if not parser and manifest:
-            model = manifest.get("model") if isinstance(manifest.get("model"), dict) else {}
+            found = manifest.get("model")
+            model: dict[str, Any] = found if isinstance(found, dict) else {}
             parser = family_reasoning_parser(str(model.get("id", "")), str(model.get("path", "")))
         parser = parser or DEFAULT_STACK.reasoning_parser
     if thinking is None and manifest:
