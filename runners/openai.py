@@ -156,11 +156,36 @@ def _call_block(name: Any, arguments: Any) -> str:
     return f'<tool_call>\n{{"name": {name_json}, "arguments": {args_json}}}\n</tool_call>'
 
 
-def message_text(message: dict[str, Any]) -> str:
+def _xml_call_block(name: Any, arguments: Any) -> str:
+    """One call in Qwen3 XML, as Qwen3.5's template writes it (mappings and lists as
+    JSON, other values as text); arguments that are no JSON object fall back to the
+    Hermes block, which shows them as they are."""
+    decoded = arguments
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return _call_block(name, arguments)
+    if decoded is None:
+        decoded = {}
+    if not isinstance(decoded, dict):
+        return _call_block(name, arguments)
+    params = "".join(
+        f"<parameter={key}>\n"
+        + (value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        + "\n</parameter>\n"
+        for key, value in decoded.items()
+    )
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+def message_text(message: dict[str, Any], call_format: str = "hermes") -> str:
     """The raw text form of an OpenAI chat `message` that loragate's parser reads.
 
     The content is kept as the model wrote it; structured `tool_calls` (or a legacy
-    `function_call`) are appended as `<tool_call>` blocks, one a line; a reasoning
+    `function_call`) are appended as blocks in the run's `call_format` (the server
+    parsed them out of that format; writing them back in it keeps the format mix about
+    what the server did not parse), one a line; a reasoning
     field goes in front as a `<think>` block. The server already decided that text is
     reasoning, so the tags inside it are defused (a zero-width space after `<`): no
     serving stack loragate models runs a call from it.
@@ -184,7 +209,8 @@ def message_text(message: dict[str, Any]) -> str:
     for call in calls if isinstance(calls, list) else []:
         fn = call.get("function") if isinstance(call, dict) else None
         if isinstance(fn, dict):
-            parts.append(_call_block(fn.get("name", ""), fn.get("arguments")))
+            block = _xml_call_block if call_format == "qwen3_xml" else _call_block
+            parts.append(block(fn.get("name", ""), fn.get("arguments")))
     return "\n".join(parts)
 
 
@@ -243,13 +269,15 @@ class OpenAIRunner(Runner):
         chat_template_kwargs: dict[str, Any] | None = None,
         extra_body: dict[str, Any] | None = None,
         check_models: bool = True,
+        call_format: str = "hermes",
     ) -> None:
         """`base_url` ends in `/v1`; `base_model` is the served name of the bare base model.
 
         `timeout_s` bounds one attempt (seconds); `max_retries` counts the SDK's retries
         after the first attempt; `extra_body` is merged into every request body
         (server-specific options such as `top_k`); `check_models` asks `/models` once
-        before generating and fails early on a name the server does not serve.
+        before generating and fails early on a name the server does not serve;
+        `call_format`: the format the server's structured calls are written back in.
         """
         if not base_url.startswith(("http://", "https://")):
             raise BadInput(
@@ -268,6 +296,7 @@ class OpenAIRunner(Runner):
         if max_retries < 0:
             raise ValueError("max_retries must be at least 0")
         self.base_url = base_url.rstrip("/")
+        self.call_format = call_format
         self.base_model = base_model
         self.sampling = sampling
         self.tools = list(tools or [])
@@ -493,7 +522,7 @@ class OpenAIRunner(Runner):
             finish = choice.get("finish_reason")
             out.append(
                 job.record(
-                    message_text(choice["message"]),
+                    message_text(choice["message"], self.call_format),
                     finish_reason=finish if isinstance(finish, str) else None,
                     prompt_tokens=prompt_tokens,
                     completion_tokens=completion_tokens,
@@ -688,6 +717,7 @@ def create(setup: RunnerSetup) -> OpenAIRunner:
         samples_via=samples_via,
         send_seed=send_seed,
         extra_body=extra_body if isinstance(extra_body, dict) else None,
+        call_format=setup.stack.call_format,
         **kwargs,
     )
 

@@ -406,3 +406,22 @@ def test_unknown_format_names_are_a_clear_error(tmp_path: Path) -> None:
             load_config(path)
         text = str(err.value) + json.dumps([p.__dict__ for p in err.value.problems], default=str)
         assert key in text and listed in text, text
+
+
+def test_sweep_files_and_recipes_take_the_settings(tmp_path: Path) -> None:
+    from loragate.common.errors import BadInput
+    from loragate.sweep.spec import load_sweep, run_configs
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(
+        "model: Qwen/Qwen3.5-4B\nbackend: replay\nevalset: evalsets/agent20\n"
+        "tool_call_format: qwen3_xml\nreasoning_parser: qwen3\nout: runs/s\n"
+    )
+    sweep = load_sweep(path)
+    assert all(
+        r.config.tool_call_format == "qwen3_xml" and r.config.reasoning_parser == "qwen3"
+        for r in run_configs(sweep, str(path))
+    )
+    path.write_text("model: x\ntool_call_format: json\n")
+    with pytest.raises(BadInput):
+        load_sweep(path)
