@@ -385,14 +385,23 @@ def _coerce_text(text: object) -> str:
 
 def _parse(
     text: str, mode: Literal["strict", "repaired"], stack: ServingStack, tools: Any
-) -> tuple[ParseResult, ReasoningSplit]:
+) -> tuple[ParseResult, ReasoningSplit | None]:
     if type(text) is not str:
         text = _coerce_text(text)
     if not text.isascii():
         text = without_surrogates(text)
-    split = split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking)
-    content = split.content
-    in_reasoning = _calls_in(split.regions) if split.regions else 0
+    split: ReasoningSplit | None = None
+    if (
+        "think>" in text
+        or stack.reasoning_parser == "deepseek_r1"
+        or (stack.reasoning_parser == "qwen3" and stack.thinking)
+    ):
+        split = split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking)
+        content = split.content
+        in_reasoning = _calls_in(split.regions) if split.regions else 0
+    else:  # no reasoning tag, and a stack that reads untagged text as content
+        content = text
+        in_reasoning = 0
 
     if _OPEN not in content and FUNC_PREFIX not in content:
         answer = content.strip()
@@ -517,15 +526,19 @@ def parse_sample(
     if mode not in ("strict", "repaired"):
         raise ValueError(f"`mode` must be 'strict' or 'repaired', got {mode!r}")
     try:
-        return _parse(text, mode, stack, tools)
+        result, split = _parse(text, mode, stack, tools)
     except Exception as exc:  # last line of defence: a verdict for every output
-        failed = ParseResult(
-            status="unparseable",
-            strict_status="unparseable",
-            repaired_status="unparseable",
-            error=f"internal parser error: {type(exc).__name__}",
-        )
-        return failed, ReasoningSplit("", "", (), False)
+        return _failed(exc), ReasoningSplit("", "", (), False)
+    return result, split if split is not None else ReasoningSplit(text, "", (), False)
+
+
+def _failed(exc: Exception) -> ParseResult:
+    return ParseResult(
+        status="unparseable",
+        strict_status="unparseable",
+        repaired_status="unparseable",
+        error=f"internal parser error: {type(exc).__name__}",
+    )
 
 
 def parse_output(
@@ -544,4 +557,9 @@ def parse_output(
     ValueError only for an unknown `mode`, which is a caller bug. See the module
     docstring for the exact rules.
     """
-    return parse_sample(text, mode, stack=stack, tools=tools)[0]
+    if mode not in ("strict", "repaired"):
+        raise ValueError(f"`mode` must be 'strict' or 'repaired', got {mode!r}")
+    try:
+        return _parse(text, mode, stack, tools)[0]
+    except Exception as exc:  # last line of defence: a verdict for every output
+        return _failed(exc)

@@ -44,6 +44,7 @@ Every function here is a few `str.find` loops: linear in the text, never raises.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -59,6 +60,7 @@ __all__ = [
 ReasoningParserName = Literal["qwen3", "deepseek_r1", "none"]
 REASONING_PARSERS: tuple[str, ...] = get_args(ReasoningParserName)
 
+_LEADING_SPACE = re.compile(r"\s*")
 THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 TOOL_OPEN = "<tool_call>"
@@ -192,7 +194,7 @@ def reasoning_prefix(
         if at_tool >= 0 and (at_close < 0 or at_tool < at_close):
             return at_tool
         return at_close + len(THINK_CLOSE)
-    stripped = len(text) - len(text.lstrip())
+    stripped = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]
     if text.startswith(THINK_OPEN, stripped):
         close = text.find(THINK_CLOSE, stripped)
         return close + len(THINK_CLOSE) if close >= 0 else len(text)
