@@ -25,8 +25,8 @@ mix). `format` is `hermes` or `qwen3_xml` by the blocks the sample wrote (with b
 the one the stack does not expect), `none` without a block.
 
 - Hermes JSON (`loragate.calls.hermes`): `<tool_call>` JSON `</tool_call>`; the JSON is
-  a call object `{"name": <non-empty string>, "arguments": <object>}` or a non-empty
-  list of them; other keys (`"id"`, `"type"`, ...) are ignored. As in vLLM, a block runs
+  a call object `{"name": <non-empty string>, "arguments": <object>}` (repaired mode
+  also reads a list of them); other keys (`"id"`, `"type"`, ...) are ignored. As in vLLM, a block runs
   from `<tool_call>` to the first `</tool_call>` after it (a `<tool_call>` inside an
   argument string is part of the string), the last one to the end of the text when
   unclosed.
@@ -52,7 +52,8 @@ Strict mode, Hermes: RFC 8259 JSON only, and also rejects a block not closed by
 `</tool_call>`, an empty block, `NaN` / `Infinity` / numbers that overflow a float,
 duplicate keys in any object (which value was meant is unknowable), a missing
 `arguments` key, `arguments` that is not an object (a string holding JSON included), a
-missing or empty or non-string `name`, an empty list. Strict mode, XML: rejects what
+missing or empty or non-string `name`, a list of calls (vLLM's Hermes parser reads one
+object a block and runs none of a list). Strict mode, XML: rejects what
 vLLM silently drops or guesses: an empty function name, a name not closed by `>`, a
 body not closed by `</function>`, a block not closed by `</tool_call>`, text before
 `<function=` or after `</function>` inside the block, text outside the parameters, a
@@ -65,7 +66,7 @@ UTF-8 JSON.
 Repaired mode runs only when strict did not give `ok`, re-reads only the blocks that
 failed, and additionally accepts: for Hermes, an unclosed final block (a dangling
 partial `</tool_call` is dropped), a block holding further `<tool_call>` tags (read as
-several blocks), duplicate keys (the last wins, as in vLLM), raw control characters in
+several blocks), a list of calls in one block, duplicate keys (the last wins, as in vLLM), raw control characters in
 strings, a Markdown code fence, several JSON values in one block, JSON mended by
 `json_repair` (within `MAX_REPAIR_CHARS` a block and `REPAIR_BUDGET_CHARS` an output),
 `arguments` given as a string holding a JSON object, an empty or `null` or missing
