@@ -1,7 +1,7 @@
 """The fast scoring paths give exactly the reference's results.
 
 Scoring has fast paths that must never change a result: `orjson` for well-formed
-`<tool_call>` JSON (`parsing._decode_strict`), compiled argument matchers
+`<tool_call>` JSON (`hermes.decode_strict`), compiled argument matchers
 (`matchers.compile_matcher`), schema errors without `jsonschema`
 (`loragate.calls.schema_errors`), records built without re-validation (`records.trusted`,
 `scoring.result_record`) and `loragate score --jobs` over several processes. Here each
@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import loragate.calls.hermes as hermes
 import loragate.calls.matchers as matchers_module
 import loragate.calls.parsing as parsing
 import loragate.calls.schemacheck as schemacheck
@@ -57,11 +58,12 @@ DATA = Path(__file__).parent / "data"
 def reference_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every fast path replaced by the reference it stands for."""
     with monkeypatch.context() as m:
-        m.setattr(parsing, "_decode_strict", lambda text: parsing._decode(text, parsing._STRICT))
+        m.setattr(hermes, "decode_strict", lambda text: hermes.decode(text, hermes.STRICT))
         m.setattr(matchers_module, "compile_matcher", lambda matcher: lambda v: matches(matcher, v))
         m.setattr(matchers_module, "_compiled_arguments", {})
         m.setattr(schemacheck, "compile_errors", lambda schema: None)
         m.setattr(parsing, "trusted", _validated)
+        m.setattr(hermes, "trusted", _validated)
         m.setattr(records_module, "trusted", _validated)
         yield
 
@@ -198,15 +200,15 @@ _values = st.recursive(
 def _decoded(text: str) -> tuple[str, Any]:
     """('ok', repr of the value) or ('reject', reason) of a strict decode."""
     try:
-        return "ok", repr(parsing._decode_strict(text))
-    except parsing._Reject as exc:
+        return "ok", repr(hermes.decode_strict(text))
+    except hermes.Reject as exc:
         return "reject", exc.reason
 
 
 def _decoded_reference(text: str) -> tuple[str, Any]:
     try:
-        return "ok", repr(parsing._decode(text, parsing._STRICT))
-    except parsing._Reject as exc:
+        return "ok", repr(hermes.decode(text, hermes.STRICT))
+    except hermes.Reject as exc:
         return "reject", exc.reason
 
 

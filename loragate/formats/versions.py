@@ -46,21 +46,28 @@ USER_REPLIES_FORMAT = 2
 
 # -- a run folder ----------------------------------------------------------------------
 
-RECORD_SCHEMA_VERSION = 1
-"""Version of `generations.jsonl` records."""
-RESULT_SCHEMA_VERSION = 2
+RECORD_SCHEMA_VERSION = 2
+"""Version of `generations.jsonl` records. 2: `reasoning_tokens`; version 1 records
+still load."""
+RESULT_SCHEMA_VERSION = 3
 """Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
-`claimed_success_after_denial`, `invented_result`); version 1 records still load."""
-SUMMARY_SCHEMA_VERSION = 3
+`claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
+`parse.calls_in_reasoning` and the reason code `truncated_reasoning`. Versions 1 and 2
+still load."""
+SUMMARY_SCHEMA_VERSION = 4
 """`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
-entries carry each tag, so that compare and gate can pair runs per tag). Versions 1 and
-2 still read."""
-READABLE_SUMMARY_VERSIONS = (1, 2, 3)
-MANIFEST_SCHEMA_VERSION = 2
+entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the
+serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
+`formats` and, per family and overall, `format_mix`, `calls_in_reasoning`,
+`truncated_reasoning`, `reasoning_tokens` and `answer_tokens`. Versions 1 to 3 still
+read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
+MANIFEST_SCHEMA_VERSION = 3
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
-`warnings`."""
+`warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
+the run models)."""
 TRAJECTORY_SCHEMA_VERSION = 2
 """`trajectories.jsonl`. 2 added `user_reply` to a step (version-1 files still load)."""
 EPISODE_RESULT_SCHEMA_VERSION = 1

@@ -159,6 +159,33 @@ def _family_rows(run: LoadedRun) -> list[list[str]]:
     return rows
 
 
+def _call_lines(run: LoadedRun) -> list[str]:
+    """How the adapter wrote its calls and what its reasoning cost (summary schema 4):
+    the serving stack it was judged as, the format mix, calls inside reasoning,
+    samples cut off in their reasoning, reasoning tokens. Empty when there is nothing
+    to say."""
+    from loragate.results.report import formats_line
+
+    s, o = run.summary, run.stats.overall
+    out: list[str] = []
+    formats = formats_line(s, run.stats)
+    if formats and o.format_mix:
+        out.append(md_text(formats.replace("**", "")))
+    facts: list[str] = []
+    if o.calls_in_reasoning:
+        facts.append(f"{o.calls_in_reasoning} sample(s) wrote a call inside their reasoning")
+    if o.truncated_reasoning:
+        facts.append(f"{o.truncated_reasoning} hit the token limit inside their reasoning")
+    tok = o.reasoning_tokens
+    if tok is not None and tok.mean:
+        facts.append(f"reasoning tokens per sample: mean {tok.mean:,.0f}, p95 {tok.p95:,.0f}")
+    if facts:
+        out.append(md_text("; ".join(facts) + "."))
+    if out and s.stack:
+        out.insert(0, md_text(f"Judged as {s.stack}."))
+    return out
+
+
 def _tag_lines(run: LoadedRun, c: Comparison | None) -> list[str]:
     """pass@1 per grouping tag (e.g. BFCL category); with a baseline, paired like the
     families. Empty when the run's entries carry no grouping tag."""
@@ -406,6 +433,9 @@ def build_card(
         _family_rows(run),
         "lllrrrr",
     )
+    calls = _call_lines(run)
+    if calls:
+        lines += ["", *calls]
     if chart is not None:
         lines += ["", f"![pass@1 per family]({chart})"]
     tag_lines = _tag_lines(run, comparison)

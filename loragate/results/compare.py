@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput, Problem
-from loragate.formats.records import EvalsetRef, RateStats
+from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
 from loragate.results.runs import LoadedRun
@@ -262,7 +262,7 @@ def _family_stats(
     groups = [run.records[i] for i in ids if run.family_of.get(i) == family and i in run.records]
     if not groups:
         return None
-    return rate_stats(groups, run.stats.overall.k)
+    return _with_figures(run, rate_stats(groups, run.stats.overall.k), groups)
 
 
 def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateStats:
@@ -270,7 +270,21 @@ def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateS
         return run.stats.overall
     from loragate.score.aggregate import rate_stats
 
-    return rate_stats([run.records[i] for i in ids], run.stats.overall.k)
+    groups = [run.records[i] for i in ids]
+    return _with_figures(run, rate_stats(groups, run.stats.overall.k), groups)
+
+
+def _with_figures(
+    run: LoadedRun, stats: RateStats, groups: Sequence[Sequence[ResultRecord]]
+) -> RateStats:
+    """Recomputed rates with the format mix, reasoning and token figures of issue 22
+    (summary schema 4 on; an older summary has none to show)."""
+    from loragate.score.aggregate import summary_stack, with_call_figures
+
+    if run.summary.tool_call_format is None:
+        return stats
+    samples = [r for group in groups for r in group]
+    return with_call_figures(stats, samples, summary_stack(run.summary))
 
 
 def _tag_stats(

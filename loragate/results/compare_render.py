@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from loragate.results.compare import Comparison, FamilyDelta, Flip
@@ -95,7 +95,47 @@ def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[
         diff = s.unparseable - base.unparseable if s and base else None
         unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
     rows.append(unp)
+    rows += _call_rows(c, terminal)
     return header, rows
+
+
+def _call_rows(c: Comparison, terminal: bool) -> list[list[str]]:
+    """Overall rows for the format mix, calls in reasoning, truncated reasoning and
+    reasoning tokens, when any run has something to show (summary schema 4); laid
+    out as the unparseable row (a cell a run, the change against the baseline)."""
+    stats = c.overall.stats
+
+    def tokens(s: RateStats) -> str:
+        tok = s.reasoning_tokens
+        return f"{tok.mean:,.0f} / {tok.p95:,.0f}" if tok is not None else MISSING
+
+    figures: list[tuple[str, Callable[[RateStats], float], Callable[[RateStats], str]]] = [
+        ("format mix (other format)", lambda s: s.format_mix, lambda s: str(s.format_mix)),
+        ("calls in reasoning", lambda s: s.calls_in_reasoning, lambda s: str(s.calls_in_reasoning)),
+        (
+            "truncated reasoning",
+            lambda s: s.truncated_reasoning,
+            lambda s: str(s.truncated_reasoning),
+        ),
+        (
+            "reasoning tokens (mean / p95)",
+            lambda s: s.reasoning_tokens.mean if s.reasoning_tokens is not None else 0.0,
+            tokens,
+        ),
+    ]
+    rows: list[list[str]] = []
+    base = stats[0]
+    for title, value, cell in figures:
+        if not any(s is not None and value(s) for s in stats):
+            continue
+        row = ["", title, *(cell(s) if s is not None else MISSING for s in stats)]
+        if _any_k(c):
+            row += [""] * len(c.runs)
+        for s in stats[1:]:
+            diff = value(s) - value(base) if s is not None and base is not None else None
+            row += [f"{diff:+,.0f}" if diff is not None else MISSING, "", ""]
+        rows.append(row)
+    return rows
 
 
 def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:

@@ -74,13 +74,18 @@ def _pack(judged: Judged) -> _Packed:
             parse.strict_status,
             parse.repaired_status,
             parse.error,
+            parse.format,
+            parse.calls_in_reasoning,
         ),
         (verdict.passed, verdict.reason.value, verdict.detail),
     )
 
 
 def _unpack(packed: _Packed) -> Judged:
-    (status, calls, answer, repaired, strict_status, repaired_status, error), verdict = packed
+    (
+        (status, calls, answer, repaired, strict_status, repaired_status, error, fmt, in_reasoning),
+        verdict,
+    ) = packed
     parse = trusted(
         ParseResult,
         {
@@ -91,6 +96,8 @@ def _unpack(packed: _Packed) -> Judged:
             "strict_status": strict_status,
             "repaired_status": repaired_status,
             "error": error,
+            "format": fmt,
+            "calls_in_reasoning": in_reasoning,
         },
     )
     passed, reason, detail = verdict

@@ -178,6 +178,7 @@ def _side_info(side: Side) -> dict[str, Any]:
         "run_dir": str(side.run_dir),
         "adapter": side.adapter,
         "parse_mode": side.summary.parse_mode,
+        "stack": side.summary.stack,
         "k": side.summary.samples_per_entry,
         "evalset": side.summary.evalset.model_dump(),
         "summary": side.summary.adapters[side.adapter].model_dump(mode="json"),

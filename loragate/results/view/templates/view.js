@@ -48,20 +48,32 @@
   document.getElementById("title").textContent = D.title;
   const ev = SIDES.length ? SIDES[0].evalset : null;
   document.getElementById("sides").textContent =
-    SIDES.map((s) => s.label + " (" + s.run_dir + ", adapter " + s.adapter + ", " + s.parse_mode + ", k = " + s.k + ")").join(" · ") +
+    SIDES.map((s) => s.label + " (" + s.run_dir + ", adapter " + s.adapter + ", " + s.parse_mode + ", k = " + s.k + (s.stack ? ", judged as " + s.stack : "") + ")").join(" · ") +
     (ev ? " — evalset " + ev.name + " " + ev.version : "");
   if (!D.evalset) document.getElementById("notes").textContent =
     "The evalset these runs were scored on was not found: conversations and expectations are not shown (pass --evalset DIR).";
 
   // -- overview: family table ---------------------------------------------------------
+  // Issue 22's figures (summary schema 4): shown when a side has any of them.
+  function callFigures(summary) {
+    const groups = [summary.overall, ...Object.values(summary.families)];
+    return groups.some((g) => g && ((g.format_mix || 0) + (g.calls_in_reasoning || 0) + (g.truncated_reasoning || 0) > 0 ||
+      (g.reasoning_tokens && g.reasoning_tokens.mean > 0)));
+  }
+  function callCell(st) {
+    const tok = st.reasoning_tokens ? Math.round(st.reasoning_tokens.mean) + "/" + Math.round(st.reasoning_tokens.p95) : "-";
+    return tok + " · " + (st.truncated_reasoning || 0) + " · " + (st.calls_in_reasoning || 0) + " · " + (st.format_mix || 0);
+  }
   function familyTable() {
     const table = document.getElementById("family-table");
     const head = el("thead"), top = el("tr"), sub = el("tr");
     add(top, el("th", null, "family"));
     add(sub, el("th"));
-    SIDES.forEach((s) => {
-      const th = el("th", null, s.label); th.colSpan = 3; top.appendChild(th);
+    const extra = SIDES.map((s) => callFigures(s.summary));
+    SIDES.forEach((s, i) => {
+      const th = el("th", null, s.label); th.colSpan = 3 + (extra[i] ? 1 : 0); top.appendChild(th);
       add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable strict/repaired"));
+      if (extra[i]) add(sub, el("th", null, "reasoning tokens mean/p95 · truncated reasoning · calls in reasoning · format mix"));
     });
     add(head, top, sub); table.appendChild(head);
     const body = el("tbody");
@@ -78,6 +90,11 @@
           add(cells[0], el("span", "rate", pct(st.pass_at_1)), " ", el("span", "count", "(" + st.passes + "/" + st.samples + ")"), el("span", "ci", ci(st)));
           cells[1].textContent = pct(st.pass_hat_k);
           add(cells[2], el("span", "strict", String(st.unparseable)), " / ", el("span", "repaired", String(st.unparseable_repaired)));
+        }
+        if (extra[i]) {
+          const cell = el("td"); cell.dataset.side = String(i); cell.dataset.field = "reasoning";
+          if (st) cell.textContent = callCell(st);
+          cells.push(cell);
         }
         add(tr, ...cells);
       });
