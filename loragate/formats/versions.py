@@ -35,6 +35,9 @@ WORLD_VERSION = 5
 """The first evalset format whose manifest may name a `world` or an `answers` file and
 whose policy may hold `destructive_when`."""
 
+WORLD_FORMAT_VERSION = 1
+"""`world.yaml`'s `world_format` (the world file an evalset may name)."""
+
 EPISODE_FORMAT_VERSION = 2
 """Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
 a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
@@ -103,7 +106,10 @@ class Format:
 
 FORMATS: tuple[Format, ...] = (
     Format(
-        "evalset.yaml `format_version`", "EVALSET_FORMAT_VERSION", EVALSET_FORMAT_VERSION, (1, 2, 3)
+        "evalset.yaml `format_version`",
+        "EVALSET_FORMAT_VERSION",
+        EVALSET_FORMAT_VERSION,
+        (1, 2, 3, 4),
     ),
     Format(
         "evalset entry `tools` (first format)", "PER_ENTRY_TOOLS_VERSION", PER_ENTRY_TOOLS_VERSION
@@ -111,6 +117,8 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "evalset.yaml `tool_servers` (first format)", "TOOL_SERVERS_VERSION", TOOL_SERVERS_VERSION
     ),
+    Format("evalset.yaml `world` and `answers` (first format)", "WORLD_VERSION", WORLD_VERSION),
+    Format("world.yaml `world_format`", "WORLD_FORMAT_VERSION", WORLD_FORMAT_VERSION),
     Format(
         "episodes.jsonl `episode_format`", "EPISODE_FORMAT_VERSION", EPISODE_FORMAT_VERSION, (1,)
     ),
@@ -162,5 +170,7 @@ __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",
     "USER_REPLIES_FORMAT",
     "VIEW_DATA_VERSION",
+    "WORLD_FORMAT_VERSION",
+    "WORLD_VERSION",
     "Format",
 ]
