@@ -30,10 +30,10 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from loragate.common.errors import BadInput
-from loragate.formats.manifest import AdapterInfo
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import reasoning_prefix
+from loragate.common.errors import BadInput
+from loragate.formats.manifest import AdapterInfo
 from loragate.formats.records import GenerationRecord
 from loragate.formats.sampling import RepetitionStop, SamplingConfig
 

@@ -238,6 +238,7 @@ class ResultRecord(GenerationRecord):
 
 # -- summary.json --------------------------------------------------------------------
 
+
 class TokenStats(BaseModel):
     """Tokens per sample of one group: mean and 95th percentile (nearest rank)."""
 
