@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from loragate.compare import Comparison, compare_runs
+from loragate.compare_render import fmt_detectable
 from loragate.errors import BadInput, MissingDependency
 from loragate.files import atomic_write_text
 from loragate.formatting import (
@@ -250,17 +251,33 @@ def _comparison_lines(c: Comparison) -> list[str]:
                 fmt_rate(row.stats[1]),
                 fmt_points(d.diff_points),
                 fmt_p(d.p_value),
+                fmt_detectable(d),
                 ", ".join(f.entry_id for f in d.improved) or "-",
                 ", ".join(f.entry_id for f in d.regressed) or "-",
             ]
         )
     out += markdown_table(
-        ["Family", f"{base} pass@1", f"{run} pass@1", "Δ", "p", "Better", "Worse"],
+        [
+            "Family",
+            f"{base} pass@1",
+            f"{run} pass@1",
+            "Δ",
+            "p",
+            "Detectable drop",
+            "Better",
+            "Worse",
+        ],
         rows,
-        "lrrrrll",
+        "lrrrrrll",
     )
     test = "exact McNemar" if c.runs[0].samples_per_entry == 1 else "paired sign-flip"
-    out += ["", f"p: two-sided {test} test on the same {c.entries_compared} entries."]
+    out += [
+        "",
+        f"p: two-sided {test} test on the same {c.entries_compared} entries. Detectable "
+        f"drop: the smallest drop that test can call significant at p < {c.alpha:g} on "
+        "the family's entries (when every changed entry got worse); a smaller drop can "
+        "pass unseen.",
+    ]
     if c.training:
         out.append("")
         trows = [

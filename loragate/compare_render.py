@@ -18,6 +18,7 @@ from loragate.formatting import (
     markdown_table,
     md_text,
 )
+from loragate.gate_power import fmt_pt
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -59,6 +60,8 @@ def _run_headers(c: Comparison, terminal: bool) -> list[str]:
             f"p{suffix}",
             f"flips{suffix}" if terminal else f"flips{suffix} (+/-)",
         ]
+        if not terminal:  # the terminal says it in a line below the table (80 columns)
+            header.append(f"detectable drop{suffix}")
     return header
 
 
@@ -76,7 +79,40 @@ def _run_cells(
             if terminal
             else f"+{len(d.improved)} / -{len(d.regressed)}",
         ]
+        if not terminal:
+            cells.append(fmt_detectable(d))
     return cells
+
+
+def fmt_detectable(d: FamilyDelta) -> str:
+    """The smallest drop the paired test can call significant on these entries."""
+    if d.flips_needed is None:
+        return MISSING
+    if d.detectable_drop_points is None:
+        return f"none (< {d.flips_needed} entries)"
+    return f"≥ {fmt_pt(d.detectable_drop_points)}"
+
+
+def _detect_lines(c: Comparison) -> list[str]:
+    """Per run: the detectable drop of each group, groups with the same figure and
+    entry count together."""
+    lines: list[str] = []
+    rows = [*c.families, c.overall]
+    for j, r in enumerate(c.runs[1:]):
+        seen: dict[tuple[str, int], list[str]] = {}
+        for row in rows:
+            d = row.deltas[j]
+            if d.flips_needed is not None and d.test is not None:
+                seen.setdefault((fmt_detectable(d), d.test.pairs), []).append(row.family)
+        if not seen:
+            continue
+        who = f"{r.label}: " if len(c.runs) > 2 else ""
+        parts = [f"{v} for {', '.join(g)} ({n} entries)" for (v, n), g in seen.items()]
+        lines.append(
+            f"{who}detectable drop (the smallest the test can call significant at "
+            f"p < {c.alpha:g}, every changed entry worse): {'; '.join(parts)}"
+        )
+    return lines
 
 
 def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -94,6 +130,8 @@ def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[
     for s in c.overall.stats[1:]:
         diff = s.unparseable - base.unparseable if s and base else None
         unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
+        if not terminal:
+            unp.append("")
     rows.append(unp)
     return header, rows
 
@@ -174,6 +212,8 @@ def render_markdown(c: Comparison) -> str:
         out.append("")
         th, trows = _training_table(c)
         out += markdown_table(th, trows, "lr")
+    for line in _detect_lines(c):
+        out += ["", md_text(line)]
     flips = _flip_lines(c)
     if flips:
         out += ["", "Entries that moved:", ""]
@@ -227,6 +267,8 @@ def render_terminal(c: Comparison) -> RenderableType:
         for cells in trows:
             tt.add_row(*cells)
         parts.append(tt)
+    for line in _detect_lines(c):
+        parts.append(Text(line, style="cyan"))
     for line in _flip_lines(c):
         parts.append(Text(line))
     for n in c.notes:

@@ -9,9 +9,10 @@ and the rows of `loragate validate --policy` and `loragate run`'s header.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from loragate.paired_interval import best_drop_bound, entries_for_margin, z_two_sided
 from loragate.power import (
@@ -99,9 +100,8 @@ def noninferiority_view(entries: int, alpha: float, margin: float) -> RuleView:
     if blind:
         more = entries_for_margin(margin / 100.0, confidence)
         needs = (
-            f"≥ {more} entries for a round as good as its baseline to pass (at {entries} it "
-            "bounds its drop at "
-            f"{fmt_pt(best)}; more samples per entry do not help: entries are the unit)"
+            f"≥ {more} entries for a round as good as its baseline to pass (more samples "
+            "per entry do not help: entries are the unit)"
         )
     return RuleView(points=best, sees=f"no change → ≤ {fmt_pt(best)}", needs=needs, blind=blind)
 
@@ -132,6 +132,26 @@ def floor_view(
 
 
 # -- the plan: a policy against an evalset, before generating -------------------------
+
+
+class _Scored(Protocol):
+    @property
+    def family(self) -> str: ...
+
+    @property
+    def tags(self) -> list[str]: ...
+
+
+def group_sizes(entries: Iterable[_Scored]) -> tuple[dict[str, int], dict[str, int]]:
+    """Entries per family (in letter order) and per tag, as a run would score them."""
+    from loragate.aggregate import family_order
+
+    fams: Counter[str] = Counter()
+    tags: Counter[str] = Counter()
+    for e in entries:
+        fams[e.family] += 1
+        tags.update(set(e.tags))
+    return {f: fams[f] for f in family_order(fams)}, dict(sorted(tags.items()))
 
 
 @dataclass(frozen=True)
@@ -242,6 +262,7 @@ __all__ = [
     "floor_view",
     "fmt_conf",
     "fmt_pt",
+    "group_sizes",
     "noninferiority_view",
     "plan_header",
     "plan_lines",

@@ -130,6 +130,14 @@ def command(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="Gate policy the header checks the evalset's size against (default: "
+            "configs/gates/default.yaml); see `loragate validate --policy`.",
+        ),
+    ] = None,
     trust_remote_code: Annotated[
         bool,
         typer.Option(
@@ -169,7 +177,13 @@ def command(
     family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
     console = Console(stderr=True)
     run_and_report(
-        cfg, config_path=config, limit=limit, families=family_list, console=console, quiet=quiet
+        cfg,
+        config_path=config,
+        limit=limit,
+        families=family_list,
+        console=console,
+        quiet=quiet,
+        policy=policy,
     )
 
 
@@ -191,6 +205,7 @@ def run_and_report(
     families: list[str] | None,
     console: Any,
     quiet: bool = False,
+    policy: Path | None = None,
 ) -> Any:
     """Plan, generate with a progress bar, score with `finish_run`, print the tables,
     holding the run folder's write lock throughout. Returns the `ScoredRun`."""
@@ -205,7 +220,25 @@ def run_and_report(
             families=families,
             console=console,
             quiet=quiet,
+            policy=policy,
         )
+
+
+def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
+    """The header's line on whether the evalset is large enough for the gate policy's
+    rules (the shipped default policy unless one is given); never fails the run."""
+    from loragate.errors import BadInput
+    from loragate.gate import load_policy
+    from loragate.gate_power import group_sizes, plan_header, plan_policy
+
+    path = policy if policy is not None else Path("configs/gates/default.yaml")
+    try:
+        loaded = load_policy(path)
+        families, tags = group_sizes(evalset.entries)
+        rows = plan_policy(loaded, families, tags, samples, path)
+    except BadInput as exc:
+        return f"gate plan: not checked ({exc.message})"
+    return plan_header(rows, loaded.name or path.stem)
 
 
 def _run_locked(
@@ -216,6 +249,7 @@ def _run_locked(
     families: list[str] | None,
     console: Any,
     quiet: bool,
+    policy: Path | None = None,
 ) -> Any:
     from rich.console import Console
 
@@ -237,6 +271,9 @@ def _run_locked(
         f"{' + base' if cfg.include_base else ''}  -> {plan.out_dir}"
     )
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
+    console.print(
+        gate_plan_line(plan.evalset, cfg.sampling.samples, policy), highlight=False, markup=False
+    )
     first = f"starting the {plan.backend} backend"
     runner = (
         LazyRunner(plan.backend, plan.setup) if episodes is None else EpisodeRunner(plan, episodes)
