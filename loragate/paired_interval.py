@@ -152,30 +152,29 @@ def tango_interval(
 # -- k > 1: the score interval on per-entry differences ------------------------------
 
 
-def restricted_variance(values: Counter[float], delta: float) -> float:
-    """Var(d) at the maximum likelihood distribution with mean `delta`.
+def restricted_mle(values: Counter[float], delta: float) -> dict[float, float]:
+    """The maximum likelihood distribution of the per-entry differences with mean `delta`.
 
     `values` counts the observed per-entry differences (each in [-1, 1]); the support
     is those values plus -1 and +1. Lagrange multipliers give p_j = n_j / (n + nu t_j)
-    with t_j = x_j - delta for observed values; an unobserved extreme gets the mass
-    left over only when no interior root exists (n + nu t = 0 there).
+    with t_j = x_j - delta for observed values; an unobserved extreme takes the mass
+    left over only when no interior root exists (then n + nu t = 0 at that extreme,
+    the Karush-Kuhn-Tucker condition of a zero count).
     """
     if not -1.0 < delta < 1.0:
         raise ValueError(f"delta must lie strictly inside (-1, 1), got {delta}")
     n = sum(values.values())
-    ts = [(x - delta, c) for x, c in values.items() if c > 0]
+    ts = [(x, x - delta, c) for x, c in values.items() if c > 0]
 
     def g(nu: float) -> float:
-        return math.fsum(c * t / (n + nu * t) for t, c in ts)
+        return math.fsum(c * t / (n + nu * t) for _, t, c in ts)
 
     nu_lo = -n / (1.0 - delta)  # the multiplier at which the +1 extreme takes mass
     nu_hi = n / (1.0 + delta)  # ... and the -1 extreme
-    top_seen = values.get(1.0, 0) > 0
-    bottom_seen = values.get(-1.0, 0) > 0
     extreme: float | None = None
-    if not top_seen and g(nu_lo) <= 0.0:
+    if values.get(1.0, 0) == 0 and g(nu_lo) <= 0.0:
         nu, extreme = nu_lo, 1.0
-    elif not bottom_seen and g(nu_hi) >= 0.0:
+    elif values.get(-1.0, 0) == 0 and g(nu_hi) >= 0.0:
         nu, extreme = nu_hi, -1.0
     else:
         lo, hi = nu_lo, nu_hi
@@ -190,12 +189,15 @@ def restricted_variance(values: Counter[float], delta: float) -> float:
             else:
                 hi = mid
         nu = (lo + hi) / 2.0
-    probs = [(t, c / (n + nu * t)) for t, c in ts]
-    var = math.fsum(p * t * t for t, p in probs)
+    probs = {x: c / (n + nu * t) for x, t, c in ts}
     if extreme is not None:
-        mass = max(0.0, 1.0 - math.fsum(p for _, p in probs))
-        var += mass * (extreme - delta) ** 2
-    return var
+        probs[extreme] = max(0.0, 1.0 - math.fsum(probs.values()))
+    return probs
+
+
+def restricted_variance(values: Counter[float], delta: float) -> float:
+    """Var(d) at `restricted_mle(values, delta)` (whose mean is `delta`)."""
+    return math.fsum(p * (x - delta) ** 2 for x, p in restricted_mle(values, delta).items())
 
 
 def _score_statistic(values: Counter[float], n: int, mean: float, delta: float) -> float:
@@ -274,6 +276,7 @@ __all__ = [
     "entries_for_margin",
     "paired_difference_interval",
     "paired_score_interval",
+    "restricted_mle",
     "restricted_variance",
     "tango_interval",
     "z_two_sided",
