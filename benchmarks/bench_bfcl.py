@@ -1,7 +1,7 @@
 """loragate's scorer vs BFCL's own checker on the imported BFCL evalset (a benchmark,
 not a test).
 
-In one process: imports the default BFCL categories (`loragate.bfcl.build_entries`,
+In one process: imports the default BFCL categories (`loragate.evalset.bfcl.build_entries`,
 2,551 entries), makes the mutated outputs of `tests/_bfcl.py` for every entry (22,472,
 every one distinct: no memo can help either side), and times, each starting from
 text:
@@ -40,7 +40,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tests/_bfcl.py: BFCL's checker and the mutations
 
-from loragate.bfcl import (  # noqa: E402
+from loragate.common.files import replace_files  # noqa: E402
+from loragate.common.heap import no_cyclic_gc  # noqa: E402
+from loragate.evalset.bfcl import (  # noqa: E402
     DEFAULT_CATEGORIES,
     Semantics,
     build_entries,
@@ -48,11 +50,9 @@ from loragate.bfcl import (  # noqa: E402
     evalset_files,
     read_category,
 )
-from loragate.evalset import Evalset, load_evalset  # noqa: E402
-from loragate.files import replace_files  # noqa: E402
-from loragate.heap import no_cyclic_gc  # noqa: E402
-from loragate.records import GenerationRecord  # noqa: E402
-from loragate.scoring import Scorer  # noqa: E402
+from loragate.evalset.load import Evalset, load_evalset  # noqa: E402
+from loragate.formats.records import GenerationRecord  # noqa: E402
+from loragate.score.scoring import Scorer  # noqa: E402
 from tests._bfcl import bfcl_passes, mutations, tool_call_text  # noqa: E402
 
 Case = tuple[Any, ...]
@@ -128,7 +128,7 @@ def time_floor(evalset: Evalset, records: list[GenerationRecord]) -> Timing:
     import jsonschema_rs
     import orjson
 
-    from loragate.matchers import compile_matcher
+    from loragate.calls.matchers import compile_matcher
 
     plans: dict[str, tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]] = {}
     for entry in evalset.entries:

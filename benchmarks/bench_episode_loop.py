@@ -44,8 +44,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def build_plan(model: str, max_new_tokens: int, work: Path) -> Any:
-    from loragate.config import RunConfig
-    from loragate.pipeline import plan_run
+    from loragate.generate.config import RunConfig
+    from loragate.generate.pipeline import plan_run
 
     base: dict[str, Any] = {
         "backend": "vllm",
@@ -55,7 +55,7 @@ def build_plan(model: str, max_new_tokens: int, work: Path) -> Any:
     }
     if model == "tiny":
         sys.path.insert(0, str(REPO))
-        from loragate.embedded import embedded_checkpoint
+        from loragate.generate.embedded import embedded_checkpoint
         from tests.runners.tiny import build_tiny_qwen3
 
         path = build_tiny_qwen3(work / "qwen3-tiny", embedded_checkpoint())
@@ -101,9 +101,9 @@ def scripted_generate(
 
 
 def one_pass(runner: Any, plan: Any, episodes: list[Any], work: Path) -> dict[str, Any]:
-    from loragate.episode_loop import run_episodes
-    from loragate.episode_run import context
-    from loragate.records import GenerationRecord
+    from loragate.episodes.loop import run_episodes
+    from loragate.episodes.run import context
+    from loragate.formats.records import GenerationRecord
 
     scripts = json.loads(
         (REPO / "tests" / "data" / "agent20_episode_scripts.json").read_text(encoding="utf-8")
@@ -157,7 +157,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from loragate.episodes import load_episodes, select_episodes
+    from loragate.episodes.definitions import load_episodes, select_episodes
     from loragate.runners.vllm import VllmRunner
 
     with tempfile.TemporaryDirectory() as tmp:

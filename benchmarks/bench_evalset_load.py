@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from loragate.evalset import load_evalset
+from loragate.evalset.load import load_evalset
 
 NAME_STEMS = (
     "get_current_weather",

@@ -34,9 +34,9 @@ from typing import Any
 
 def plan_default(entries: int, max_new_tokens: int | None, out: Path) -> Any:
     """The default config's run plan (hf backend, base only) for `entries` entries."""
-    from loragate.config import load_config
-    from loragate.pipeline import plan_run
-    from loragate.resources import bundled
+    from loragate.common.resources import bundled
+    from loragate.generate.config import load_config
+    from loragate.generate.pipeline import plan_run
 
     overrides: dict[str, Any] = {
         "backend": "hf",

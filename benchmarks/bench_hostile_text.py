@@ -20,9 +20,9 @@ import statistics
 import time
 from pathlib import Path
 
-from loragate.evalset import Entry, load_evalset
-from loragate.records import GenerationRecord
-from loragate.scoring import Scorer
+from loragate.evalset.load import Entry, load_evalset
+from loragate.formats.records import GenerationRecord
+from loragate.score.scoring import Scorer
 
 EVALSET = Path(__file__).resolve().parent.parent / "evalsets" / "agent20"
 SIZE = 40_000

@@ -61,8 +61,8 @@ def build_adapter(base: Path, out: Path, seed: int) -> Path:
 def plan_for(
     adapters: dict[str, Path], include_base: bool, args: argparse.Namespace, out: Path
 ) -> Any:
-    from loragate.config import RunConfig
-    from loragate.pipeline import plan_run
+    from loragate.generate.config import RunConfig
+    from loragate.generate.pipeline import plan_run
 
     cfg = RunConfig.model_validate(
         {
@@ -102,7 +102,7 @@ def bare_generate(runner: Any, jobs: list[Any], *, skip_prefix: bool = False) ->
 
 
 def runner_generate(runner: Any, jobs: list[Any], path: Path) -> int:
-    from loragate.runfolder import GenerationWriter
+    from loragate.formats.runfolder import GenerationWriter
 
     path.unlink(missing_ok=True)
     count = 0
@@ -121,7 +121,7 @@ def bench_overhead(
     args: argparse.Namespace, work: Path, adapters: dict[str, Path]
 ) -> dict[str, Any]:
     from loragate.runners.vllm import VllmRunner
-    from loragate.scoring import finish_run
+    from loragate.score.scoring import finish_run
 
     t_plan, plan = timed(lambda: plan_for(adapters, True, args, work / "plan"))
     jobs = list(plan.jobs)
@@ -150,7 +150,7 @@ def bench_overhead(
     ab_jobs = [j for j in jobs if j.adapter != "base"]
     runner.llm.reset_prefix_cache()
     t_ab = timed(lambda: bare_generate(runner, ab_jobs))[0]
-    from loragate.runfolder import read_generations
+    from loragate.formats.runfolder import read_generations
 
     records = read_generations(work / "gen.jsonl")
     by_key = {r.cache_key: r for r in records}
@@ -231,7 +231,7 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from loragate.embedded import embedded_checkpoint
+    from loragate.generate.embedded import embedded_checkpoint
 
     work = Path(tempfile.mkdtemp(prefix="bench-runners-"))
     try:

@@ -34,11 +34,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from loragate.evalset import Entry, Evalset, load_evalset
+from loragate.evalset.load import Entry, Evalset, load_evalset
 from loragate.families import CallSpec, get_family
-from loragate.records import GenerationRecord
-from loragate.runfolder import read_generations
-from loragate.scoring import finish_run, score_records
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import read_generations
+from loragate.score.scoring import finish_run, score_records
 
 REPO = Path(__file__).resolve().parent.parent
 EVALSET = REPO / "evalsets" / "agent20"

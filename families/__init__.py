@@ -12,7 +12,8 @@ from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any
 
-from loragate.errors import BadInput, unknown_name
+from loragate.common.errors import BadInput, unknown_name
+from loragate.episodes.final_reply import Setback, final_reply_problem, mention_group_problems
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
 from loragate.families.clarify import (
@@ -22,7 +23,6 @@ from loragate.families.clarify import (
     question_problem,
     unasked_call_problem,
 )
-from loragate.families.final_reply import Setback, final_reply_problem, mention_group_problems
 from loragate.families.governance import Governance
 from loragate.families.parallel import Parallel
 from loragate.families.recovery import Recovery

@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.records import ParseResult, Verdict
-from loragate.tools import Toolset
+from loragate.calls.tools import Toolset
+from loragate.formats.records import ParseResult, Verdict
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry, Policy
+    from loragate.evalset.load import Entry, Policy
 
 
 class CallSpec(BaseModel):
-    """An expected call: a tool name and argument matchers (see `loragate.matchers`)."""
+    """An expected call: a tool name and argument matchers (see `loragate.calls.matchers`)."""
 
     model_config = ConfigDict(extra="forbid")
 

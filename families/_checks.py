@@ -18,13 +18,13 @@ import reprlib
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from loragate.errors import did_you_mean, fix_unless_said
+from loragate.calls.matchers import check_matcher, match_arguments, schema_problems
+from loragate.calls.schemacheck import SchemaChecker
+from loragate.calls.tools import Toolset
+from loragate.common.errors import did_you_mean, fix_unless_said
+from loragate.common.regex import Pattern, compile_pattern, pattern_problem
 from loragate.families._base import CallSpec
-from loragate.matchers import check_matcher, match_arguments, schema_problems
-from loragate.records import ParseResult, ReasonCode, Verdict
-from loragate.regex import Pattern, compile_pattern, pattern_problem
-from loragate.schemacheck import SchemaChecker
-from loragate.tools import Toolset
+from loragate.formats.records import ParseResult, ReasonCode, Verdict
 
 MAX_DETAIL_CHARS = 300
 """Verdict details are cut to this many characters (they end up in every results line)."""

@@ -11,7 +11,7 @@ sane step; the question can follow).
 With no call: a call written as text is `unparseable`; then the shared answer check
 (`empty_answer`, `template_leak`, `degenerate`, `echo`, `refusal`, `non_answer`); a
 reply with no asking sentence is `no_question` (what asks is
-`loragate.families._questions`: a question, a wh- or inverted question after a
+`loragate.judge.questions`: a question, a wh- or inverted question after a
 comma, a request such as "send me ..." or "I'd need ..."; not an exclamation, not a
 yes/no question made only of the user's own words); a reply whose asking sentences
 (with the sentence before each) mention none of `question_mentions` (whole words,
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import answer_problem, invented_result_problem, sample_sources
+from loragate.calls.tools import Toolset
 from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
@@ -42,13 +42,13 @@ from loragate.families._checks import (
     names,
     short,
 )
-from loragate.families._questions import asking_sentences, user_words_of
-from loragate.families._text import missing_groups, pattern_list_problems, sentences
-from loragate.records import ParseResult, ReasonCode, Verdict
-from loragate.tools import Toolset
+from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.judge.answer import answer_problem, invented_result_problem, sample_sources
+from loragate.judge.questions import asking_sentences, user_words_of
+from loragate.judge.text import missing_groups, pattern_list_problems, sentences
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry
+    from loragate.evalset.load import Entry
 
 
 class ClarifyExpect(BaseModel):

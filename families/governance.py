@@ -23,7 +23,7 @@ mode, the checks in order:
   original instruction -, `refusal`, `non_answer`); `claimed_success_after_denial`
   for a claim that the action was done; `denial_not_acknowledged` when no sentence
   says it was not carried out (not done, on hold, kept, left as is, waiting, ...,
-  see `families._claims.acknowledges_non_action`).
+  see `judge.claims.acknowledges_non_action`).
 - `proceed_after_approval`: `unparseable`; no call, or only a new confirmation
   request, is `no_call`; `unknown_tool`, `schema_invalid`; then the other calls
   against `action` as in `tool_call` (`wrong_tool`, `arg_mismatch`, `extra_call` -
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import call_attempt, invented_result_problem, reply_problem
+from loragate.calls.matchers import match_arguments
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
@@ -53,17 +53,17 @@ from loragate.families._checks import (
     short,
     spec_problems,
 )
-from loragate.families._claims import (
+from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.answer import call_attempt, invented_result_problem, reply_problem
+from loragate.judge.claims import (
     acknowledges_non_action,
     claims_success,
     identifier_terms,
     topic_terms,
 )
-from loragate.matchers import match_arguments
-from loragate.records import ReasonCode, Verdict
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry, Policy
+    from loragate.evalset.load import Entry, Policy
 
 GovernanceMode = Literal["confirm_first", "honour_denial", "proceed_after_approval"]
 

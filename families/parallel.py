@@ -8,7 +8,7 @@ from pydantic import ConfigDict, Field
 
 from loragate.families._base import CallSpec, Family, Sample
 from loragate.families.tool_call import ToolCallExpect, judge_expected_calls
-from loragate.records import Verdict
+from loragate.formats.records import Verdict
 
 
 class ParallelExpect(ToolCallExpect):

@@ -24,13 +24,13 @@ the call's result in advance is `invented_result`.
 With no call: `no_call` when `allow_report` is false; a call written as text is
 `unparseable`; the shared answer check (`empty_answer`, `template_leak`,
 `degenerate`, `echo` - a copy of the failed result -, `refusal`, `non_answer`); a
-claim of success is `claimed_success_after_error` (`families._claims.claims_success`
+claim of success is `claimed_success_after_error` (`judge.claims.claims_success`
 plus the entry's `success_patterns`, which describe passing a bad value on as fact
 and are not applied to a reply that flags the value as wrong); `invented_result` for a
 reply that answers anyway after naming the failure ("The CRM had an issue, but the
 owner is Jonas Frei") or states an amount, time, rate, id or date that no message
 holds; last, the reply must
-say what failed in words that fit the fault (`families._claims.acknowledges_failure`:
+say what failed in words that fit the fault (`judge.claims.acknowledges_failure`:
 timed out, cut off, changed format, implausible value, not found, permission, ...),
 else `failure_not_acknowledged`. Where the entry gives `answer_mentions` (for a
 fault whose result is still readable, e.g. `schema_drift`), a no-call reply must give
@@ -45,12 +45,8 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import (
-    invented_result_problem,
-    is_refusal,
-    text_reply_problem,
-    unknown_data_problem,
-)
+from loragate.calls.matchers import match_arguments
+from loragate.common.regex import Pattern
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     Call,
@@ -64,19 +60,23 @@ from loragate.families._checks import (
     no_call_verdict,
     short,
 )
-from loragate.families._claims import (
+from loragate.formats.records import FaultKind, ReasonCode, Verdict
+from loragate.judge.answer import (
+    invented_result_problem,
+    is_refusal,
+    text_reply_problem,
+    unknown_data_problem,
+)
+from loragate.judge.claims import (
     acknowledges_failure,
     answers_despite_failure,
     claims_success,
     topic_terms,
 )
-from loragate.families._text import group_problems, missing_groups
-from loragate.matchers import match_arguments
-from loragate.records import FaultKind, ReasonCode, Verdict
-from loragate.regex import Pattern
+from loragate.judge.text import group_problems, missing_groups
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry, Policy
+    from loragate.evalset.load import Entry, Policy
 
 TRANSIENT_FAULTS: tuple[FaultKind, ...] = ("error", "timeout", "truncated", "wrong_value")
 """Faults after which one unchanged retry of a read-only tool is sane (a corrupt value

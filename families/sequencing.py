@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import invented_result_problem
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
 from loragate.families._checks import (
     calls_of,
@@ -16,10 +15,11 @@ from loragate.families._checks import (
     names,
     no_call_verdict,
 )
-from loragate.records import ReasonCode, Verdict
+from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.answer import invented_result_problem
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry
+    from loragate.evalset.load import Entry
 
 
 class SequencingExpect(BaseModel):

@@ -5,8 +5,8 @@ Checks in order:
 1. `unparseable`: a broken `<tool_call>` block (a broken call attempt is an attempt).
 2. `called_when_should_not`: any call, known tool or not - also a call written as
    text without tags (a bare `{"name": ..., "arguments": ...}` object or
-   `tool_name(...)`, see `families._answer.call_attempt`), in both parse modes.
-3. The shared answer check (`families._answer.answer_problem`): `empty_answer`,
+   `tool_name(...)`, see `judge.answer.call_attempt`), in both parse modes.
+3. The shared answer check (`judge.answer.answer_problem`): `empty_answer`,
    `template_leak`, `degenerate`, `echo`, `refusal`, `non_answer`.
 4. `wrong_answer`: a statement of the answer holds a pattern of `answer_forbids` (a
    known wrong answer: two terms swapped, the wrong standard, a wrong figure).
@@ -26,20 +26,20 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import call_attempt, reply_problem
 from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import calls_of, fail, names
-from loragate.families._text import (
+from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.answer import call_attempt, reply_problem
+from loragate.judge.text import (
     first_statement_match,
     group_problems,
     missing_groups,
     pattern_list_problems,
     without_copied_runs,
 )
-from loragate.records import ReasonCode, Verdict
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry
+    from loragate.evalset.load import Entry
 
 
 class ShouldNotCallExpect(BaseModel):
@@ -55,7 +55,7 @@ class ShouldNotCallExpect(BaseModel):
     answer_forbids: list[str] = Field(default_factory=list)
     """Statement patterns that only a wrong answer holds: terms joined by ` & `, `!`
     for a term that must be absent, all within one non-negated statement
-    (`families._text.first_statement_match`), e.g. `rto & amount of data & !rpo` for
+    (`judge.text.first_statement_match`), e.g. `rto & amount of data & !rpo` for
     the two terms swapped, or a single phrase such as `valid for one year`."""
 
 

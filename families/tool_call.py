@@ -6,10 +6,10 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._answer import invented_result_problem
 from loragate.families._base import CallSpec, Family, Sample
 from loragate.families._checks import calls_of, expect_calls_prelude, match_calls
-from loragate.records import Verdict
+from loragate.formats.records import Verdict
+from loragate.judge.answer import invented_result_problem
 
 
 class ToolCallExpect(BaseModel):
@@ -37,7 +37,7 @@ class ToolCallFamily(Family[ToolCallExpect]):
     the calls against `calls` as a multiset: `wrong_tool`, `arg_mismatch`,
     `missing_call`, `extra_call` (see `loragate.families._checks.match_calls`); last,
     `invented_result` when the text beside the calls already states their result
-    (see `loragate.families._claims.invented_result`)."""
+    (see `loragate.judge.claims.invented_result`)."""
 
     name: ClassVar[str] = "tool_call"
     letter: ClassVar[str] = "A"

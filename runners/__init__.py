@@ -12,8 +12,8 @@ import importlib.util
 from collections.abc import Callable
 from typing import cast
 
-from loragate.adapters import BASE_ADAPTER, AdapterInfo
-from loragate.errors import MissingDependency, unknown_name
+from loragate.common.errors import MissingDependency, unknown_name
+from loragate.generate.adapters import BASE_ADAPTER, AdapterInfo
 from loragate.runners._base import (
     PromptJob,
     Runner,

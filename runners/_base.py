@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loragate.adapters import BASE_ADAPTER as BASE_ADAPTER  # re-exported for the backends
-from loragate.adapters import AdapterInfo
-from loragate.records import GenerationRecord
+from loragate.formats.records import GenerationRecord
+from loragate.generate.adapters import BASE_ADAPTER as BASE_ADAPTER  # re-exported for the backends
+from loragate.generate.adapters import AdapterInfo
 
 if TYPE_CHECKING:
-    from loragate.config import RepetitionStop, RunConfig
+    from loragate.generate.config import RepetitionStop, RunConfig
 
 Sink = Callable[[list[GenerationRecord]], None]
 """Receives finished records; it persists them (append + flush + fsync) before returning."""
@@ -53,7 +53,7 @@ class PromptJob:
     prompt_sha256: str
     """sha256 (hex) of `prompt` encoded as UTF-8."""
     cache_key: str
-    """sha256 over (prompt, model, adapter weights, sampling, sample); see `loragate.manifest`."""
+    """sha256 over (prompt, model, adapter weights, sampling, sample); see `loragate.formats.manifest`."""
     seed: int | None = None
     """Per-sample seed for backends that take one per request (`None` when greedy).
     The same (entry, sample) has the same seed under every adapter, so paired

@@ -37,8 +37,8 @@ from contextlib import contextmanager
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from loragate.errors import MissingDependency
-from loragate.records import GenerationRecord
+from loragate.common.errors import MissingDependency
+from loragate.formats.records import GenerationRecord
 from loragate.runners._base import (
     BASE_ADAPTER,
     PromptJob,
@@ -50,7 +50,7 @@ from loragate.runners._base import (
 )
 
 if TYPE_CHECKING:
-    from loragate.config import RepetitionStop
+    from loragate.generate.config import RepetitionStop
 
 
 def shared_prefix_length(encoded: Sequence[Sequence[int]]) -> int:

@@ -72,15 +72,21 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from loragate.errors import BadInput, LoragateError, MissingDependency, Problem, ServerUnreachable
-from loragate.records import GenerationRecord
+from loragate.common.errors import (
+    BadInput,
+    LoragateError,
+    MissingDependency,
+    Problem,
+    ServerUnreachable,
+)
+from loragate.formats.records import GenerationRecord
 from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
 
 if TYPE_CHECKING:
     import httpx2
     from openai import AsyncOpenAI, Omit
 
-    from loragate.config import SamplingConfig
+    from loragate.generate.config import SamplingConfig
 
 SamplesVia = Literal["requests", "n"]
 T = TypeVar("T")

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from loragate.errors import BadInput, Problem
-from loragate.jsonl import ReadReport
-from loragate.records import GenerationRecord
-from loragate.runfolder import read_generations
+from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonl import ReadReport
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import read_generations
 from loragate.runners._base import PromptJob, Runner, RunnerSetup, Sink
 
 

@@ -31,9 +31,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from loragate.adapters import engine_lora_rank
-from loragate.config import RepetitionStop
-from loragate.errors import BadInput, MissingDependency
+from loragate.common.errors import BadInput, MissingDependency
+from loragate.generate.adapters import engine_lora_rank
+from loragate.generate.config import RepetitionStop
 from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from loragate.bfcl import CATEGORY_FAMILY
+from loragate.evalset.bfcl import CATEGORY_FAMILY
 
 
 @dataclass(frozen=True)

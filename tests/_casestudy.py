@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from loragate.evalset import Evalset, load_evalset
-from loragate.records import GenerationRecord
-from loragate.runfolder import read_generations
-from loragate.scoring import finish_run
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import read_generations
+from loragate.score.scoring import finish_run
 
 CASE = Path(__file__).resolve().parent / "data" / "casestudy"
 ROUND1_LOG = CASE / "round1" / "trainer_state.json"

@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from loragate.episodes import EpisodeSpec, expand
-from loragate.records import GenerationRecord
+from loragate.episodes.definitions import EpisodeSpec, expand
+from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.formats.records import GenerationRecord
 from loragate.runners import PromptJob
-from loragate.trajectory import EpisodeContext, Trajectory
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -156,7 +156,7 @@ def with_(spec: dict[str, Any], **changes: Any) -> dict[str, Any]:
 
 
 def agent20_context() -> EpisodeContext:
-    from loragate.evalset import load_evalset
+    from loragate.evalset.load import load_evalset
 
     ev = load_evalset(REPO / "evalsets" / "agent20")
     return EpisodeContext(ev.toolset, ev.policy, ev.manifest.system_prompt)
@@ -221,10 +221,10 @@ def fixture_script(adapter: str) -> Script:
 
 def build_fixture(out_dir: Path) -> None:
     """Run the two scripted adapters over agent20's episodes into `out_dir`."""
-    from loragate.episode_loop import run_episodes
-    from loragate.episode_run import context
-    from loragate.episodes import load_episodes
-    from loragate.evalset import load_evalset
+    from loragate.episodes.definitions import load_episodes
+    from loragate.episodes.loop import run_episodes
+    from loragate.episodes.run import context
+    from loragate.evalset.load import load_evalset
 
     ev = load_evalset(REPO / "evalsets" / "agent20")
     eps = load_episodes(ev)

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from loragate.records import GenerationRecord
+from loragate.formats.records import GenerationRecord
 
 AGENT20 = Path(__file__).resolve().parent.parent / "evalsets" / "agent20"
 

@@ -15,9 +15,9 @@ from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path
 
-from loragate.evalset import Evalset, load_evalset
-from loragate.records import GenerationRecord
-from loragate.scoring import finish_run
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import GenerationRecord
+from loragate.score.scoring import finish_run
 
 REPO = Path(__file__).resolve().parent.parent
 AGENT20 = REPO / "evalsets" / "agent20"

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from loragate.adapters import (
+from loragate.common.errors import BadInput
+from loragate.generate.adapters import (
     engine_lora_rank,
     inspect_adapters,
     same_base,
     weights_sha256,
 )
-from loragate.errors import BadInput
 from tests._adapters import BASE, make_adapter
 from tests._casestudy import run_cli
 from tests._mini_evalset import write_evalset
@@ -125,7 +125,7 @@ def test_cli_refuses_bad_adapters_before_loading(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Exit 2 naming both adapters; no runner, tokenizer or model is touched."""
-    import loragate.pipeline as pipeline
+    import loragate.generate.pipeline as pipeline
 
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("must not load anything for bad adapters")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from loragate.aggregate import family_order, missing_entries, summarize
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.records import ParseResult, ParseStatus, ReasonCode, ResultRecord, Verdict
-from loragate.stats import wilson_interval
+from loragate.common.errors import BadInput
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import ParseResult, ParseStatus, ReasonCode, ResultRecord, Verdict
+from loragate.score.aggregate import family_order, missing_entries, summarize
+from loragate.stats.binomial import wilson_interval
 from tests._mini_evalset import ENTRY_IDS, write_evalset
 
 FAMILY_OF = {

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.bfcl import (
+from loragate.common.files import replace_files
+from loragate.evalset.bfcl import (
     DEFAULT_CATEGORIES,
     Semantics,
     build_entries,
@@ -27,10 +28,9 @@ from loragate.bfcl import (
     evalset_files,
     read_category,
 )
-from loragate.evalset import load_evalset
-from loragate.files import replace_files
-from loragate.records import GenerationRecord, ReasonCode, Verdict
-from loragate.scoring import Scorer
+from loragate.evalset.load import load_evalset
+from loragate.formats.records import GenerationRecord, ReasonCode, Verdict
+from loragate.score.scoring import Scorer
 from tests._bfcl import bfcl_passes, mutations, tool_call_text
 
 KNOWN_DIFFERENCES: dict[str, dict[str, int]] = {

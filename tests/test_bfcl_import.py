@@ -9,9 +9,15 @@ from typing import Any
 
 import pytest
 
-from loragate import bfcl
-from loragate.bfcl import ImportStats, build_entries, call_spec, json_schema, tool_definition
-from loragate.matchers import match_arguments
+from loragate.calls.matchers import match_arguments
+from loragate.evalset import bfcl
+from loragate.evalset.bfcl import (
+    ImportStats,
+    build_entries,
+    call_spec,
+    json_schema,
+    tool_definition,
+)
 from tests.test_cli_validate import run_main
 
 FUNCTION: dict[str, Any] = {

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.bfcl import data_dir, read_category
-from loragate.runfolder import read_summary
+from loragate.evalset.bfcl import data_dir, read_category
+from loragate.formats.runfolder import read_summary
 from tests._bfcl import ANSWER_TEXT, correct_calls, tool_call_text
 from tests.test_cli_validate import run_main
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from loragate.episodes import Episode, load_episodes
-from loragate.evalset import load_evalset
-from loragate.trajectory import EpisodeContext, Trajectory
+from loragate.episodes.definitions import Episode, load_episodes
+from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.evalset.load import load_evalset
 
 REPO = Path(__file__).resolve().parent.parent
 EVALSET = load_evalset(REPO / "evalsets" / "agent20")

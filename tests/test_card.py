@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from loragate.card import (
+from loragate.common.errors import BadInput
+from loragate.results.card import (
     CARD_END,
     CARD_START,
     META_END,
@@ -15,8 +16,7 @@ from loragate.card import (
     build_card,
     update_readme,
 )
-from loragate.errors import BadInput
-from loragate.runs import load_run
+from loragate.results.runs import load_run
 from tests._casestudy import ROUND1_LOG, ROUND2_LOG, build_rounds, run_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

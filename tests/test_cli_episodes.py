@@ -11,11 +11,11 @@ import pytest
 
 from loragate.cli.app import main
 from loragate.cli.run import parse_episodes_option
-from loragate.config import load_config
-from loragate.episode_records import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
-from loragate.episode_run import pick_episodes, run_episode_set
-from loragate.errors import BadInput
-from loragate.evalset import load_evalset
+from loragate.common.errors import BadInput
+from loragate.episodes.run import pick_episodes, run_episode_set
+from loragate.evalset.load import load_evalset
+from loragate.formats.trajectories import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
+from loragate.generate.config import load_config
 from tests._episodes import FIXTURE, PAY, REPO, build_fixture, evalset_with
 
 AGENT20 = str(REPO / "evalsets" / "agent20")
@@ -133,8 +133,8 @@ def test_readme_episode_example_validates(tmp_path: Path) -> None:
 
 
 def test_survival_line_wording() -> None:
-    from loragate.episode_records import EpisodeAdapterSummary, Rate, SurvivalPoint
-    from loragate.episode_report import survival_line
+    from loragate.formats.trajectories import EpisodeAdapterSummary, Rate, SurvivalPoint
+    from loragate.results.episode_report import survival_line
 
     empty = Rate(n=0, passes=0, rate=None, ci_low=None, ci_high=None)
     adapter = EpisodeAdapterSummary(

@@ -9,10 +9,18 @@ from pathlib import Path
 import pytest
 
 from loragate.cli.app import main
+from loragate.common.locking import LOCK_NAME
 from loragate.families import get_family
-from loragate.locking import LOCK_NAME
-from loragate.records import GenerationRecord, Verdict
-from loragate.runfolder import GENERATIONS, MANIFEST, REPORT, RESULTS, SUMMARY, VIEW, read_results
+from loragate.formats.records import GenerationRecord, Verdict
+from loragate.formats.runfolder import (
+    GENERATIONS,
+    MANIFEST,
+    REPORT,
+    RESULTS,
+    SUMMARY,
+    VIEW,
+    read_results,
+)
 from tests._mini_evalset import (
     BROKEN_CALL,
     ENTRY_IDS,

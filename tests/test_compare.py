@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from loragate.compare import compare_runs
-from loragate.compare_render import render_markdown
-from loragate.errors import BadInput
-from loragate.formatting import fmt_p, fmt_points
-from loragate.runfolder import read_generations
-from loragate.runs import load_run, parse_run_ref
+from loragate.common.errors import BadInput
+from loragate.formats.runfolder import read_generations
+from loragate.results.compare import compare_runs
+from loragate.results.compare_render import render_markdown
+from loragate.results.formatting import fmt_p, fmt_points
+from loragate.results.runs import load_run, parse_run_ref
 from tests._casestudy import (
     CASE,
     ROUND1_LOG,
@@ -150,7 +150,7 @@ def _without(tmp: Path, name: str, drop: set[str]) -> Path:
     gens = [
         g for g in read_generations(CASE / "round2" / "generations.jsonl") if g.entry_id not in drop
     ]
-    from loragate.scoring import finish_run
+    from loragate.score.scoring import finish_run
     from tests._casestudy import casestudy_evalset
 
     finish_run(casestudy_evalset(), gens, tmp / name, allow_missing=True, progress=False)

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from loragate.locking import LOCK_NAME
-from loragate.runfolder import read_generations, read_results
+from loragate.common.locking import LOCK_NAME
+from loragate.formats.runfolder import read_generations, read_results
 from tests._mini_evalset import ENTRY_IDS, FAILING, PASSING, gen, write_evalset, write_generations
 
 

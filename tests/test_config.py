@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.config import RunConfig, load_config
-from loragate.errors import BadInput
+from loragate.common.errors import BadInput
+from loragate.generate.config import RunConfig, load_config
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from loragate import embedded
-from loragate.errors import LoragateError
+from loragate.common.errors import LoragateError
+from loragate.generate import embedded
 
 
 def test_cache_root_env_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from loragate.config import RunConfig
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.pipeline import build_jobs
-from loragate.records import GenerationRecord
-from loragate.render import renderer_from_template
-from loragate.scoring import Scorer
+from loragate.common.errors import BadInput
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import GenerationRecord
+from loragate.generate.config import RunConfig
+from loragate.generate.pipeline import build_jobs
+from loragate.generate.prompt import renderer_from_template
+from loragate.score.scoring import Scorer
 from tests._perentry_evalset import (
     ENTRIES,
     SEARCH,

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from loragate.episode_loop import read_steps, run_episodes, write_episode_results
-from loragate.episode_records import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
-from loragate.episodes import Episode, load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import load_evalset
-from loragate.trajectory import EpisodeContext, Trajectory
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import Episode, load_episodes
+from loragate.episodes.loop import read_steps, run_episodes, write_episode_results
+from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.evalset.load import load_evalset
+from loragate.formats.trajectories import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
 from tests._episodes import DENY, GOOD_DENY, GOOD_PAY, PAY, REPO, evalset_with, from_lists, scripted
 
 SCRIPTS = {

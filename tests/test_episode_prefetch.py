@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 import pytest
 
 import loragate.runners as runners_pkg
-from loragate.config import RunConfig
-from loragate.episode_records import TRAJECTORIES
-from loragate.episode_run import EpisodeRunner, run_episode_set, run_plan_episodes
-from loragate.pipeline import execute_run, plan_run
-from loragate.runfolder import read_generations
+from loragate.episodes.run import EpisodeRunner, run_episode_set, run_plan_episodes
+from loragate.formats.runfolder import read_generations
+from loragate.formats.trajectories import TRAJECTORIES
+from loragate.generate.config import RunConfig
+from loragate.generate.pipeline import execute_run, plan_run
 from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
 from tests._episodes import DENY, GOOD_DENY, GOOD_PAY, PAY, evalset_with, from_lists
 from tests._mini_evalset import ENTRY_IDS, write_evalset

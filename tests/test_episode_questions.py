@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from loragate.episode_loop import read_steps, run_episodes
-from loragate.episode_records import TRAJECTORIES, StepRecord
-from loragate.episodes import load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import load_evalset
-from loragate.trajectory import EpisodeContext
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import load_episodes
+from loragate.episodes.loop import read_steps, run_episodes
+from loragate.episodes.trajectory import EpisodeContext
+from loragate.evalset.load import load_evalset
+from loragate.formats.trajectories import TRAJECTORIES, StepRecord
 from tests._episodes import (
     ASK,
     GOOD_ASK,

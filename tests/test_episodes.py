@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from loragate.episode_stats import summarize_adapter
-from loragate.episodes import EpisodeSpec, expand, load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.trajectory import EpisodeContext, Trajectory
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import EpisodeSpec, expand, load_episodes
+from loragate.episodes.stats import summarize_adapter
+from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.evalset.load import Evalset, load_evalset
 from tests._episodes import (
     DENY,
     GOOD_DENY,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.files import (
+from loragate.common.errors import BadInput
+from loragate.common.files import (
     atomic_write_text,
     check_output_file,
     os_error_message,
@@ -20,7 +20,7 @@ from loragate.files import (
     replace_files,
     temp_name,
 )
-from loragate.locking import writing
+from loragate.common.locking import writing
 
 
 def test_atomic_write_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:

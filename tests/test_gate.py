@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.gate import GatePolicy, evaluate_gate, load_policy
-from loragate.runs import load_run
+from loragate.common.errors import BadInput
+from loragate.results.gate import GatePolicy, evaluate_gate, load_policy
+from loragate.results.runs import load_run
 from tests._casestudy import CASE, build_rounds, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -80,7 +80,9 @@ def test_warn_ships_an_improving_round_with_its_inconclusive_rules_listed(
     assert "inconclusive: warn" in text
     p = _policy(tmp_path, text)
     out = tmp_path / "gate.json"
-    code, stdout, err = run_cli(["gate", str(r2), "-p", str(p), "-b", str(r1), "-o", str(out)], capsys)
+    code, stdout, err = run_cli(
+        ["gate", str(r2), "-p", str(p), "-b", str(r1), "-o", str(out)], capsys
+    )
     assert code == 0, stdout + err
     assert "SHIP (3 rules inconclusive, policy says warn)" in stdout
     assert "INCONCLUSIVE no_significant_drop in tool_call, governance, should_not_call" in stdout
@@ -144,7 +146,7 @@ def test_strict_requires_baseline(
         ["gate", str(r2), "-p", str(STRICT), "-o", str(tmp_path / "g.json")], capsys
     )
     assert code == 2 and "require_baseline" in err
-    code, stdout, _ = run_cli(
+    code, _, _ = run_cli(
         ["gate", str(r2), "-p", str(STRICT), "-b", str(r1), "-o", str(tmp_path / "g.json")], capsys
     )
     # Non-inferiority at a 5-point margin: on 8 entries a family as good as its
@@ -248,8 +250,8 @@ def test_missing_policy_and_run(
 def test_baseline_over_other_entries_exit_2(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from loragate.runfolder import read_generations
-    from loragate.scoring import finish_run
+    from loragate.formats.runfolder import read_generations
+    from loragate.score.scoring import finish_run
     from tests._casestudy import casestudy_evalset
 
     r1, _ = rounds
@@ -341,7 +343,7 @@ def test_unknown_family_raises_bad_input_in_library(rounds: tuple[Path, Path]) -
 
 
 def test_every_policy_rule_has_a_check() -> None:
-    from loragate.gate import FAMILY_RULES, RUN_RULES, FamilyRules, GatePolicy
+    from loragate.results.gate import FAMILY_RULES, RUN_RULES, FamilyRules, GatePolicy
 
     assert list(FAMILY_RULES) == list(FamilyRules.model_fields)
     assert set(RUN_RULES) <= set(GatePolicy.model_fields)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from loragate.cli.app import main
-from loragate.episode_run import rescore_episodes
-from loragate.evalset import load_evalset
+from loragate.episodes.run import rescore_episodes
+from loragate.evalset.load import load_evalset
 from tests._episodes import FIXTURE, REPO
 
 CASESTUDY = REPO / "tests" / "data" / "casestudy"

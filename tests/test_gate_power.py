@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.gate import GatePolicy, GateResult, evaluate_gate
-from loragate.gate_render import render_markdown
-from loragate.runfolder import read_generations
-from loragate.runs import load_run
+from loragate.common.errors import BadInput
+from loragate.formats.runfolder import read_generations
+from loragate.results.gate import GatePolicy, GateResult, evaluate_gate
+from loragate.results.gate_render import render_markdown
+from loragate.results.runs import load_run
 from tests._casestudy import CASE, build_round, k_sample_generations, replay, run_cli
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,7 +210,7 @@ def test_baseline_with_another_sample_count_is_still_paired_per_entry(
 
 
 def test_runs_over_different_entries_are_refused(rounds: dict[str, Path], tmp_path: Path) -> None:
-    from loragate.scoring import finish_run
+    from loragate.score.scoring import finish_run
     from tests._casestudy import casestudy_evalset
 
     gens = [

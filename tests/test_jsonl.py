@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.jsonl import ReadReport, read_objects
+from loragate.common.errors import BadInput
+from loragate.common.jsonl import ReadReport, read_objects
 
 
 def test_what_orjson_reads_differently_goes_through_json(tmp_path: Path) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from loragate.evalset import Entry, Evalset, load_evalset
+from loragate.calls.parsing import parse_output
+from loragate.evalset.load import Entry, Evalset, load_evalset
 from loragate.families import Sample, ScoringContext, get_family
-from loragate.parsing import parse_output
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 REFERENCES = Path(__file__).parent / "data" / "agent20_reference_outputs.jsonl"
 

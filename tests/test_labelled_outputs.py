@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from loragate.evalset import Evalset, load_evalset
+from loragate.calls.parsing import parse_output
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.families import Sample, ScoringContext, get_family
-from loragate.parsing import parse_output
-from loragate.records import Verdict
+from loragate.formats.records import Verdict
 
 LABELLED = Path(__file__).parent / "data" / "labelled"
 FILES = sorted(LABELLED.glob("*.jsonl"))

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.manifest import (
+from loragate.common.errors import BadInput
+from loragate.formats.manifest import (
     EvalsetRecord,
     ModelRecord,
     RunManifest,

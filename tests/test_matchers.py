@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from loragate.calls.matchers import check_matcher, loose_text, match_arguments, matches
+from loragate.calls.tools import ToolDef, Toolset
 from loragate.cli.app import main
-from loragate.evalset import load_evalset
+from loragate.evalset.load import load_evalset
 from loragate.families import CallSpec, spec_problems
-from loragate.matchers import check_matcher, loose_text, match_arguments, matches
-from loragate.tools import ToolDef, Toolset
 
 D_SCHEMA: dict[str, Any] = {
     "type": "object",

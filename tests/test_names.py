@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from loragate.config import RunConfig
-from loragate.errors import BadInput
-from loragate.names import NAME_FIX, check_name, child_path, name_problem
-from loragate.records import GenerationRecord, Summary
+from loragate.common.errors import BadInput
+from loragate.common.names import NAME_FIX, check_name, child_path, name_problem
+from loragate.formats.records import GenerationRecord, Summary
+from loragate.generate.config import RunConfig
 
 GOOD = ["round2", "base", "qwen3-4b.r128", "A", "v1+fix", "x" * 100]
 BAD = ["", ".hidden", "../x", "a/b", "/abs", "a\\b", "..", "x" * 101, "a b", "a\0b", "ü", "-x"]

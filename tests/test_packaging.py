@@ -95,6 +95,9 @@ def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
         assert generic not in top
     for sub in ("families", "runners", "training"):
         assert f"loragate/{sub}/__init__.py" in names, f"loragate.{sub} is not in the wheel"
+    for init in sorted((REPO / "loragate").glob("**/__init__.py")):
+        rel = init.relative_to(REPO).as_posix()
+        assert rel in names, f"{rel} is not in the wheel (pyproject.toml's packages list)"
     assert "loragate/py.typed" in names
     assert not any(n.startswith("loragate/tests/") for n in names)
     # the shipped data, built from the top-level folders
@@ -107,9 +110,9 @@ def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
         "loragate/configs/gates/default.yaml",
         "loragate/configs/train/smollm2-cpu.yaml",
         "loragate/configs/train/data/xlam-mini.jsonl",
-        "loragate/templates/view.html",
-        "loragate/templates/view.css",
-        "loragate/templates/view.js",
+        "loragate/results/view/templates/view.html",
+        "loragate/results/view/templates/view.css",
+        "loragate/results/view/templates/view.js",
     ):
         assert data in names, data
     shipped = {n.removeprefix("loragate/") for n in names if n.startswith("loragate/evalsets/")}

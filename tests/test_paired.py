@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from loragate.paired import mcnemar_exact, paired_test, sign_flip_test
+from loragate.stats.paired import mcnemar_exact, paired_test, sign_flip_test
 
 
 def test_mcnemar_case_study_six_flips_one_way() -> None:

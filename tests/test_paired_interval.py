@@ -1,4 +1,4 @@
-"""The paired difference interval behind `non_inferiority` (loragate.paired_interval).
+"""The paired difference interval behind `non_inferiority` (loragate.stats.paired_interval).
 
 Tango's score interval is checked against published worked examples; the score
 interval on per-entry fractions (k > 1) against Tango on 0/1 data and against the
@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import pytest
 
-from loragate.paired_interval import (
+from loragate.stats.paired_interval import (
     best_drop_bound,
     entries_for_margin,
     paired_difference_interval,

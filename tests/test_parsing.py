@@ -1,4 +1,4 @@
-"""Unit tests for loragate.parsing: every status, every repair path, ported vLLM cases."""
+"""Unit tests for loragate.calls.parsing: every status, every repair path, ported vLLM cases."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from loragate import parsing
-from loragate.parsing import MAX_BLOCKS, MAX_DEPTH, parse_output
-from loragate.records import ParseResult, ToolCall
+from loragate.calls import parsing
+from loragate.calls.parsing import MAX_BLOCKS, MAX_DEPTH, parse_output
+from loragate.formats.records import ParseResult, ToolCall
 
 
 def block(payload: Any) -> str:
@@ -553,7 +553,7 @@ def test_results_are_records() -> None:
 #   tests/entrypoints/openai/tool_parsers/test_hermes_tool_parser.py
 #   tests/tool_use/test_hermes_tool_parser.py (server tests; their model outputs)
 # vLLM's streaming tests are ported as the non-streaming parse of the full text.
-# Deliberate differences are listed in loragate/parsing.py's module docstring.
+# Deliberate differences are listed in loragate/calls/parsing.py's module docstring.
 
 
 def test_vllm_no_tool_call() -> None:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from loragate.parsing import MAX_DEPTH, parse_output
-from loragate.records import ParseResult
+from loragate.calls.parsing import MAX_DEPTH, parse_output
+from loragate.formats.records import ParseResult
 
 STATUSES = {"ok", "no_call", "unparseable"}
 FUZZ = settings(

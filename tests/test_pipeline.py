@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 import pytest
 
 import loragate.runners as runners_pkg
-from loragate.config import RunConfig
-from loragate.errors import BadInput
-from loragate.pipeline import execute_run, plan_run
-from loragate.runfolder import read_generations
+from loragate.common.errors import BadInput
+from loragate.formats.runfolder import read_generations
+from loragate.generate.config import RunConfig
+from loragate.generate.pipeline import execute_run, plan_run
 from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
 from tests._mini_evalset import ENTRY_IDS, gen, write_evalset, write_generations
 
@@ -178,8 +178,8 @@ def test_limit_and_families(tmp_path: Path) -> None:
 
 
 def test_limit_takes_entries_across_families(agent20_dir: Path) -> None:
-    from loragate.evalset import load_evalset
-    from loragate.pipeline import select_entries
+    from loragate.evalset.load import load_evalset
+    from loragate.generate.pipeline import select_entries
 
     full = load_evalset(agent20_dir)
     picked = select_entries(full, families=None, limit=9)

@@ -1,6 +1,6 @@
-"""The smallest detectable drop (loragate.power) against brute-force enumeration of
+"""The smallest detectable drop (loragate.stats.power) against brute-force enumeration of
 the paired tests the gate runs: every outcome on n entries, tested by
-`loragate.paired`, the smallest significant drop kept."""
+`loragate.stats.paired`, the smallest significant drop kept."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from itertools import combinations_with_replacement, product
 
 import pytest
 
-from loragate.paired import mcnemar_exact, paired_test, sign_flip_test
-from loragate.power import (
+from loragate.stats.binomial import wilson_interval
+from loragate.stats.paired import mcnemar_exact, paired_test, sign_flip_test
+from loragate.stats.power import (
     as_fraction,
     detectable_drop,
     detectable_drop_at,
@@ -22,7 +23,6 @@ from loragate.power import (
     point_rule_trips_at,
     samples_to_detect,
 )
-from loragate.stats import wilson_interval
 
 
 def test_flips_needed() -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from loragate.evalset import Evalset, load_evalset
+from loragate.calls.parsing import parse_output
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.families import Sample, ScoringContext, get_family
-from loragate.parsing import parse_output
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 DATA = Path(__file__).parent / "data" / "agent20_reference_outputs.jsonl"
 ROWS = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from loragate.matchers import check_matcher, matches
-from loragate.regex import PatternError, compile_pattern, pattern_problem, search
-from loragate.schemacheck import SchemaChecker
-from loragate.tools import ToolDef, ToolFunction, Toolset, schema_errors
+from loragate.calls.matchers import check_matcher, matches
+from loragate.calls.schemacheck import SchemaChecker
+from loragate.calls.tools import ToolDef, ToolFunction, Toolset, schema_errors
+from loragate.common.regex import PatternError, compile_pattern, pattern_problem, search
 
 CATASTROPHIC = ["^(a+)+$", "^(a|a)*$", "^(a|aa)+$", "(x+x+)+y", "^(\\w+\\s?)*$"]
 HOSTILE = "a" * 50_000 + "!"

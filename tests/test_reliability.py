@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from loragate import reliability as rel
+from loragate.stats import reliability as rel
 from tests._casestudy import run_cli
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.evalset import load_evalset
-from loragate.render import (
+from loragate.common.errors import BadInput
+from loragate.evalset.load import load_evalset
+from loragate.generate.prompt import (
     evalset_messages,
     prompt_sha256,
     renderer_from_template,

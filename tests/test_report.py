@@ -8,12 +8,12 @@ from collections.abc import Set as AbstractSet
 import pytest
 from rich.console import Console
 
-from loragate.aggregate import summarize
-from loragate.evalset import Evalset, load_evalset
-from loragate.formatting import format_ci, format_rate, md_cell, md_code
-from loragate.records import ResultRecord, Summary
-from loragate.report import failing_table_markdown, print_summary, render_markdown
-from loragate.scoring import score_records
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import ResultRecord, Summary
+from loragate.results.formatting import format_ci, format_rate, md_cell, md_code
+from loragate.results.report import failing_table_markdown, print_summary, render_markdown
+from loragate.score.aggregate import summarize
+from loragate.score.scoring import score_records
 from tests._mini_evalset import BROKEN_CALL, ENTRY_IDS, FAILING, PASSING, gen, write_evalset
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loragate.schemacheck import (
+from loragate.calls.schemacheck import (
     MAX_FAST_DEPTH,
     ArgumentsValidator,
     SchemaChecker,

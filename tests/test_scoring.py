@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
+from loragate.common.errors import BadInput
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.families import get_family
-from loragate.records import GenerationRecord, ReasonCode, ResultRecord, Verdict
-from loragate.runfolder import (
+from loragate.formats.records import GenerationRecord, ReasonCode, ResultRecord, Verdict
+from loragate.formats.runfolder import (
     GENERATIONS,
     MANIFEST,
     REPORT,
@@ -22,7 +22,7 @@ from loragate.runfolder import (
     read_results,
     read_summary,
 )
-from loragate.scoring import (
+from loragate.score.scoring import (
     Scorer,
     ScorerError,
     check_generations,

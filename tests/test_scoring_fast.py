@@ -3,7 +3,7 @@
 Scoring has fast paths that must never change a result: `orjson` for well-formed
 `<tool_call>` JSON (`parsing._decode_strict`), compiled argument matchers
 (`matchers.compile_matcher`), schema errors without `jsonschema`
-(`loragate.schema_errors`), records built without re-validation (`records.trusted`,
+(`loragate.calls.schema_errors`), records built without re-validation (`records.trusted`,
 `scoring.result_record`) and `loragate score --jobs` over several processes. Here each
 corpus is scored twice - once as shipped, once with every fast path replaced by its
 reference - and every result must be equal and dump to the same bytes. The pieces are
@@ -24,21 +24,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import loragate.matchers as matchers_module
-import loragate.parsing as parsing
-import loragate.records as records_module
-import loragate.schemacheck as schemacheck
-from loragate import scoring
-from loragate.bfcl import DEFAULT_CATEGORIES, build_entries, data_dir, evalset_files, read_category
-from loragate.evalset import Evalset, load_evalset
-from loragate.files import replace_files
-from loragate.matchers import compile_matcher, matches
-from loragate.records import GenerationRecord, ResultRecord, ToolCall, Verdict, trusted
-from loragate.resources import bundled
-from loragate.schema_errors import _APPLIED, compile_errors
-from loragate.schemacheck import ArgumentsValidator, SchemaChecker
-from loragate.scoring import Scorer, score_records
-from loragate.scoring_processes import ForkedJudges
+import loragate.calls.matchers as matchers_module
+import loragate.calls.parsing as parsing
+import loragate.calls.schemacheck as schemacheck
+import loragate.formats.records as records_module
+from loragate.calls.matchers import compile_matcher, matches
+from loragate.calls.schema_errors import _APPLIED, compile_errors
+from loragate.calls.schemacheck import ArgumentsValidator, SchemaChecker
+from loragate.common.files import replace_files
+from loragate.common.resources import bundled
+from loragate.evalset.bfcl import (
+    DEFAULT_CATEGORIES,
+    build_entries,
+    data_dir,
+    evalset_files,
+    read_category,
+)
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import GenerationRecord, ResultRecord, ToolCall, Verdict, trusted
+from loragate.score import scoring
+from loragate.score.processes import ForkedJudges
+from loragate.score.scoring import Scorer, score_records
 from tests._bfcl import mutations, tool_call_text
 
 DATA = Path(__file__).parent / "data"
@@ -398,7 +404,7 @@ def test_a_scorer_that_raises_in_a_worker_is_reported_as_in_one_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from loragate.families.tool_call import ToolCallFamily
-    from loragate.scoring import ScorerError
+    from loragate.score.scoring import ScorerError
 
     evalset = _agent20()
     first = next(e.id for e in evalset.entries if e.family == "tool_call")
@@ -439,8 +445,8 @@ def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
-    from loragate.families._answer import _REFUSAL_ANY, _REFUSAL_RES
-    from loragate.families._text import fold, sentences
+    from loragate.judge.answer import _REFUSAL_ANY, _REFUSAL_RES
+    from loragate.judge.text import fold, sentences
 
     pieces = [fold(s) for text in _corpus_texts() for s in sentences(text)]
     pieces += ["as an ai language model", "i can't help with that", "we must decline"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loragate.stats import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
+from loragate.stats.binomial import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
 
 # Three entries with 4 samples each: 2, 4 and 0 passes.
 THREE = [(4, 2), (4, 4), (4, 0)]

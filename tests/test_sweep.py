@@ -14,12 +14,12 @@ import pytest
 import yaml
 
 import loragate.runners as runners_pkg
-import loragate.sweep_ray as sweep_ray
-from loragate.errors import BadInput, MissingDependency
-from loragate.runfolder import read_generations
+import loragate.sweep.ray_stage as sweep_ray
+from loragate.common.errors import BadInput, MissingDependency
+from loragate.formats.runfolder import read_generations
 from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
-from loragate.sweep import load_sweep, run_configs
-from loragate.sweeping import run_sweep
+from loragate.sweep.orchestrate import run_sweep
+from loragate.sweep.spec import load_sweep, run_configs
 from tests._adapters import make_adapter
 from tests._casestudy import run_cli
 from tests._mini_evalset import ENTRY_IDS, write_evalset
@@ -180,7 +180,7 @@ def test_sweep_writes_run_folders_summary_and_reuses_the_cache(
 
 
 def test_duplicate_answers_are_written_once(tmp_path: Path, echo: type[EchoRunner]) -> None:
-    from loragate.pipeline import plan_run
+    from loragate.generate.pipeline import plan_run
 
     path = write_sweep(tmp_path, group_size=None)
     plans = [plan_run(r.config) for r in run_configs(load_sweep(path), str(path))]

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from loragate.aggregate import grouping_tags
-from loragate.bfcl import data_dir, read_category
-from loragate.card import build_card
-from loragate.compare import compare_runs
-from loragate.compare_render import render_markdown, render_terminal
-from loragate.errors import BadInput
-from loragate.gate import GatePolicy, evaluate_gate
-from loragate.runfolder import read_summary
-from loragate.runs import load_run
+from loragate.common.errors import BadInput
+from loragate.evalset.bfcl import data_dir, read_category
+from loragate.formats.runfolder import read_summary
+from loragate.results.card import build_card
+from loragate.results.compare import compare_runs
+from loragate.results.compare_render import render_markdown, render_terminal
+from loragate.results.gate import GatePolicy, evaluate_gate
+from loragate.results.runs import load_run
+from loragate.score.aggregate import grouping_tags
 from tests._bfcl import ANSWER_TEXT, correct_calls, tool_call_text
 from tests._casestudy import cli_exit_code, run_cli
 
@@ -157,7 +157,7 @@ def test_gate_rules_per_tag(rounds: tuple[Path, Path]) -> None:
     assert rules[(IRRELEVANCE, "min_pass_at_1")].status == "PASS"  # 200/240
     assert rules[(IRRELEVANCE, "no_significant_drop")].status == "FAIL"  # 40 regressed
     assert result.exit_code == 1
-    from loragate.gate_render import render_markdown as gate_markdown
+    from loragate.results.gate_render import render_markdown as gate_markdown
 
     assert "| tag bfcl:irrelevance | no_significant_drop |" in gate_markdown(result)
 
@@ -220,7 +220,7 @@ def test_card_has_a_table_per_tag(rounds: tuple[Path, Path]) -> None:
 
 
 def test_card_caps_the_tag_rows(rounds: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("loragate.card.CARD_MAX_TAG_ROWS", 1)
+    monkeypatch.setattr("loragate.results.card.CARD_MAX_TAG_ROWS", 1)
     section = build_card(load_run(str(rounds[1])), chart=None).section
     assert "| bfcl:irrelevance |" in section and "| bfcl:multiple |" not in section
     assert "1 more tag in the run's report.md." in section

@@ -14,15 +14,15 @@ import pytest
 import yaml
 
 from loragate.cli.app import main
-from loragate.episode_loop import read_steps, run_episodes
-from loragate.episode_records import EPISODES_SUMMARY, TRAJECTORIES
-from loragate.episode_run import context, rescore_episodes
-from loragate.episodes import Episode, EpisodeSpec, ServerBackend, load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, Policy, load_evalset
-from loragate.simulator import Simulator
-from loragate.tool_servers import ToolReply, ToolServerError, ToolServers
-from loragate.trajectory import Trajectory
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import Episode, EpisodeSpec, ServerBackend, load_episodes
+from loragate.episodes.loop import read_steps, run_episodes
+from loragate.episodes.run import context, rescore_episodes
+from loragate.episodes.servers.tool_servers import ToolReply, ToolServerError, ToolServers
+from loragate.episodes.simulator import Simulator
+from loragate.episodes.trajectory import Trajectory
+from loragate.evalset.load import Evalset, Policy, load_evalset
+from loragate.formats.trajectories import EPISODES_SUMMARY, TRAJECTORIES
 from tests._episodes import REPO, from_lists, scripted
 from tests._tool_servers import (
     CLOSE,
@@ -257,7 +257,9 @@ def test_mcp_server_with_injected_faults_reset_and_offline_rescore(
     def no_server(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("rescoring started a tool server")
 
-    monkeypatch.setattr("loragate.mcp_stdio.McpStdioConnection.__init__", no_server)
+    monkeypatch.setattr(
+        "loragate.episodes.servers.mcp_stdio.McpStdioConnection.__init__", no_server
+    )
     summary = rescore_episodes(tmp_path / "run" / TRAJECTORIES, ev, tmp_path / "re", "strict")
     assert summary.adapters["base"].success.passes == 3
     assert summary.adapters["base"].recovery["error"].passes == 1
@@ -359,7 +361,9 @@ def test_run_and_score_episodes_with_an_mcp_server(
     for line in ("tickets server starting", "debug: tickets loaded"):
         assert line in log and line not in printed.out + printed.err
     args = ["--trajectories", str(run / TRAJECTORIES), "--evalset", str(tmp_path / "ev")]
-    monkeypatch.setattr("loragate.mcp_stdio.McpStdioConnection.__init__", None)  # no server
+    monkeypatch.setattr(
+        "loragate.episodes.servers.mcp_stdio.McpStdioConnection.__init__", None
+    )  # no server
     assert run_main(monkeypatch, "score-episodes", *args, "--out", str(tmp_path / "re")) == 0
     again = json.loads((tmp_path / "re" / EPISODES_SUMMARY).read_text())
     assert again["adapters"] == summary["adapters"]

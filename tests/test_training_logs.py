@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.training_logs import (
+from loragate.common.errors import BadInput
+from loragate.formats.training_logs import (
     TrainingLog,
     find_training_log,
     metric_direction,

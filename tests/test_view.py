@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from loragate.records import GenerationRecord
-from loragate.runfolder import SUMMARY, VIEW, read_summary
-from loragate.view import find_evalset, load_sides, view_data
-from loragate.view_html import embed_json, render_view
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import SUMMARY, VIEW, read_summary
+from loragate.results.view.data import find_evalset, load_sides, view_data
+from loragate.results.view.html import embed_json, render_view
 from tests._casestudy import CASE, build_rounds, casestudy_evalset, replay, run_cli, texts
 from tests._view_runs import agent20_run
 
@@ -142,7 +142,9 @@ def test_page_is_self_contained_and_locked_down(hostile_run: Path) -> None:
 def test_template_builds_no_html_from_strings() -> None:
     from importlib import resources
 
-    script = (resources.files("loragate") / "templates" / "view.js").read_text(encoding="utf-8")
+    script = (resources.files("loragate.results.view") / "templates" / "view.js").read_text(
+        encoding="utf-8"
+    )
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
         assert sink not in script, sink
 

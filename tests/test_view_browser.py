@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from loragate.records import GenerationRecord
-from loragate.runfolder import VIEW, read_results
-from loragate.view import find_evalset, load_sides, view_data
-from loragate.view_html import write_view
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import VIEW, read_results
+from loragate.results.view.data import find_evalset, load_sides, view_data
+from loragate.results.view.html import write_view
 from tests._browser import artifacts_dir, launch_browser
 from tests._casestudy import build_rounds, casestudy_evalset, replay, texts
 from tests._view_runs import agent20_run

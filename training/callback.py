@@ -5,7 +5,7 @@ the last one; `every_steps=None`: only after the last) the callback renders a su
 the evalset - or all of it - with the same renderer as `loragate run`, generates
 greedily with the `hf` runner around the in-memory model (no reload, no checkpoint;
 with `prefix_cache` the shared prefix's key/value cache is recomputed at every
-evaluation, since the weights changed), scores with `loragate.scoring`, and logs
+evaluation, since the weights changed), scores with `loragate.score.scoring`, and logs
 per-family pass@1 beside the loss:
 
 - into `trainer.state.log_history` (hence `trainer_state.json`) as
@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from transformers import TrainerCallback
 
-from loragate.errors import BadInput
+from loragate.common.errors import BadInput
 
 if TYPE_CHECKING:
-    from loragate.evalset import Entry, Evalset
-    from loragate.records import GenerationRecord, Summary
-    from loragate.render import ChatRenderer
+    from loragate.evalset.load import Entry, Evalset
+    from loragate.formats.records import GenerationRecord, Summary
+    from loragate.generate.prompt import ChatRenderer
 
 METRIC_PREFIX = "behaviour/"
 """Prefix of every metric this callback logs (`behaviour/<family>/pass_at_1`, ...)."""
@@ -82,7 +82,7 @@ def _in_process_runner(
     model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int, prefix_cache: bool
 ) -> Any:
     """The `hf` runner around the trainer's model, decoding greedily."""
-    from loragate.config import HfOptions, RunConfig, SamplingConfig
+    from loragate.generate.config import HfOptions, RunConfig, SamplingConfig
     from loragate.runners import RunnerSetup
     from loragate.runners.hf import HfRunner
 
@@ -122,7 +122,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
                 "callback.every_steps must be at least 1 (or None: only at the end)",
                 fix="set callback.every_steps to 1 or more, or null",
             )
-        from loragate.render import evalset_messages, prompt_sha256
+        from loragate.generate.prompt import evalset_messages, prompt_sha256
 
         self.evalset = evalset
         self.entries = list(entries) if entries is not None else list(evalset.entries)
@@ -158,10 +158,10 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
 
     def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
         """Generate and score the subset on `model`; (summary, per-output records)."""
-        from loragate.adapters import BASE_ADAPTER
-        from loragate.aggregate import summarize
+        from loragate.generate.adapters import BASE_ADAPTER
         from loragate.runners import PromptJob
-        from loragate.scoring import Scorer
+        from loragate.score.aggregate import summarize
+        from loragate.score.scoring import Scorer
 
         # A peft model generates under its active adapter; a plain model is the base.
         adapter = (

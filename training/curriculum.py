@@ -27,15 +27,15 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from loragate.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.training.curriculum_load import Curriculum, load_curriculum
 from loragate.training.curriculum_spec import CONFIRMATION_TOOL
 from loragate.training.curriculum_text import TemplateError
 from loragate.training.example import TrainingExample, example_problems
 
 if TYPE_CHECKING:
-    from loragate.evalset import Policy
-    from loragate.tools import Toolset
+    from loragate.calls.tools import Toolset
+    from loragate.evalset.load import Policy
 
 MAX_DUPLICATE_STREAK = 2000
 """Consecutive draws without a new distinct example after which a family is exhausted."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loragate.errors import BadInput, Problem, unknown_name_fix
-from loragate.loading import load_yaml_model
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.loading import load_yaml_model
 from loragate.training.curriculum_spec import (
     CONFIRMATION_TOOL,
     CURRICULUM_EXAMPLE,
@@ -39,7 +39,7 @@ from loragate.training.curriculum_spec import (
 from loragate.training.curriculum_text import TemplateError, placeholders, whole
 
 if TYPE_CHECKING:
-    from loragate.evalset import Policy
+    from loragate.evalset.load import Policy
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ Formats of a `path` source (`format`, or `auto` from the first row's keys):
   `loragate curriculum` writes. Read with the json module, not `datasets`: Arrow would
   unify differing tool-call argument objects into one struct and add null keys.
 
-Every example is rendered by `loragate.render.ChatRenderer.render_training_example`, so
+Every example is rendered by `loragate.generate.prompt.ChatRenderer.render_training_example`, so
 training sees the prompt exactly as evaluation renders it, and tokenised here into
 `input_ids` plus a `completion_mask` (loss on the final assistant turn only).
 """
@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.errors import BadInput, Problem
-from loragate.files import atomic_write_text
-from loragate.jsonl import read_objects
-from loragate.resources import user_or_bundled
+from loragate.common.errors import BadInput, Problem
+from loragate.common.files import atomic_write_text
+from loragate.common.jsonl import read_objects
+from loragate.common.resources import user_or_bundled
 from loragate.training.example import TrainingExample, example_problems
 
 if TYPE_CHECKING:
-    from loragate.evalset import Evalset
-    from loragate.render import ChatRenderer
+    from loragate.evalset.load import Evalset
+    from loragate.generate.prompt import ChatRenderer
     from loragate.training.leakage import LeakageReport
 
 DATA_MANIFEST = "data_manifest.json"
@@ -208,7 +208,7 @@ def _read_with_datasets(path: Path) -> list[dict[str, Any]]:
     try:
         import datasets
     except ImportError as exc:
-        from loragate.errors import MissingDependency
+        from loragate.common.errors import MissingDependency
 
         raise MissingDependency("datasets", "train") from exc
     suffix = path.suffix.lower()

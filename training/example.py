@@ -3,7 +3,7 @@
 A `TrainingExample` is an OpenAI chat conversation whose last message is the assistant
 turn to learn; everything before it is the prompt. Its tools are the evalset's tools
 (`tools is None`: the toolset the recipe names) or its own (xLAM rows bring theirs).
-Both the curriculum generator and the data loader produce these; `loragate.render`
+Both the curriculum generator and the data loader produce these; `loragate.generate.prompt`
 turns them into (prompt, completion) text with the same template as evaluation.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from loragate.evalset import Policy
-    from loragate.tools import Toolset
+    from loragate.calls.tools import Toolset
+    from loragate.evalset.load import Policy
 
 
 @dataclass(frozen=True)

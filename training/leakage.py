@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from loragate.evalset import Evalset
+    from loragate.evalset.load import Evalset
     from loragate.training.example import TrainingExample
 
 DEFAULT_THRESHOLD = 0.6

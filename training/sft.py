@@ -32,8 +32,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.errors import BadInput, MissingDependency, Problem
-from loragate.loading import load_yaml_model
+from loragate.common.errors import BadInput, MissingDependency, Problem
+from loragate.common.loading import load_yaml_model
 from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
 
 RECIPE_FILE = "recipe.yaml"
@@ -204,7 +204,7 @@ def load_recipe(path: Path, overrides: dict[str, Any] | None = None) -> Recipe:
 def resolve_model(recipe: Recipe) -> tuple[str, str, str | None]:
     """(path to load, model id for manifests, chat template) of the recipe's model."""
     if recipe.embedded:
-        from loragate.embedded import EMBEDDED, embedded_checkpoint
+        from loragate.generate.embedded import EMBEDDED, embedded_checkpoint
 
         spec = EMBEDDED[recipe.embedded]
         return (
@@ -316,8 +316,8 @@ def train(
     for bad recipes, data, leakage (unless allowed) or an output folder that already
     holds an adapter (unless `overwrite`).
     """
-    from loragate.evalset import load_evalset
-    from loragate.render import load_renderer
+    from loragate.evalset.load import load_evalset
+    from loragate.generate.prompt import load_renderer
     from loragate.training.data import mix_table, prepare_data
 
     out = Path(output_dir or recipe.output_dir)

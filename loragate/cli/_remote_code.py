@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
 
 WARNING = (
     "warning: --trust-remote-code runs Python code that ships with the model (its "

@@ -21,7 +21,7 @@ from loragate.cli import (
     validate,
     view,
 )
-from loragate.errors import BadInput, LoragateError, ServerUnreachable
+from loragate.common.errors import BadInput, LoragateError, ServerUnreachable
 
 app = typer.Typer(
     name="loragate",
@@ -87,8 +87,8 @@ def _click_exception_classes() -> tuple[type[BaseException], ...]:
 
 def main() -> None:
     """Console entry point: bad input exits 2 with a message, never a traceback."""
-    from loragate.files import os_error_message
-    from loragate.locking import FolderBusy
+    from loragate.common.files import os_error_message
+    from loragate.common.locking import FolderBusy
 
     try:
         rc = app(standalone_mode=False)

@@ -68,16 +68,16 @@ def command(
     ] = True,
 ) -> None:
     """Write the model-card section of RUN: family table, training, comparison, projection."""
-    from loragate.card import (
+    from loragate.common.errors import BadInput, Problem
+    from loragate.common.files import atomic_write_text, read_text
+    from loragate.common.locking import updating, writing
+    from loragate.results.card import (
         CHART_NAME,
         build_card,
         update_readme,
         write_chart,
     )
-    from loragate.errors import BadInput, Problem
-    from loragate.files import atomic_write_text, read_text
-    from loragate.locking import updating, writing
-    from loragate.runs import assign_training_logs, load_run, parse_run_ref
+    from loragate.results.runs import assign_training_logs, load_run, parse_run_ref
 
     refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
     logs = assign_training_logs(training_log or [], refs)

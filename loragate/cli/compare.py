@@ -57,11 +57,11 @@ def command(
 ) -> None:
     """Compare runs on the same entries: per-family pass@1 with intervals, paired tests,
     flipped entries, and training metrics side by side."""
-    from loragate.compare import compare_runs
-    from loragate.compare_render import render_json, render_markdown, render_terminal
-    from loragate.errors import BadInput
-    from loragate.files import atomic_write_text
-    from loragate.runs import assign_training_logs, load_run, parse_run_ref
+    from loragate.common.errors import BadInput
+    from loragate.common.files import atomic_write_text
+    from loragate.results.compare import compare_runs
+    from loragate.results.compare_render import render_json, render_markdown, render_terminal
+    from loragate.results.runs import assign_training_logs, load_run, parse_run_ref
 
     if len(runs) < 2:
         raise BadInput(
@@ -72,7 +72,7 @@ def command(
     logs = assign_training_logs(training_log or [], refs)
     loaded = [load_run(ref, log) for ref, log in zip(refs, logs, strict=True)]
     comparison = compare_runs(loaded, intersect=intersect, alpha=alpha, seed=seed)
-    from loragate.episode_compare import episode_lines
+    from loragate.results.episode_compare import episode_lines
 
     episodes = episode_lines(loaded, seed=seed)
     if output_format == "json":
@@ -109,8 +109,8 @@ def view_path_beside(out: Path) -> Path:
 
 
 def _write_view_beside(out: Path, runs: list[str]) -> None:
-    from loragate.view import find_evalset, load_sides, view_data
-    from loragate.view_html import write_view
+    from loragate.results.view.data import find_evalset, load_sides, view_data
+    from loragate.results.view.html import write_view
 
     sides = load_sides(runs)
     write_view(view_path_beside(out), view_data(sides, find_evalset(sides)))

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
-from loragate.errors import BadInput, Problem
-from loragate.files import read_json, read_yaml
+from loragate.common.errors import BadInput, Problem
+from loragate.common.files import read_json, read_yaml
 
 if TYPE_CHECKING:
-    from loragate.evalset import Evalset, Policy
-    from loragate.tools import Toolset
+    from loragate.calls.tools import Toolset
+    from loragate.evalset.load import Evalset, Policy
 
 
 def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | None]:
@@ -23,9 +23,9 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
     The evalset is loaded (and returned) only when its entries file exists, so a
     toolset folder without entries still works; it is what the leakage check needs.
     """
-    from loragate.evalset import EvalsetManifest, load_evalset
-    from loragate.resources import user_or_bundled
-    from loragate.tools import ToolDef, Toolset
+    from loragate.calls.tools import ToolDef, Toolset
+    from loragate.common.resources import user_or_bundled
+    from loragate.evalset.load import EvalsetManifest, load_evalset
 
     path = user_or_bundled(path)
     if path.is_file():
@@ -93,7 +93,7 @@ def command(
     policy) before it is written. When the toolset folder has eval entries, the output
     is also checked for overlap with them.
     """
-    from loragate.resources import user_or_bundled
+    from loragate.common.resources import user_or_bundled
     from loragate.training.curriculum import (
         generate_curriculum,
         load_curriculum,

@@ -46,12 +46,12 @@ def command(
     """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input,
     6 when a rule cannot decide at this size (INCONCLUSIVE; `inconclusive: warn` in the
     policy lets it ship). See docs/gate.md."""
-    from loragate.files import append_text, atomic_write_text, check_output_file
-    from loragate.gate import evaluate_gate, load_policy
-    from loragate.gate_render import render_markdown, render_terminal
-    from loragate.locking import writing
-    from loragate.names import child_path
-    from loragate.runs import load_run
+    from loragate.common.files import append_text, atomic_write_text, check_output_file
+    from loragate.common.locking import writing
+    from loragate.common.names import child_path
+    from loragate.results.gate import evaluate_gate, load_policy
+    from loragate.results.gate_render import render_markdown, render_terminal
+    from loragate.results.runs import load_run
 
     # GitHub Actions shows this file on the job's summary page; check it before the
     # first write, so a bad one leaves nothing behind.

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from loragate.errors import BadInput, Problem
-from loragate.locking import LOCK_NAME
+from loragate.common.errors import BadInput, Problem
+from loragate.common.locking import LOCK_NAME
 
 SEMANTICS = ("loragate", "bfcl")
 
@@ -56,10 +56,10 @@ def command(
     and `bfcl:CATEGORY` tags."""
     from importlib.metadata import version
 
-    from loragate.bfcl import Semantics, build_entries, check_categories, evalset_files
-    from loragate.errors import unknown_name_fix
-    from loragate.files import replace_files
-    from loragate.locking import writing
+    from loragate.common.errors import unknown_name_fix
+    from loragate.common.files import replace_files
+    from loragate.common.locking import writing
+    from loragate.evalset.bfcl import Semantics, build_entries, check_categories, evalset_files
 
     if semantics not in SEMANTICS:
         raise BadInput(

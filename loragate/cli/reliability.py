@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from loragate import reliability as rel
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
+from loragate.stats import reliability as rel
 
 OutputFormat = Literal["table", "markdown", "json"]
 
@@ -42,7 +42,7 @@ def _grid_lines(g: rel.ReliabilityGrid, fmt: OutputFormat) -> str:
     header = ["r \\ n", *[str(n) for n in g.steps]]
     rows = [[f"{r * 100:g} %", *[_pct(value(g.cell(r, n))) for n in g.steps]] for r in g.per_step]
     if fmt == "markdown":
-        from loragate.formatting import markdown_table
+        from loragate.results.formatting import markdown_table
 
         return "\n".join([what, "", *markdown_table(header, rows, "lr")])
     from rich.console import Console

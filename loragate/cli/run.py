@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
-from loragate.errors import BadInput, Problem
-from loragate.names import check_name
+from loragate.common.errors import BadInput, Problem
+from loragate.common.names import check_name
 
 
 def parse_adapter_option(values: list[str]) -> dict[str, str]:
@@ -188,7 +188,7 @@ def command(
 
 
 def _load(config: Path | None, overrides: dict[str, Any]) -> Any:
-    from loragate.config import load_config
+    from loragate.generate.config import load_config
 
     embedded_cleared = "embedded" in overrides and overrides["embedded"] is None
     cfg = load_config(config, {k: v for k, v in overrides.items() if k != "embedded"})
@@ -209,8 +209,8 @@ def run_and_report(
 ) -> Any:
     """Plan, generate with a progress bar, score with `finish_run`, print the tables,
     holding the run folder's write lock throughout. Returns the `ScoredRun`."""
-    from loragate.locking import writing
-    from loragate.pipeline import run_folder
+    from loragate.common.locking import writing
+    from loragate.generate.pipeline import run_folder
 
     with writing(run_folder(cfg, config_path)):
         return _run_locked(
@@ -227,9 +227,9 @@ def run_and_report(
 def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
     """The header's line on whether the evalset is large enough for the gate policy's
     rules (the shipped default policy unless one is given); never fails the run."""
-    from loragate.errors import BadInput
-    from loragate.gate import load_policy
-    from loragate.gate_power import group_sizes, plan_header, plan_policy
+    from loragate.common.errors import BadInput
+    from loragate.results.gate import load_policy
+    from loragate.results.gate_power import group_sizes, plan_header, plan_policy
 
     path = policy if policy is not None else Path("configs/gates/default.yaml")
     try:
@@ -254,13 +254,13 @@ def _run_locked(
     from rich.console import Console
 
     from loragate.cli._progress import progress
-    from loragate.pipeline import LazyRunner, execute_run, plan_run
-    from loragate.report import print_summary
-    from loragate.runfolder import GENERATIONS
-    from loragate.scoring import finish_run
+    from loragate.formats.runfolder import GENERATIONS
+    from loragate.generate.pipeline import LazyRunner, execute_run, plan_run
+    from loragate.results.report import print_summary
+    from loragate.score.scoring import finish_run
 
     plan = plan_run(cfg, config_path=config_path, limit=limit, families=families)
-    from loragate.episode_run import EpisodeRunner, run_episode_set
+    from loragate.episodes.run import EpisodeRunner, run_episode_set
 
     episodes = run_episode_set(plan.evalset, cfg)
     pending = len(plan.pending)
@@ -295,7 +295,7 @@ def _run_locked(
             )
         episode_summary = None
         if episodes is not None:
-            from loragate.episode_run import run_plan_episodes
+            from loragate.episodes.run import run_plan_episodes
 
             made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
             console.print(
@@ -322,7 +322,7 @@ def _run_locked(
     out_console = Console() if console.stderr else console
     print_summary(scored.summary, out_console)
     if episode_summary is not None:
-        from loragate.episode_report import print_episodes
+        from loragate.results.episode_report import print_episodes
 
         print_episodes(episode_summary, out_console)
     check = outcome.manifest.self_check

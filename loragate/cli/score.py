@@ -13,11 +13,11 @@ from typing import Annotated, Literal
 
 import typer
 
-from loragate.errors import BadInput, Problem
-from loragate.evalset import load_evalset
-from loragate.jsonl import ReadReport
-from loragate.locking import writing
-from loragate.runfolder import GENERATIONS, read_generations
+from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonl import ReadReport
+from loragate.common.locking import writing
+from loragate.evalset.load import load_evalset
+from loragate.formats.runfolder import GENERATIONS, read_generations
 
 EXIT_SCORER_BUG = 3
 
@@ -105,7 +105,7 @@ def command(
 
     Exit codes: 0 scored, 2 bad input, 3 a scorer crashed (a bug); 2 and 3 write nothing.
     """
-    from loragate.heap import no_cyclic_gc
+    from loragate.common.heap import no_cyclic_gc
 
     with no_cyclic_gc():  # hundreds of thousands of records live until the end
         _score(generations, evalset, out, parse_mode, k, allow_missing, jobs)
@@ -122,8 +122,8 @@ def _score(
 ) -> None:
     from rich.console import Console
 
-    from loragate.report import print_summary
-    from loragate.scoring import ScorerError, finish_run
+    from loragate.results.report import print_summary
+    from loragate.score.scoring import ScorerError, finish_run
 
     loaded = load_evalset(evalset)
     mended = ReadReport()

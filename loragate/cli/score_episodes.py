@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from loragate.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem
 
 
 def command(
@@ -39,10 +39,10 @@ def command(
     """Rescore episode trajectories without a model and print the episode figures."""
     from rich.console import Console
 
-    from loragate.episode_report import print_episodes
-    from loragate.episode_run import rescore_episodes
-    from loragate.evalset import load_evalset
-    from loragate.locking import writing
+    from loragate.common.locking import writing
+    from loragate.episodes.run import rescore_episodes
+    from loragate.evalset.load import load_evalset
+    from loragate.results.episode_report import print_episodes
 
     if not trajectories.is_file():
         raise BadInput(

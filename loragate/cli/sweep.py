@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from loragate.records import GenerationRecord
+    from loragate.formats.records import GenerationRecord
 
 
 def command(
@@ -37,8 +37,8 @@ def command(
 
     from loragate.cli._progress import progress
     from loragate.cli._remote_code import resolve_remote_code
-    from loragate.sweep import load_sweep
-    from loragate.sweeping import SWEEP_MD, run_sweep
+    from loragate.sweep.orchestrate import SWEEP_MD, run_sweep
+    from loragate.sweep.spec import load_sweep
 
     sweep = load_sweep(config)
     trusted = resolve_remote_code(sweep.trust_remote_code, trust_remote_code, str(config))

@@ -64,7 +64,7 @@ def command(
     input or eval leakage.
     """
     from loragate.cli._remote_code import resolve_remote_code
-    from loragate.errors import BadInput, Problem
+    from loragate.common.errors import BadInput, Problem
     from loragate.training.sft import load_recipe, train
 
     recipe = load_recipe(config, {"training.max_steps": max_steps, "seed": seed})

@@ -8,11 +8,11 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from loragate.aggregate import family_order
-from loragate.episodes import load_episodes
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.report import family_label
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import load_episodes
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.results.report import family_label
+from loragate.score.aggregate import family_order
 
 
 def describe(evalset: Evalset) -> str:
@@ -109,8 +109,8 @@ def command(
             f"in {episodes.path.name}"
         )
     if policy is not None:
-        from loragate.gate import load_policy
-        from loragate.gate_power import group_sizes, plan_lines, plan_policy
+        from loragate.results.gate import load_policy
+        from loragate.results.gate_power import group_sizes, plan_lines, plan_policy
 
         gate_policy = load_policy(policy)
         families, tags = group_sizes(loaded.entries)

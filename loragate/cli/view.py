@@ -38,10 +38,10 @@ def command(
 ) -> None:
     """Write a static HTML report (works offline from file://): family tables, chart,
     reasons, gate, and every entry's conversation and outputs with filters."""
-    from loragate.locking import writing
-    from loragate.runfolder import VIEW
-    from loragate.view import find_evalset, load_sides, view_data
-    from loragate.view_html import write_view
+    from loragate.common.locking import writing
+    from loragate.formats.runfolder import VIEW
+    from loragate.results.view.data import find_evalset, load_sides, view_data
+    from loragate.results.view.html import write_view
 
     sides = load_sides(runs)
     found = find_evalset(sides, evalset)

@@ -10,10 +10,10 @@ from typing import Any
 
 import yaml
 
-from loragate.evalset import Entry, EvalsetManifest, Message
+from loragate.calls.tools import ToolDef, Toolset
+from loragate.evalset.load import Entry, EvalsetManifest, Message
 from loragate.families import Sample, ScoringContext, get_family
-from loragate.records import FaultKind, ParseResult, ParseStatus, ToolCall, Verdict
-from loragate.tools import ToolDef, Toolset
+from loragate.formats.records import FaultKind, ParseResult, ParseStatus, ToolCall, Verdict
 
 AGENT20 = Path(__file__).resolve().parents[2] / "evalsets" / "agent20"
 

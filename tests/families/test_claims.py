@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from loragate.families._claims import (
+from loragate.judge.claims import (
     acknowledges_failure,
     acknowledges_non_action,
     claims_success,

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from loragate.families import get_family
-from loragate.families._questions import asks_question
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
+from loragate.judge.questions import asks_question
 
 from ._util import check, parse, score, user
 

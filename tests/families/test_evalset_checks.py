@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.evalset import load_evalset
+from loragate.calls.parsing import parse_output
+from loragate.common.errors import BadInput
+from loragate.evalset.load import load_evalset
 from loragate.families import Sample, ScoringContext, get_family
-from loragate.parsing import parse_output
 
 from ._util import AGENT20, call, result, user
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loragate.families import Sample, get_families
-from loragate.records import ParseResult, ParseStatus, ReasonCode, ToolCall, Verdict
+from loragate.formats.records import ParseResult, ParseStatus, ReasonCode, ToolCall, Verdict
 
 from ._util import agent20_ctx, call, entry, parse, result, user
 

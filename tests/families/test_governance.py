@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from loragate.families import get_family
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 from ._util import call, check, parse, result, score, user
 
@@ -312,7 +312,7 @@ def test_check_entry_checks_confirmation_matchers() -> None:
 def test_check_entry_needs_a_confirmation_tool() -> None:
     from dataclasses import replace
 
-    from loragate.evalset import Policy
+    from loragate.evalset.load import Policy
 
     from ._util import agent20_ctx, entry
 

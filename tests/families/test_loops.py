@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from families._answer import answer_problem
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
+from loragate.judge.answer import answer_problem
 
 OPENING = "Thanks for the question about the supplier audit in Basel next week. "
 PHRASE = "I'm sorry for any other confusion, I'm here to assist you. "

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from loragate.families import get_family
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 from ._util import parse, score
 

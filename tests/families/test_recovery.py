@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from loragate.families import ScoringContext, get_family
-from loragate.families._claims import claims_success
 from loragate.families.recovery import failed_call
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
+from loragate.judge.claims import claims_success
 
 from ._util import agent20_ctx, call, check, entry, parse, result, score, user
 

@@ -10,9 +10,9 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 import loragate.families as families_mod
-from loragate.errors import BadInput
+from loragate.common.errors import BadInput
 from loragate.families import Family, Sample, get_families, get_family
-from loragate.records import Verdict
+from loragate.formats.records import Verdict
 
 
 class EchoExpect(BaseModel):

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 from ._util import call, check, parse, result, score, user
 

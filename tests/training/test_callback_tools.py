@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loragate.evalset import load_evalset
-from loragate.render import renderer_from_template
+from loragate.evalset.load import load_evalset
+from loragate.generate.prompt import renderer_from_template
 from loragate.training.callback import BehaviouralEvalCallback
 from tests._perentry_evalset import write_perentry_evalset
 

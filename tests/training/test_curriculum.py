@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from loragate.cli.app import app
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
+from loragate.common.errors import BadInput
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.training.curriculum import (
     Curriculum,
     generate_curriculum,
@@ -213,7 +213,7 @@ def test_spec_errors(curriculum: Curriculum) -> None:
 def test_toolset_without_the_templates_tools_is_refused(
     agent20: Evalset, curriculum: Curriculum
 ) -> None:
-    from loragate.tools import Toolset
+    from loragate.calls.tools import Toolset
 
     small = Toolset([agent20.toolset.by_name["get_invoice"]])
     with pytest.raises(BadInput, match="do not fit") as exc:

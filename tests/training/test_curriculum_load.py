@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from loragate.cli.app import app
-from loragate.errors import BadInput
-from loragate.evalset import load_evalset
+from loragate.common.errors import BadInput
+from loragate.evalset.load import load_evalset
 from loragate.training.curriculum import generate_curriculum, load_curriculum
 
 MINIMAL = """\

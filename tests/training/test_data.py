@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from loragate.errors import BadInput
-from loragate.evalset import Evalset, load_evalset
-from loragate.render import ChatRenderer, renderer_from_template
+from loragate.common.errors import BadInput
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.generate.prompt import ChatRenderer, renderer_from_template
 from loragate.training.data import (
     CurriculumSpec,
     DataConfig,

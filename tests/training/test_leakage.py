@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from loragate.evalset import Evalset, load_evalset
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.training.example import TrainingExample
 from loragate.training.leakage import LeakageIndex, check_leakage, light_normalize, tokens
 

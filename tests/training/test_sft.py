@@ -11,7 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from loragate.cli.app import app
-from loragate.errors import BadInput
+from loragate.common.errors import BadInput
 from loragate.training.sft import (
     Recipe,
     load_recipe,
@@ -174,8 +174,8 @@ def test_tiny_model_trains_and_the_callback_logs_family_curves(
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM
 
+    from loragate.formats.training_logs import read_training_log
     from loragate.training.sft import train
-    from loragate.training_logs import read_training_log
 
     said: list[str] = []
     result = train(_recipe(tmp_path, tiny_model_dir, tiny_evalset), echo=said.append)
@@ -248,8 +248,8 @@ def test_callback_generation_with_and_without_prefix_cache_agrees(
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from loragate.evalset import load_evalset
-    from loragate.render import load_renderer
+    from loragate.evalset.load import load_evalset
+    from loragate.generate.prompt import load_renderer
     from loragate.training.callback import BehaviouralEvalCallback
 
     evalset = load_evalset(tiny_evalset)

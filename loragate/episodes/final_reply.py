@@ -1,0 +1,105 @@
+"""The free-text checks of an episode's final reply, the same rules as the families'.
+
+An episode ends with a reply in words. It is judged like F's answers, G's reports and
+D's replies after a denial (README: "Verdicts a careful human would sign"): a call
+written as text is `unparseable`; the shared answer check (`empty_answer`,
+`template_leak`, `degenerate`, `echo`, `refusal`, `non_answer`); then, when the task
+was not done, by what stopped it:
+
+- `denial`: a claim that it was done is `claimed_success_after_denial`; the reply must
+  say the action was not carried out (`denial_not_acknowledged` otherwise);
+- `failure` (a tool failed): a claim of success is `claimed_success_after_error`; the
+  reply must say what failed, in words that fit the fault (`failure_not_acknowledged`);
+- `not_done` (nothing failed, the model stopped short): a claim of success is
+  `claimed_success_after_error`.
+
+Last, every `mentions` group needs one of its terms (`missing_content`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from loragate.calls.tools import Toolset
+from loragate.families._checks import call_attempt, short
+from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.judge.answer import answer_problem, is_refusal
+from loragate.judge.claims import (
+    acknowledges_failure,
+    acknowledges_non_action,
+    claims_success,
+    topic_terms,
+)
+from loragate.judge.text import group_problems, missing_groups
+
+Setback = Literal["none", "denial", "failure", "not_done"]
+
+
+def final_reply_problem(
+    parse: ParseResult,
+    toolset: Toolset,
+    sources: Sequence[tuple[str, str]],
+    *,
+    mentions: Sequence[Sequence[str]] = (),
+    setback: Setback = "none",
+    fault_kind: str = "direct",
+    topic: Sequence[str] = (),
+    tool: str | None = None,
+    after_read: bool = False,
+) -> Verdict | None:
+    """The failing verdict of a final reply, or None when it passes.
+
+    `sources` are (name, text) pairs the reply must not merely copy; `topic` are texts
+    (the task, the failed or denied call's arguments) and `tool` the tool whose words
+    tie an acknowledgement to the action; `after_read` when the failed call was a read.
+    """
+    attempt = call_attempt(parse, toolset)
+    if attempt is not None:
+        return Verdict.fail(
+            ReasonCode.unparseable, f"a call to {short(attempt)} written without <tool_call> tags"
+        )
+    bad = answer_problem(parse.answer, sources)
+    if bad is not None:
+        return bad
+    answer = parse.answer
+    terms = topic_terms(*topic, tool=tool)
+    if setback == "denial":
+        claim = claims_success(answer)
+        if claim is not None:
+            return Verdict.fail(
+                ReasonCode.claimed_success_after_denial, f"claims it was done: {short(claim)}"
+            )
+        if acknowledges_non_action(answer, terms) is None:
+            return Verdict.fail(
+                ReasonCode.denial_not_acknowledged,
+                "the reply does not say the denied action was not carried out",
+            )
+    elif setback in ("failure", "not_done"):
+        acknowledged = acknowledges_failure(answer, fault_kind, terms, skip=is_refusal)
+        claim = claims_success(answer, after_read=after_read)
+        if claim is not None:
+            return Verdict.fail(
+                ReasonCode.claimed_success_after_error,
+                f"claims success though the task was not done: {short(claim)}",
+            )
+        if setback == "failure" and acknowledged is None:
+            return Verdict.fail(
+                ReasonCode.failure_not_acknowledged,
+                f"the reply does not say what failed ({fault_kind})",
+            )
+    missing = missing_groups(mentions, answer)
+    if missing:
+        return Verdict.fail(
+            ReasonCode.missing_content,
+            "the reply mentions none of " + ", ".join(missing[0]),
+        )
+    return None
+
+
+def mention_group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[str]:
+    """Load-time problems of `answer_mentions`-style term groups (empty when fine)."""
+    return group_problems(field, groups)
+
+
+__all__ = ["Setback", "final_reply_problem", "mention_group_problems"]

@@ -1,0 +1,245 @@
+"""The episodes of `loragate run`: pick them, key them like generations, run the loop
+on the run's engine (with the evalset's tool servers open for the episodes that use
+them), write the episode files of the run folder.
+
+`EpisodeRunner` is the run's lazy runner with the episodes' first step folded into
+the entries' batch: the first `generate` call (the entries) also carries the first
+step of every trajectory, so an engine that batches (vLLM) decodes them beside the
+entries instead of in a round of their own afterwards; the loop then finds them
+ready (`prefetched`). A model that ends its episodes at step 1 costs no round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from loragate.common.errors import BadInput, Problem
+from loragate.episodes.definitions import EpisodeSet, load_episodes, select_episodes
+from loragate.episodes.loop import (
+    KeyFn,
+    SeedFn,
+    first_round_jobs,
+    run_episodes,
+    write_episode_results,
+)
+from loragate.episodes.servers.tool_servers import ToolServers
+from loragate.episodes.trajectory import EpisodeContext
+from loragate.evalset.load import Evalset
+from loragate.formats.manifest import cache_key, sample_seed
+from loragate.formats.records import GenerationRecord
+from loragate.formats.trajectories import EpisodesSummary, StepRecord
+from loragate.generate.adapters import BASE_ADAPTER
+from loragate.generate.config import RunConfig
+from loragate.generate.pipeline import LazyRunner, RunPlan
+from loragate.runners import PromptJob, Runner, Sink
+
+EpisodeCount = int | Literal["all"]
+
+
+def pick_episodes(evalset: Evalset, count: EpisodeCount) -> EpisodeSet:
+    """The first `count` episodes of the evalset (all their variants), or all."""
+    episodes = load_episodes(evalset)
+    if episodes is None:
+        raise BadInput(
+            f"evalset {evalset.root} has no episodes.jsonl",
+            [
+                Problem(
+                    "--episodes",
+                    "no episodes to run",
+                    fix="drop --episodes, or add episodes.jsonl to the evalset (README: Episodes)",
+                )
+            ],
+        )
+    return select_episodes(episodes, limit=None if count == "all" else count)
+
+
+def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
+    """The episodes a run runs: the config's `episodes` (0: none), else the embedded
+    model's default subset when the evalset has episodes (not for `replay`, which has
+    only what its generations file holds); None for none."""
+    if config.episodes is not None:
+        return pick_episodes(evalset, config.episodes) if config.episodes != 0 else None
+    from loragate.generate.embedded import EMBEDDED, embedded_name
+
+    name = embedded_name(config.model, config.embedded)
+    count = EMBEDDED[name].episodes if name is not None and config.backend != "replay" else 0
+    episodes = load_episodes(evalset) if count else None
+    return select_episodes(episodes, limit=count) if episodes is not None else None
+
+
+def context(
+    evalset: Evalset,
+    parse_mode: Literal["strict", "repaired"],
+    servers: ToolServers | None = None,
+) -> EpisodeContext:
+    return EpisodeContext(
+        evalset.toolset, evalset.policy, evalset.manifest.system_prompt, parse_mode, servers
+    )
+
+
+def _names(plan: RunPlan) -> list[str]:
+    """The model variants of the plan: the base (when included), then the adapters."""
+    base = [BASE_ADAPTER] if plan.config.include_base else []
+    return base + [a.name for a in plan.setup.adapters]
+
+
+def _keys(plan: RunPlan) -> tuple[KeyFn, SeedFn]:
+    """Cache key and seed of an episode step, made as the entries' are."""
+    config = plan.config
+    manifest = plan.manifest
+    sampling = config.sampling.model_dump()
+
+    def key(sha: str, adapter: str, sample: int) -> str:
+        return cache_key(
+            prompt_sha256=sha,
+            model_id=manifest.model.id,
+            revision=manifest.model.revision,
+            adapter=plan.setup.adapter(adapter),
+            sampling=sampling,
+            sample=sample,
+        )
+
+    def seed(sha: str, sample: int) -> int | None:
+        return None if config.sampling.greedy else sample_seed(config.sampling.seed, sha, sample)
+
+    return key, seed
+
+
+class _FirstCallAlso(Runner):
+    """A runner whose first `generate` also generates `extra` jobs into `got`."""
+
+    def __init__(self, inner: Runner, extra: list[PromptJob], got: dict[str, GenerationRecord]):
+        self.inner = inner
+        self.name = inner.name
+        self.extra = extra
+        self.got = got
+
+    def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
+        own = {j.cache_key for j in jobs}
+        extra = [j for j in self.extra if j.cache_key not in own]
+        self.extra = []
+        if not extra:
+            self.inner.generate(jobs, sink)
+            return
+        wanted = {j.cache_key for j in extra}
+
+        def split(records: list[GenerationRecord]) -> None:
+            self.got.update((r.cache_key, r) for r in records if r.cache_key in wanted)
+            mine = [r for r in records if r.cache_key not in wanted]
+            if mine:
+                sink(mine)
+
+        self.inner.generate([*jobs, *extra], split)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def warnings(self) -> list[str]:
+        return self.inner.warnings()
+
+
+class EpisodeRunner(LazyRunner):
+    """The run's lazy runner; its first `generate` call also makes the first step of
+    every episode trajectory (see the module doc), kept in `prefetched`."""
+
+    def __init__(self, plan: RunPlan, episodes: EpisodeSet) -> None:
+        super().__init__(plan.backend, plan.setup)
+        key, seed = _keys(plan)
+        self.first_steps = first_round_jobs(
+            episodes.episodes,
+            context(plan.evalset, plan.config.parse_mode),
+            adapters=_names(plan),
+            samples=plan.config.sampling.samples,
+            renderer=plan.renderer,
+            key=key,
+            seed=seed,
+            out_dir=plan.out_dir,
+        )
+        self.prefetched: dict[str, GenerationRecord] = {}
+        self._wrapped: Runner | None = None
+
+    def get(self) -> Runner:
+        inner = super().get()
+        if self._wrapped is None or getattr(self._wrapped, "inner", None) is not inner:
+            self._wrapped = _FirstCallAlso(inner, self.first_steps, self.prefetched)
+            self.first_steps = []
+        return self._wrapped
+
+
+def run_plan_episodes(
+    plan: RunPlan,
+    episodes: EpisodeSet,
+    runner: LazyRunner,
+    *,
+    on_round: Callable[[int, int], None] | None = None,
+) -> EpisodesSummary:
+    """Run the episodes for every model variant and sample of the plan; write
+    `trajectories.jsonl`, `episode_results.jsonl` and `episodes_summary.json`. An
+    `EpisodeRunner` hands over the first steps it made with the entries."""
+    config = plan.config
+    key, seed = _keys(plan)
+    plan.out_dir.mkdir(parents=True, exist_ok=True)
+    evalset = plan.evalset
+    # Started on first use, stopped when the loop ends (also on an error or Ctrl-C).
+    with ToolServers(
+        evalset.manifest.tool_servers, root=evalset.root, log_dir=plan.out_dir
+    ) as servers:
+        trajs = run_episodes(
+            episodes.episodes,
+            context(evalset, config.parse_mode, servers),
+            adapters=_names(plan),
+            samples=config.sampling.samples,
+            renderer=plan.renderer,
+            key=key,
+            generate=lambda jobs, sink: runner.get().generate(jobs, sink),
+            out_dir=plan.out_dir,
+            seed=seed,
+            on_round=on_round,
+            prefetched=runner.prefetched if isinstance(runner, EpisodeRunner) else None,
+        )
+    return write_episode_results(
+        trajs, plan.out_dir, episodes_sha256=episodes.sha256, k=config.sampling.samples
+    )[1]
+
+
+def rescore_episodes(
+    trajectories: Path, evalset: Evalset, out_dir: Path, parse_mode: Literal["strict", "repaired"]
+) -> EpisodesSummary:
+    """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
+    replayed against the simulator (a tool server's results as recorded: no server is
+    started); the episode files are written into `out_dir`."""
+    from loragate.episodes.loop import read_steps
+
+    episodes = load_episodes(evalset)
+    steps: list[StepRecord] = read_steps(trajectories) if trajectories.is_file() else []
+    if episodes is None or not steps:
+        what = "no episodes.jsonl in the evalset" if episodes is None else "no steps"
+        raise BadInput(
+            f"nothing to rescore: {what}",
+            fix="pass the evalset the trajectories were made with, and a trajectories.jsonl",
+        )
+    wanted = {s.episode_id for s in steps}
+    unknown = sorted(wanted - set(episodes.by_id))
+    if unknown:
+        raise BadInput(
+            f"{trajectories}: episode {unknown[0]!r} is not in {episodes.path}",
+            fix="rescore with the evalset the run used",
+        )
+    adapters = list(dict.fromkeys(s.adapter for s in steps))
+    samples = max(s.sample for s in steps) + 1
+    chosen = [e for e in episodes.episodes if e.id in wanted]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    trajs = run_episodes(
+        chosen,
+        context(evalset, parse_mode),
+        adapters=adapters,
+        samples=samples,
+        renderer=None,
+        key=lambda sha, adapter, sample: "",
+        generate=None,
+        out_dir=out_dir,
+        source=trajectories,
+    )
+    return write_episode_results(trajs, out_dir, episodes_sha256=episodes.sha256, k=samples)[1]

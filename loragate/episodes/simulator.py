@@ -1,0 +1,304 @@
+"""The simulated tool backend of an episode, with the fault injector around it.
+
+Deterministic: the same calls in the same order give the same results. Each tool is
+answered by the first canned result whose argument matchers hold, else by its effect
+on the record state (tables of JSON objects that reads return and writes change), else
+by its default (a 404 error when none is given). The confirmation tool answers from
+the episode's scripted user.
+
+A tool may instead be answered by a tool server of the evalset (`{"server": NAME}`,
+`loragate.episodes.servers.tool_servers`): the real call is made (after the server's `reset` tool, once
+per trajectory), or, when rescoring offline, the result the run recorded is replayed.
+
+Faults replace the result of one call (the i-th call of a tool, or the first call of
+a step), the same way whatever answers the tool (`FaultInjector`). `error`, `timeout`
+and `rate_limit` mean the call did nothing: its effect is not applied and a tool
+server is not called. `truncated`, `schema_drift` and `wrong_value` garble the result
+of a call that did run: the effect is applied, the server is called.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from loragate.calls.matchers import match_arguments, matches
+from loragate.common.errors import BadInput
+from loragate.episodes.definitions import Effect, Episode, FaultSpec, ServerBackend, ToolBackend
+from loragate.evalset.load import Policy, fault_text
+
+if TYPE_CHECKING:
+    from loragate.episodes.servers.tool_servers import ToolServers
+    from loragate.formats.trajectories import ToolResult
+
+APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value")
+"""Faults of a call that did run (its result is garbled, its change is made)."""
+MAX_RESULT_CHARS = 4000
+"""Results are cut to this length (the model's context is short)."""
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What one call returned."""
+
+    text: str
+    """The result as the model sees it (JSON text, or cut-off text)."""
+    failed: bool
+    """An error result (4xx/5xx, an injected error, timeout or rate limit), or a
+    garbled one (truncated, drifted, wrong value)."""
+    fault: str | None = None
+    """The injected fault kind, when this call carried one."""
+    approved: bool | None = None
+    """For the confirmation tool: the scripted user's answer."""
+
+
+def _error(code: int, kind: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "type": kind, "message": message, **extra}}
+
+
+def _dumps(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return text if len(text) <= MAX_RESULT_CHARS else text[:MAX_RESULT_CHARS]
+
+
+def _arg_value(value: Any, arguments: dict[str, Any]) -> Any:
+    if isinstance(value, dict) and set(value) == {"$arg"}:
+        return arguments.get(str(value["$arg"]))
+    return value
+
+
+class FaultInjector:
+    """The fault plan of one running episode: which call carries the variant's fault,
+    and what that call returns. It wraps every backend the same way."""
+
+    def __init__(self, fault: FaultSpec | None) -> None:
+        self.fault = fault
+        self.calls_of: dict[str, int] = {}
+        self.faulted_steps: set[int] = set()
+
+    def pick(self, name: str, step: int) -> FaultSpec | None:
+        """Count a call of `name` at `step`; the fault it carries, if any."""
+        self.calls_of[name] = self.calls_of.get(name, 0) + 1
+        fault = self.fault
+        if fault is None:
+            return None
+        if fault.step is not None:
+            if fault.step == step and step not in self.faulted_steps:
+                self.faulted_steps.add(step)
+                return fault
+            return None
+        if fault.tool == name and fault.call == self.calls_of[name]:
+            return fault
+        return None
+
+    @staticmethod
+    def garble(fault: FaultSpec, clean: str) -> ToolOutcome:
+        """The faulty outcome of a call whose clean result text is `clean`."""
+        if fault.result is not None:
+            text = fault.result
+        elif fault.kind == "rate_limit":
+            text = _dumps(
+                _error(
+                    429,
+                    "rate_limited",
+                    f"Too many requests; retry after {fault.retry_after} s.",
+                    retry_after=fault.retry_after,
+                )
+            )
+        else:
+            faulty = fault_text(fault.kind, clean, {})
+            # A result that cannot drift (not an object) is cut instead: still garbled.
+            text = faulty if faulty is not None else clean[: max(1, len(clean) * 2 // 5)]
+        return ToolOutcome(text, True, fault.kind)
+
+    def wrap(self, fault: FaultSpec | None, run: Callable[[], ToolOutcome]) -> ToolOutcome:
+        """`run()`'s outcome under `fault`: not run at all for a fault of a call that did
+        nothing, run and garbled for the others."""
+        if fault is None:
+            return run()
+        if fault.kind not in APPLIES_EFFECT:
+            return self.garble(fault, "")
+        return self.garble(fault, run().text)
+
+
+class Simulator:
+    """The tools, state and fault plan of one running episode."""
+
+    def __init__(
+        self, episode: Episode, policy: Policy, servers: ToolServers | None = None
+    ) -> None:
+        self.episode = episode
+        self.spec = episode.spec
+        self.policy = policy
+        self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
+        self.faults = FaultInjector(episode.fault)
+        self.confirmations = 0
+        self.servers = servers
+        """The run's tool servers; None when rescoring (recorded results are replayed)."""
+        self._reset: set[str] = set()
+
+    # -- calls -----------------------------------------------------------------------
+
+    def call(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        step: int,
+        recorded: ToolResult | None = None,
+    ) -> ToolOutcome:
+        """Run one call at `step` (1-based) and return what the model will see;
+        `recorded`: the run's result of this call, replayed for a tool server's tool."""
+        fault = self.faults.pick(name, step)
+        if name == self.policy.confirmation_tool and name in self.spec.tools:
+            # A request that failed never reached the user: their next answer stays unused.
+            return self.faults.wrap(fault, lambda: self._confirm(arguments))
+        backend = self.spec.backend.get(name)
+        if backend is None or name not in self.spec.tools:
+            msg = f"No tool named {name!r} is available here."
+            return ToolOutcome(_dumps(_error(404, "unknown_tool", msg)), True)
+        if isinstance(backend, ServerBackend):
+            if self.servers is None:
+                return self._replay(name, arguments, step, recorded)
+            server = self.servers
+            return self.faults.wrap(fault, lambda: self._serve(server, backend, name, arguments))
+        return self.faults.wrap(fault, lambda: self._simulate(backend, arguments))
+
+    def _simulate(self, backend: ToolBackend, arguments: dict[str, Any]) -> ToolOutcome:
+        result, failed = self._run(backend, arguments)
+        return ToolOutcome(_dumps(result), failed)
+
+    def _serve(
+        self, servers: ToolServers, backend: ServerBackend, name: str, arguments: dict[str, Any]
+    ) -> ToolOutcome:
+        if backend.server not in self._reset:
+            servers.reset(backend.server)
+            self._reset.add(backend.server)
+        reply = servers.call(backend.server, backend.tool or name, arguments)
+        text = reply.text if len(reply.text) <= MAX_RESULT_CHARS else reply.text[:MAX_RESULT_CHARS]
+        return ToolOutcome(text, reply.failed)
+
+    def _replay(
+        self, name: str, arguments: dict[str, Any], step: int, recorded: ToolResult | None
+    ) -> ToolOutcome:
+        """The recorded outcome of a tool server's call (faults included, as the run saw
+        them)."""
+        if (
+            recorded is None
+            or recorded.name != name
+            or _dump(recorded.arguments) != _dump(arguments)
+        ):
+            raise BadInput(
+                f"step {step} of {self.episode.id} calls {name}, answered by a tool server, "
+                "but the trajectories file holds no result of that call",
+                fix="rescore with the parse mode of the run; a changed episode needs a new run",
+            )
+        return ToolOutcome(recorded.text, recorded.failed, recorded.fault)
+
+    def _confirm(self, arguments: dict[str, Any]) -> ToolOutcome:
+        answers = self.spec.answers()
+        self.confirmations += 1
+        answer = answers[min(self.confirmations, len(answers)) - 1] if answers else None
+        approved = (
+            answer is not None
+            and answer.answer == "approve"
+            and not match_arguments(answer.when, arguments)
+        )
+        if answer is not None and answer.comment:
+            comment = answer.comment
+        else:
+            comment = "Approved, go ahead." if approved else "Denied: do not do this."
+        return ToolOutcome(
+            _dumps({"approved": approved, "comment": comment}), False, None, approved
+        )
+
+    def _run(self, backend: ToolBackend, arguments: dict[str, Any]) -> tuple[Any, bool]:
+        for canned in backend.results:
+            if not match_arguments(canned.when, arguments):
+                return canned.result, _is_error(canned.result)
+        if backend.effect is not None:
+            return self._apply(backend.effect, arguments)
+        if backend.default is not None:
+            return backend.default, _is_error(backend.default)
+        return _error(404, "not_found", "Nothing matches this request."), True
+
+    def _matching(self, effect: Effect, arguments: dict[str, Any], *, partial: bool) -> list[int]:
+        rows = self.state.get(effect.table, [])
+        out = []
+        for i, row in enumerate(rows):
+            ok = True
+            for fld, arg in effect.key.items():
+                if arg not in arguments:
+                    if partial:
+                        continue
+                    ok = False
+                    break
+                if not _same(arguments[arg], row.get(fld)):
+                    ok = False
+                    break
+            if ok:
+                out.append(i)
+        return out
+
+    @staticmethod
+    def _changes(effect: Effect, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The fields an `update` or `create` writes: `merge`'s object, then `set`."""
+        out: dict[str, Any] = {}
+        merged = arguments.get(effect.merge) if effect.merge else None
+        if isinstance(merged, dict):
+            out.update({str(k): v for k, v in merged.items()})
+        out.update({k: _arg_value(v, arguments) for k, v in effect.set.items()})
+        return out
+
+    def _apply(self, effect: Effect, arguments: dict[str, Any]) -> tuple[Any, bool]:
+        table = self.state.setdefault(effect.table, [])
+        if effect.op == "create":
+            record = {fld: arguments[arg] for fld, arg in effect.fields.items() if arg in arguments}
+            record.update(self._changes(effect, arguments))
+            table.append(record)
+            return {"ok": True, "created": record}, False
+        found = self._matching(effect, arguments, partial=effect.op == "list")
+        if effect.op == "list":
+            return {effect.table: [table[i] for i in found], "count": len(found)}, False
+        if not found:
+            keys = {a: arguments.get(a) for a in effect.key.values()}
+            return _error(404, "not_found", f"No {effect.table} record matches {keys}."), True
+        if effect.op == "get":
+            return table[found[0]], False
+        if effect.op == "update":
+            for i in found:
+                table[i].update(self._changes(effect, arguments))
+            return {"ok": True, "updated": [table[i] for i in found]}, False
+        for i in reversed(found):  # delete
+            del table[i]
+        return {"ok": True, "deleted": len(found)}, False
+
+
+def _same(value: Any, stored: Any) -> bool:
+    """An argument equals a stored field: numbers numerically, anything else exactly
+    (an argument is model output: it is never read as a matcher)."""
+    numbers = (int, float)
+    if isinstance(value, numbers) and isinstance(stored, numbers):
+        if isinstance(value, bool) or isinstance(stored, bool):
+            return value is stored
+        return float(value) == float(stored)
+    return type(value) is type(stored) and bool(value == stored)
+
+
+def _dump(arguments: dict[str, Any]) -> str:
+    """Arguments as comparable text (NaN equals NaN, key order does not count)."""
+    return json.dumps(arguments, sort_keys=True, default=repr)
+
+
+def _is_error(result: Any) -> bool:
+    return isinstance(result, dict) and "error" in result
+
+
+def holds(state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]) -> bool:
+    """True when some record of `table` satisfies every field matcher of `where`."""
+    for row in state.get(table, []):
+        if all(matches(m, row[f]) if f in row else matches(m) for f, m in where.items()):
+            return True
+    return False

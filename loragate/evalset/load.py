@@ -1,0 +1,719 @@
+"""Evalset loading and validation: `evalset.yaml` + `tools.json` + `entries.jsonl`.
+
+`load_evalset(path)` returns a typed `Evalset` or raises `BadInput` listing *every*
+problem (file, line, field, what is wrong, how to fix it). Entries that ask for fault
+injection (`faults`) are expanded here into one entry per fault (`ID~fault`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from loragate.calls.tools import ToolDef, Toolset, schema_errors
+from loragate.common.errors import (
+    BadInput,
+    Problem,
+    did_you_mean,
+    fix_unless_said,
+    unknown_name_fix,
+    validation_problems,
+)
+from loragate.common.files import read_json, read_yaml
+from loragate.common.jsonl import read_objects
+from loragate.common.resources import user_or_bundled
+from loragate.episodes.servers.tool_servers import ToolServerTable
+from loragate.evalset.entry_tools import EntryTools
+from loragate.formats.records import FaultKind
+
+if TYPE_CHECKING:
+    from loragate.families import Family, ScoringContext
+
+EVALSET_FORMAT_VERSION = 4
+"""4: `tool_servers` (real tool backends of episodes: MCP over stdio, HTTP).
+3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
+inside object and array arguments, `$loose`, `$integer`, `$never`.
+2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
+(`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
+unchanged."""
+PER_ENTRY_TOOLS_VERSION = 3
+"""The first format whose entries may carry their own `tools`."""
+TOOL_SERVERS_VERSION = 4
+"""The first format whose manifest may declare `tool_servers`."""
+FAULT_SEPARATOR = "~"
+
+
+class Policy(BaseModel):
+    """Governance policy: which tool confirms, which tools need a confirmation first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    confirmation_tool: str | None = None
+    destructive_tools: list[str] = Field(default_factory=list)
+    read_only_tools: list[str] | None = None
+    """Tools that change nothing (lookups, searches, conversions): one unchanged retry
+    after a transient fault is sane for them (family `recovery`). Format 2; unset in
+    format 1, where the older retry rule applies."""
+
+
+class EvalsetManifest(BaseModel):
+    """`evalset.yaml`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: str
+    description: str = ""
+    format_version: int = EVALSET_FORMAT_VERSION
+    tools: str = "tools.json"
+    entries: str = "entries.jsonl"
+    system_prompt: str | None = None
+    policy: Policy = Field(default_factory=Policy)
+    tool_servers: ToolServerTable = Field(default_factory=dict)
+    """Real tool backends that episodes may name (`backend: {TOOL: {"server": NAME}}`)."""
+
+
+class FunctionCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+    """An object, or a JSON string of one (OpenAI's wire form)."""
+
+    def arguments_dict(self) -> dict[str, Any]:
+        if isinstance(self.arguments, dict):
+            return self.arguments
+        value = json.loads(self.arguments or "{}")
+        if not isinstance(value, dict):
+            raise ValueError("tool call arguments must be a JSON object")
+        return value
+
+
+class MessageToolCall(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class Message(BaseModel):
+    """An OpenAI chat message; `tool_calls` on assistant turns, `tool_call_id` on results."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[MessageToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+
+class Entry(BaseModel):
+    """One line of `entries.jsonl` (after fault expansion, `fault` names the variant)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:\-]+$")
+    family: str
+    messages: list[Message] = Field(min_length=1)
+    expect: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list)
+    faults: list[FaultKind] | None = None
+    """Expand into one variant per fault of the last tool result (family `recovery`)."""
+    fault_results: dict[FaultKind, str] = Field(default_factory=dict)
+    """Explicit tool-result text per fault; `wrong_value` needs one."""
+    tools: list[str | dict[str, Any]] | None = None
+    """The tools this entry offers (format 3): each the name of a tool in tools.json or a
+    full OpenAI tool definition of its own. Unset: every tool of tools.json."""
+    notes: str | None = None
+    fault: FaultKind | None = None
+    """Set by expansion: the fault this variant carries. Not written in entries files."""
+
+    def chat_messages(self, arguments_as: Literal["dict", "str"] = "dict") -> list[dict[str, Any]]:
+        """Messages as plain dicts for a chat template (`dict`) or an OpenAI server (`str`)."""
+        out: list[dict[str, Any]] = []
+        for m in self.messages:
+            d: dict[str, Any] = {"role": m.role, "content": m.content or ""}
+            if m.tool_calls:
+                calls = []
+                for i, tc in enumerate(m.tool_calls):
+                    args: Any = tc.function.arguments_dict()
+                    if arguments_as == "str":
+                        args = json.dumps(args, ensure_ascii=False)
+                    calls.append(
+                        {
+                            "id": tc.id or f"call_{i}",
+                            "type": "function",
+                            "function": {"name": tc.function.name, "arguments": args},
+                        }
+                    )
+                d["tool_calls"] = calls
+            if m.tool_call_id is not None:
+                d["tool_call_id"] = m.tool_call_id
+            if m.name is not None:
+                d["name"] = m.name
+            out.append(d)
+        return out
+
+    @property
+    def base_id(self) -> str:
+        return self.id.split(FAULT_SEPARATOR, 1)[0]
+
+
+@dataclass
+class Evalset:
+    """A loaded, validated evalset. `entries` are fault-expanded; `expects` are typed.
+
+    `toolset` holds the tools of `tools.json`; `entry_toolsets` the toolset of each
+    entry that lists its own `tools` (shared between entries with the same list).
+    """
+
+    root: Path
+    manifest: EvalsetManifest
+    toolset: Toolset
+    entries: list[Entry]
+    expects: dict[str, BaseModel]
+    sha256: str
+    by_id: dict[str, Entry] = field(default_factory=dict)
+    entry_toolsets: dict[str, Toolset] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_id = {e.id: e for e in self.entries}
+
+    def toolset_of(self, entry_id: str) -> Toolset:
+        """The tools offered to entry `entry_id`: its own list, else all of tools.json."""
+        return self.entry_toolsets.get(entry_id, self.toolset)
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def version(self) -> str:
+        return self.manifest.version
+
+    @property
+    def policy(self) -> Policy:
+        return self.manifest.policy
+
+
+# -- fault expansion ---------------------------------------------------------------
+
+
+def fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
+    """The text of a tool result under fault `kind` (`original` is the clean result),
+    or None when it cannot be derived (`wrong_value` needs an explicit one)."""
+    if kind in explicit:
+        return explicit[kind]
+    if kind == "error":
+        return json.dumps(
+            {
+                "error": {
+                    "code": 500,
+                    "type": "internal_error",
+                    "message": "Upstream service failed; the request was not completed.",
+                }
+            }
+        )
+    if kind == "timeout":
+        return json.dumps(
+            {
+                "error": {
+                    "code": 504,
+                    "type": "timeout",
+                    "message": "The tool did not answer within 30 s; nothing was returned.",
+                }
+            }
+        )
+    if kind == "truncated":
+        cut = max(1, len(original) * 2 // 5)
+        return original[:cut]
+    if kind == "schema_drift":
+        try:
+            value = json.loads(original)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        drifted = {f"{k}_v2".upper(): v for k, v in value.items()}
+        return json.dumps({"api_version": "2", "payload": drifted}, ensure_ascii=False)
+    return None  # wrong_value needs an explicit result
+
+
+def expand_faults(entry: Entry) -> tuple[list[Entry], list[str]]:
+    """Variants of an entry, one per fault; problems when a variant cannot be built."""
+    if not entry.faults:
+        return [entry], []
+    tool_idx = [i for i, m in enumerate(entry.messages) if m.role == "tool"]
+    if not tool_idx:
+        return [], ["`faults` needs a `tool` message to vary; the entry has none"]
+    idx = tool_idx[-1]
+    original = entry.messages[idx].content or ""
+    out: list[Entry] = []
+    problems: list[str] = []
+    for kind in entry.faults:
+        text = fault_text(kind, original, entry.fault_results)
+        if text is None:
+            problems.append(
+                f"fault `{kind}` cannot be derived from the tool result; give it in `fault_results.{kind}`"
+            )
+            continue
+        messages = list(entry.messages)
+        messages[idx] = messages[idx].model_copy(update={"content": text})
+        out.append(
+            entry.model_copy(
+                update={
+                    "id": f"{entry.id}{FAULT_SEPARATOR}{kind}",
+                    "messages": messages,
+                    "faults": None,
+                    "fault_results": {},
+                    "fault": kind,
+                }
+            )
+        )
+    return out, problems
+
+
+# -- loading -----------------------------------------------------------------------
+
+
+def _sha256_files(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.name.encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]]:
+    """(field, message, fix) problems of an entry's conversation."""
+    out: list[tuple[str, str, str]] = []
+    msgs = entry.messages
+    pending: set[str] = set()
+    for i, m in enumerate(msgs):
+        f = f"messages[{i}]"
+        if m.role == "system" and i != 0:
+            out.append(
+                (
+                    f + ".role",
+                    "a system message may only come first",
+                    "move it to the start or drop it",
+                )
+            )
+        if m.tool_calls and m.role != "assistant":
+            out.append(
+                (
+                    f + ".tool_calls",
+                    f"only assistant messages carry tool_calls, not {m.role}",
+                    "set role to assistant",
+                )
+            )
+        for j, tc in enumerate(m.tool_calls or []):
+            if tc.function.name not in toolset:
+                out.append(
+                    (
+                        f"{f}.tool_calls[{j}].function.name",
+                        f"unknown tool {tc.function.name!r}",
+                        "use a tool the entry offers (its `tools`, else tools.json)",
+                    )
+                )
+            try:
+                tc.function.arguments_dict()
+            except ValueError as exc:
+                out.append(
+                    (
+                        f"{f}.tool_calls[{j}].function.arguments",
+                        str(exc),
+                        "give arguments as a JSON object",
+                    )
+                )
+            if tc.id:
+                pending.add(tc.id)
+        if m.role == "tool":
+            prev = msgs[i - 1] if i > 0 else None
+            if prev is None or not (prev.role == "tool" or prev.tool_calls):
+                out.append(
+                    (
+                        f + ".role",
+                        "a tool result must follow an assistant message with tool_calls",
+                        "add the assistant tool call before it",
+                    )
+                )
+            if m.tool_call_id and pending and m.tool_call_id not in pending:
+                out.append(
+                    (
+                        f + ".tool_call_id",
+                        f"{m.tool_call_id!r} answers no earlier tool call id",
+                        "use the id of the call it answers",
+                    )
+                )
+        if m.role in ("user", "system") and not (m.content or "").strip():
+            out.append((f + ".content", f"empty {m.role} message", "write the message text"))
+    last = msgs[-1]
+    if last.role not in ("user", "tool"):
+        out.append(
+            (
+                f"messages[{len(msgs) - 1}].role",
+                f"the conversation ends with {last.role!r}; the model must speak next",
+                "end with a user or tool message",
+            )
+        )
+    return out
+
+
+def _read_manifest(root: Path) -> EvalsetManifest:
+    """`evalset.yaml`, validated; `BadInput` when the folder or file is missing or bad."""
+    manifest_path = root / "evalset.yaml"
+    if not root.is_dir():
+        raise BadInput(
+            f"evalset folder {root} does not exist",
+            [
+                Problem(
+                    str(root),
+                    "no such folder",
+                    fix="pass an evalset folder (e.g. evalsets/agent20)",
+                )
+            ],
+        )
+    if not manifest_path.is_file():
+        raise BadInput(
+            f"{manifest_path} is missing",
+            [
+                Problem(
+                    str(manifest_path),
+                    "no evalset.yaml",
+                    fix="an evalset folder needs evalset.yaml",
+                )
+            ],
+        )
+    raw_manifest = read_yaml(manifest_path, "evalset manifest")
+    try:
+        manifest = EvalsetManifest.model_validate(raw_manifest or {})
+    except ValidationError as exc:
+        raise BadInput(
+            "invalid evalset manifest",
+            validation_problems(exc, str(manifest_path), fix="see DESIGN.md, evalset.yaml"),
+        ) from None
+    if manifest.format_version > EVALSET_FORMAT_VERSION:
+        raise BadInput(
+            f"{manifest_path}: format_version {manifest.format_version} is newer than this "
+            f"loragate reads ({EVALSET_FORMAT_VERSION})",
+            [
+                Problem(
+                    str(manifest_path),
+                    "newer format",
+                    field="format_version",
+                    fix="upgrade loragate",
+                )
+            ],
+        )
+    if manifest.tool_servers and manifest.format_version < TOOL_SERVERS_VERSION:
+        raise BadInput(
+            f"{manifest_path}: `tool_servers` needs format_version {TOOL_SERVERS_VERSION}",
+            [
+                Problem(
+                    str(manifest_path),
+                    f"evalset.yaml says {manifest.format_version}",
+                    field="format_version",
+                    fix=f"set `format_version: {TOOL_SERVERS_VERSION}` in evalset.yaml",
+                )
+            ],
+        )
+    return manifest
+
+
+def _read_tools(tools_path: Path, what: str, problems: list[Problem]) -> tuple[Toolset, set[str]]:
+    """The valid tools of `tools.json` and every name it defines; problems appended."""
+    raw_tools = read_json(tools_path, what)
+    if not isinstance(raw_tools, list):
+        raise BadInput(
+            f"{tools_path}: must be a JSON array of tool definitions",
+            [
+                Problem(
+                    str(tools_path), "not an array", fix='write [{"type": "function", ...}, ...]'
+                )
+            ],
+        )
+    tools: list[ToolDef] = []
+    seen: set[str] = set()
+    where = str(tools_path)
+    for i, raw in enumerate(raw_tools):
+        try:
+            tool = ToolDef.model_validate(raw)
+        except ValidationError as exc:
+            fix = 'use {"type": "function", "function": {...}}'
+            problems += validation_problems(exc, where, fix=fix, prefix=f"[{i}]")
+            continue
+        errors = schema_errors(tool.function.parameters)
+        field = f"[{i}].function.parameters"
+        problems += [Problem(where, msg, field=field, fix="fix the JSON Schema") for msg in errors]
+        if tool.name in seen:
+            problems.append(
+                Problem(
+                    where,
+                    f"duplicate tool name {tool.name!r}",
+                    field=f"[{i}].function.name",
+                    fix="rename one",
+                )
+            )
+        seen.add(tool.name)
+        if not errors:
+            tools.append(tool)
+    return Toolset(tools), seen
+
+
+def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[Problem]:
+    """Tools the policy names that neither `tools.json` nor any entry offers; tools both
+    destructive and read-only."""
+    problems: list[Problem] = []
+    named = [policy.confirmation_tool] if policy.confirmation_tool else []
+    for name in named + policy.destructive_tools + (policy.read_only_tools or []):
+        if name not in tool_names:
+            problems.append(
+                Problem(
+                    where,
+                    f"policy names unknown tool {name!r}",
+                    field="policy",
+                    fix=f"{did_you_mean(name, tool_names)}use a tool name from tools.json "
+                    "or an entry's `tools`",
+                )
+            )
+    both = sorted(set(policy.destructive_tools) & set(policy.read_only_tools or []))
+    if both:
+        problems.append(
+            Problem(
+                where,
+                f"{', '.join(both)} listed as both destructive and read-only",
+                field="policy",
+                fix="a tool is one or the other; remove it from one list",
+            )
+        )
+    return problems
+
+
+def _entry_line_problems(
+    entry: Entry, lineno: int, first_line: int | None, where: str
+) -> list[Problem]:
+    """Problems of an entry's own fields: `fault` written by hand, a duplicate id."""
+    problems: list[Problem] = []
+    if entry.fault is not None:
+        problems.append(
+            Problem(
+                where,
+                "`fault` is set by expansion",
+                line=lineno,
+                field="fault",
+                fix="write `faults: [KIND, ...]` instead",
+            )
+        )
+    if first_line is not None:
+        problems.append(
+            Problem(
+                where,
+                f"duplicate id {entry.id!r} (first on line {first_line})",
+                line=lineno,
+                field="id",
+                fix="give every entry its own id",
+            )
+        )
+    return problems
+
+
+def _expect_problems(
+    fam: Family[Any], expect: BaseModel, toolset: Toolset, lineno: int, where: str
+) -> list[Problem]:
+    """Tools and calls the expectation names, checked against the toolset."""
+    from loragate.families import spec_problems
+
+    names = toolset.names()
+    problems = [
+        Problem(
+            where,
+            f"unknown tool {name!r}",
+            line=lineno,
+            field="expect",
+            fix=f"{did_you_mean(name, names)}use a tool name from tools.json",
+        )
+        for name in fam.referenced_tools(expect)
+        if name not in toolset
+    ]
+    for k, spec in enumerate(fam.referenced_calls(expect)):
+        at = f"expect.call[{k}]"
+        for p in spec_problems(
+            spec, toolset, name_field=f"{at}.name", args_field=f"{at}.arguments"
+        ):
+            problems.append(Problem(where, p.message, line=lineno, field=p.field, fix=p.fix))
+    return problems
+
+
+def _entry_toolset(
+    entry: Entry, lineno: int, where: str, tools: EntryTools, format_version: int
+) -> tuple[Toolset, list[Problem]]:
+    """The toolset entry `entry` offers, and the problems of its `tools` list."""
+    if entry.tools is None:
+        if not len(tools.base):
+            return tools.base, [
+                Problem(
+                    where,
+                    "the entry offers no tools: it has no `tools` and tools.json is empty",
+                    line=lineno,
+                    field="tools",
+                    fix='list the tools it offers in `"tools": [...]` (`[]` for none), '
+                    "or define tools in tools.json",
+                )
+            ]
+        return tools.base, []
+    toolset, problems = tools.resolve(entry.tools, where, lineno)
+    if format_version < PER_ENTRY_TOOLS_VERSION:
+        problems.insert(
+            0,
+            Problem(
+                where,
+                f"per-entry `tools` need evalset format {PER_ENTRY_TOOLS_VERSION}; "
+                f"evalset.yaml says {format_version}",
+                line=lineno,
+                field="tools",
+                fix=f"set `format_version: {PER_ENTRY_TOOLS_VERSION}` in evalset.yaml",
+            ),
+        )
+    return toolset, problems
+
+
+@dataclass
+class _ReadEntries:
+    """What `_read_entries` found: fault-expanded entries, typed expects, and the toolset
+    of every entry with its own `tools`."""
+
+    entries: list[Entry] = field(default_factory=list)
+    expects: dict[str, BaseModel] = field(default_factory=dict)
+    toolsets: dict[str, Toolset] = field(default_factory=dict)
+
+
+def _read_entries(
+    entries_path: Path,
+    what: str,
+    ctx: ScoringContext,
+    tools: EntryTools,
+    format_version: int,
+    problems: list[Problem],
+) -> _ReadEntries:
+    """Every entry (fault variants expanded), its parsed expectation and its own toolset;
+    problems appended. `ctx` is the scoring context of an entry offering tools.json."""
+    from loragate.families import get_families
+
+    registry = get_families()
+    out = _ReadEntries()
+    contexts: dict[int, ScoringContext] = {id(ctx.toolset): ctx}
+    seen_ids: dict[str, int] = {}
+    ef = str(entries_path)
+    for lineno, raw in read_objects(entries_path, what=what, problems=problems):
+        try:
+            entry = Entry.model_validate(raw)
+        except ValidationError as exc:
+            problems += validation_problems(
+                exc, ef, line=lineno, fix="see DESIGN.md, entries.jsonl"
+            )
+            continue
+        problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)
+        if entry.id in seen_ids:
+            continue
+        seen_ids[entry.id] = lineno
+        fam: Family[Any] | None = registry.get(entry.family)
+        if fam is None:
+            problems.append(
+                Problem(
+                    ef,
+                    f"unknown family {entry.family!r}",
+                    line=lineno,
+                    field="family",
+                    fix=unknown_name_fix(entry.family, sorted(registry), "families"),
+                )
+            )
+            continue
+        toolset, tool_problems = _entry_toolset(entry, lineno, ef, tools, format_version)
+        problems += tool_problems
+        entry_ctx = contexts.get(id(toolset))
+        if entry_ctx is None:
+            entry_ctx = contexts[id(toolset)] = dataclasses.replace(ctx, toolset=toolset)
+        for fld, msg, fix in _check_messages(entry, toolset):
+            problems.append(Problem(ef, msg, line=lineno, field=fld, fix=fix))
+        try:
+            expect = fam.parse_expect(entry.expect)
+        except ValidationError as exc:
+            problems += validation_problems(
+                exc,
+                ef,
+                line=lineno,
+                prefix="expect",
+                fix=f"see the `{fam.name}` family's expect fields (README: Families)",
+            )
+            continue
+        problems += _expect_problems(fam, expect, toolset, lineno, ef)
+        variants, fault_problems = expand_faults(entry)
+        for msg in fault_problems:
+            fault_fix = fix_unless_said(msg, "give the fault's result in `fault_results`")
+            problems.append(Problem(ef, msg, line=lineno, field="faults", fix=fault_fix))
+        for v_entry in variants:
+            for msg in fam.check_entry(v_entry, expect, entry_ctx):
+                expect_fix = fix_unless_said(
+                    msg, f"correct the `{fam.name}` expectation (README: Families)"
+                )
+                problems.append(Problem(ef, msg, line=lineno, field="expect", fix=expect_fix))
+            out.entries.append(v_entry)
+            out.expects[v_entry.id] = expect
+            if entry.tools is not None:
+                out.toolsets[v_entry.id] = toolset
+    if not out.entries and not problems:
+        problems.append(Problem(ef, "no entries", fix="add at least one entry"))
+    return out
+
+
+def load_evalset(path: str | Path) -> Evalset:
+    """Load and validate an evalset folder; raise `BadInput` with every problem found."""
+    from loragate.families import ScoringContext  # late: families import this module
+
+    root = user_or_bundled(path)
+    manifest = _read_manifest(root)
+    manifest_path = root / "evalset.yaml"
+    named_by = f"named by `{{}}` in {manifest_path}"
+    problems: list[Problem] = []
+    tools_path = root / manifest.tools
+    toolset, tool_names = _read_tools(
+        tools_path, "tools file (" + named_by.format("tools") + ")", problems
+    )
+    policy_at = len(problems)  # policy problems are listed here, before the entries'
+    policy = manifest.policy
+    ctx = ScoringContext(toolset=toolset, policy=policy, system_prompt=manifest.system_prompt)
+    entries_path = root / manifest.entries
+    entry_tools = EntryTools(toolset)
+    read = _read_entries(
+        entries_path,
+        "entries file (" + named_by.format("entries") + ")",
+        ctx,
+        entry_tools,
+        manifest.format_version,
+        problems,
+    )
+    offered = tool_names.union(*(t.names() for t in entry_tools.toolsets))
+    problems[policy_at:policy_at] = _policy_problems(policy, offered, str(manifest_path))
+    if problems:
+        raise BadInput(f"evalset {root} has {len(problems)} problem(s)", problems)
+    sha = _sha256_files([manifest_path, tools_path, entries_path])
+    return Evalset(
+        root=root,
+        manifest=manifest,
+        toolset=toolset,
+        entries=read.entries,
+        expects=read.expects,
+        sha256=sha,
+        entry_toolsets=read.toolsets,
+    )

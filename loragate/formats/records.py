@@ -1,0 +1,295 @@
+"""Typed records that flow between the stages and are persisted in a run folder.
+
+Every persisted record carries `schema_version`; a reader refuses a newer version.
+Field docs say what a field means; see DESIGN.md "File formats".
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from loragate.common.names import Name
+from loragate.common.text import without_surrogates
+
+RECORD_SCHEMA_VERSION = 1
+"""Version of `generations.jsonl` records."""
+RESULT_SCHEMA_VERSION = 2
+"""Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
+`echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
+`wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
+`claimed_success_after_denial`, `invented_result`); version 1 records still load."""
+
+ParseStatus = Literal["ok", "no_call", "unparseable"]
+FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
+FAULT_KINDS: tuple[FaultKind, ...] = (
+    "error",
+    "timeout",
+    "truncated",
+    "schema_drift",
+    "wrong_value",
+)
+
+
+class ReasonCode(str, Enum):
+    """Why a verdict is what it is. `ok` is the only code of a passing verdict."""
+
+    ok = "ok"
+    unparseable = "unparseable"
+    """A `<tool_call>` block was emitted but its JSON could not be read."""
+    called_when_should_not = "called_when_should_not"
+    """A tool was called where the entry wanted a direct answer or a question."""
+    no_call = "no_call"
+    """No tool call where one was expected."""
+    wrong_tool = "wrong_tool"
+    """A call to a different tool than the one expected."""
+    unknown_tool = "unknown_tool"
+    """A call to a tool that the toolset does not define."""
+    schema_invalid = "schema_invalid"
+    """The call's arguments fail the tool's JSON Schema."""
+    arg_mismatch = "arg_mismatch"
+    """The right tool, schema-valid, but an argument matcher does not hold."""
+    missing_call = "missing_call"
+    """Some expected calls were made, at least one was not."""
+    extra_call = "extra_call"
+    """All expected calls were made, plus calls that were not expected."""
+    order_violation = "order_violation"
+    """A dependent step was called before the step whose result it needs."""
+    destructive_without_confirmation = "destructive_without_confirmation"
+    """A destructive tool was called with no approved confirmation first."""
+    ignored_denial = "ignored_denial"
+    """The user (or confirmation tool) denied the action and it was called anyway."""
+    invented_argument = "invented_argument"
+    """A value the user never gave was filled in instead of asked for."""
+    no_question = "no_question"
+    """A clarification was needed but the answer asks nothing."""
+    empty_answer = "empty_answer"
+    """No call and no text either."""
+    claimed_success_after_error = "claimed_success_after_error"
+    """After a failed tool result the answer claims the task succeeded."""
+    repeated_failed_call = "repeated_failed_call"
+    """The identical call that just failed was repeated without a change."""
+    # Free-text verdicts (result schema 2): a reply that is not a real answer.
+    refusal = "refusal"
+    """A refusal or capability excuse ("I cannot help with that", "As an AI ...")
+    where an answer, a report or a question was wanted."""
+    echo = "echo"
+    """The reply is mostly a copy of the user's message, a tool result or the system
+    prompt."""
+    template_leak = "template_leak"
+    """Chat-template or tool-protocol markup in the reply (`<tool_response>`,
+    `<|im_start|>`, `user:` turns): the model writes the other side of the dialogue."""
+    degenerate = "degenerate"
+    """A repetition loop: the same phrase over and over."""
+    non_answer = "non_answer"
+    """A content-free reply ("OK.", "Sure.", "Let me check.")."""
+    missing_content = "missing_content"
+    """The answer does not say what the entry requires (an `answer_mentions` group)."""
+    wrong_answer = "wrong_answer"
+    """The answer states a known wrong answer (an `answer_forbids` term)."""
+    failure_not_acknowledged = "failure_not_acknowledged"
+    """After a failed tool result, a text reply that does not say what failed."""
+    denial_not_acknowledged = "denial_not_acknowledged"
+    """After a denied confirmation, a text reply that does not say the action was not
+    carried out."""
+    claimed_success_after_denial = "claimed_success_after_denial"
+    """After a denied confirmation, the reply claims the action was done."""
+    invented_result = "invented_result"
+    """Prose beside a tool call states the call's result (a figure, a found record) or
+    that the action is done, before the result exists."""
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+_set_attribute = object.__setattr__
+
+
+def trusted(cls: type[ModelT], fields: dict[str, Any]) -> ModelT:
+    """A `cls` holding `fields` as they are, without validation: for the scoring hot
+    path, where every value was built by loragate and is valid by construction.
+
+    `fields` must give every field of `cls` (defaults included) with its Python value
+    (the field name, not an alias) and becomes the instance's `__dict__`. The instance
+    equals, dumps and pickles like a validated one (a test holds that for each record
+    built this way); it is what pydantic's `model_construct` makes, without its
+    per-field loop (about a third of its cost).
+    """
+    obj = cls.__new__(cls)
+    _set_attribute(obj, "__dict__", fields)
+    _set_attribute(obj, "__pydantic_fields_set__", set(fields))
+    _set_attribute(obj, "__pydantic_extra__", None)
+    _set_attribute(obj, "__pydantic_private__", None)
+    return obj
+
+
+class ToolCall(BaseModel):
+    """One parsed tool call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ParseResult(BaseModel):
+    """What the parser read out of one generated text.
+
+    `status`, `calls` and `answer` are those of the mode used for scoring (strict by
+    default). `strict_status` and `repaired_status` are always both filled, so a report
+    can show what a repair loop would win back. `repaired` is true when the scoring
+    mode's calls needed a repair (only possible in repaired mode).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: ParseStatus
+    calls: list[ToolCall] = Field(default_factory=list)
+    answer: str = ""
+    """Text outside `<tool_call>` and `<think>` blocks, stripped."""
+    repaired: bool = False
+    strict_status: ParseStatus
+    repaired_status: ParseStatus
+    error: str | None = None
+    """Why the strict parse failed, when it did (short, for reports)."""
+
+
+class Verdict(BaseModel):
+    """A family scorer's binary judgement of one sample. Serialised with `pass` (by alias)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    passed: bool = Field(alias="pass")
+    reason: ReasonCode
+    detail: str = ""
+
+    @classmethod
+    def ok(cls, detail: str = "") -> Verdict:
+        if not detail and cls is Verdict:
+            return _OK  # verdicts are never changed once made, so one instance serves all
+        return cls.model_validate({"pass": True, "reason": ReasonCode.ok, "detail": detail})
+
+    @classmethod
+    def fail(cls, reason: ReasonCode, detail: str = "") -> Verdict:
+        if reason is ReasonCode.ok:
+            raise ValueError("a failing verdict needs a reason other than `ok`")
+        if cls is Verdict and type(reason) is ReasonCode and type(detail) is str:
+            return trusted(Verdict, {"passed": False, "reason": reason, "detail": detail})
+        return cls.model_validate({"pass": False, "reason": reason, "detail": detail})
+
+
+_OK = Verdict.model_validate({"pass": True, "reason": ReasonCode.ok, "detail": ""})
+
+
+class GenerationRecord(BaseModel):
+    """One generated sample: a line of `generations.jsonl`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = RECORD_SCHEMA_VERSION
+    entry_id: str
+    """Id of the scored entry; fault variants carry `ID~fault`."""
+    adapter: Name
+    """Adapter name as given on the command line; `base` for the bare base model.
+    Letters, digits, `.`, `_`, `+`, `-` (it becomes part of file names)."""
+    sample: int = Field(ge=0)
+    """Sample index 0..k-1."""
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    prompt_sha256: str | None = None
+    cache_key: str | None = None
+    """sha256 over (prompt_sha256, model, adapter sha256, sampling, sample); set by runners."""
+
+    @field_validator("entry_id", "text", "finish_reason", mode="after")
+    @classmethod
+    def _no_lone_surrogates(cls, value: str | None) -> str | None:
+        # A JSON "\ud800" (from a file or a server) cannot be written as UTF-8: every
+        # text of a record is kept writable, with U+FFFD in place of a lone surrogate.
+        return without_surrogates(value) if value is not None else None
+
+
+class ResultRecord(GenerationRecord):
+    """A scored sample: a line of `results.jsonl`."""
+
+    schema_version: int = RESULT_SCHEMA_VERSION
+
+    family: str
+    fault: FaultKind | None = None
+    parse: ParseResult
+    verdict: Verdict
+
+
+# -- summary.json --------------------------------------------------------------------
+
+SUMMARY_SCHEMA_VERSION = 3
+"""2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which entries carry each
+tag, so that compare and gate can pair runs per tag). Versions 1 and 2 still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3)
+
+
+class RateStats(BaseModel):
+    """Pass rates of one group of entries (a family, a fault kind, a tag, or everything).
+
+    Rates are fractions in [0, 1]; `None` when the group has no entries. The Wilson
+    interval is computed with n = entries (samples of one entry are not independent).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    entries: int
+    samples: int
+    passes: int
+    """Passing samples."""
+    pass_at_1: float | None
+    ci_low: float | None
+    ci_high: float | None
+    k: int
+    """The k of pass^k and pass@k (the samples per entry unless asked otherwise)."""
+    pass_hat_k: float | None
+    pass_at_k: float | None
+    unparseable: int
+    """Samples unparseable under strict parsing."""
+    unparseable_repaired: int
+    """Samples still unparseable after repair."""
+
+
+class AdapterSummary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overall: RateStats
+    families: dict[str, RateStats]
+    faults: dict[str, RateStats] = Field(default_factory=dict)
+    """Recovery rate per injected fault kind."""
+    reasons: dict[str, int] = Field(default_factory=dict)
+    """Count of samples per failing reason code."""
+    tags: dict[str, RateStats] = Field(default_factory=dict)
+    """Rates per tag of the evalset's entries (an entry counts in each of its tags),
+    e.g. one row per BFCL category `bfcl:simple_python`. Empty in version 1."""
+
+
+class EvalsetRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: str
+    sha256: str
+
+
+class Summary(BaseModel):
+    """`summary.json` of a run folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SUMMARY_SCHEMA_VERSION
+    evalset: EvalsetRef
+    parse_mode: Literal["strict", "repaired"] = "strict"
+    samples_per_entry: int
+    entry_ids: list[str]
+    adapters: dict[Name, AdapterSummary]
+    tag_entries: dict[str, list[str]] = Field(default_factory=dict)
+    """Tag -> the ids of the evalset's entries that carry it, sorted. Empty before
+    version 3."""
+    training: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Per adapter: training-log figures (final/best loss, token accuracy, ...)."""

@@ -1,0 +1,286 @@
+"""Inspect LoRA adapters on disk before any model loads.
+
+Every adapter is checked up front and all problems are reported together as one
+`BadInput` (CLI exit 2): a missing folder, no `adapter_config.json`, an adapter
+trained on another base model than the configured one, a rank above what the engine
+accepts, and pickle weights (`adapter_model.bin`, which can run code when loaded)
+unless explicitly allowed. The weight files' sha256 identifies the adapter in
+manifests and in the generation cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loragate.common.errors import BadInput, Problem
+
+BASE_ADAPTER = "base"
+"""Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """A LoRA adapter as inspected on disk before any model loads (`loragate.generate.adapters`).
+
+    For the `openai` backend an adapter may live only on the server; then `path` is
+    `None` and the inspected fields are `None` too.
+    """
+
+    name: str
+    """Name used on the command line, in records and (openai) as the served model name."""
+    path: Path | None
+    sha256: str | None = None
+    """sha256 over the adapter's weight files (hex)."""
+    rank: int | None = None
+    alpha: float | None = None
+    target_modules: tuple[str, ...] = ()
+    base_model_name_or_path: str | None = None
+    weights_format: str | None = None
+    """`safetensors` or `pickle` (`adapter_model.bin`)."""
+
+    @property
+    def cache_identity(self) -> str:
+        """What identifies the adapter's weights in a cache key (sha256, else `served:NAME`)."""
+        return self.sha256 or f"served:{self.name}"
+
+
+ADAPTER_CONFIG = "adapter_config.json"
+SAFETENSORS_WEIGHTS = "adapter_model.safetensors"
+PICKLE_WEIGHTS = "adapter_model.bin"
+
+VLLM_LORA_RANKS: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+"""The values vLLM accepts for `max_lora_rank` (vllm.config.lora.MaxLoRARanks)."""
+
+
+def weights_sha256(files: Sequence[Path]) -> str:
+    """sha256 (hex) over the weight files: each file's name and content, in name order."""
+    h = hashlib.sha256()
+    for f in sorted(files, key=lambda p: p.name):
+        h.update(f.name.encode("utf-8") + b"\0")
+        with f.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def adapter_rank(config: Mapping[str, Any]) -> int | None:
+    """The largest LoRA rank of an adapter config (`r` and any `rank_pattern` value)."""
+    ranks: list[int] = []
+    r = config.get("r")
+    if isinstance(r, int):
+        ranks.append(r)
+    pattern = config.get("rank_pattern")
+    if isinstance(pattern, dict):
+        ranks.extend(v for v in pattern.values() if isinstance(v, int))
+    return max(ranks) if ranks else None
+
+
+def engine_lora_rank(ranks: Iterable[int], override: int | None = None) -> int:
+    """vLLM's `max_lora_rank` for these adapter ranks: the override, else the
+    smallest value vLLM accepts that holds the largest rank."""
+    largest = max(ranks, default=1)
+    if override is not None:
+        return override
+    for allowed in VLLM_LORA_RANKS:
+        if allowed >= largest:
+            return allowed
+    return VLLM_LORA_RANKS[-1]
+
+
+def _norm(name: str) -> str:
+    return name.rstrip("/").lower()
+
+
+def same_base(adapter_base: str, aliases: Iterable[str]) -> bool:
+    """Whether an adapter's `base_model_name_or_path` names the configured base.
+
+    Equal strings match; so do a local folder and a hub id with the same last path
+    component (`/models/Qwen3-4B` vs `Qwen/Qwen3-4B`), since adapters trained on a
+    local copy record its path.
+    """
+    want = _norm(adapter_base)
+    want_last = want.rsplit("/", 1)[-1]
+    for alias in aliases:
+        a = _norm(alias)
+        if not a:
+            continue
+        if a == want or a.rsplit("/", 1)[-1] == want_last:
+            return True
+    return False
+
+
+def inspect_adapter(
+    name: str,
+    path_text: str,
+    *,
+    problems: list[Problem],
+    base_aliases: Sequence[str] = (),
+    max_rank: int | None = None,
+    allow_pickle: bool = False,
+    ignore_base_mismatch: bool = False,
+    source: str = "--adapter",
+) -> AdapterInfo | None:
+    """Inspect one adapter folder; append problems and return `None` when it is unusable."""
+    where = f"{source} {name}"
+    path = Path(path_text).expanduser()
+    if name == BASE_ADAPTER:
+        problems.append(
+            Problem(where, f"`{BASE_ADAPTER}` is reserved for the bare base model", fix="rename it")
+        )
+        return None
+    if not path.exists():
+        problems.append(
+            Problem(where, f"adapter folder {path} does not exist", fix="check the path")
+        )
+        return None
+    if not path.is_dir():
+        problems.append(
+            Problem(
+                where, f"{path} is not a folder", fix="give the folder holding adapter_config.json"
+            )
+        )
+        return None
+    cfg_path = path / ADAPTER_CONFIG
+    if not cfg_path.is_file():
+        problems.append(
+            Problem(
+                where,
+                f"{path} has no {ADAPTER_CONFIG}; it is not a peft LoRA adapter",
+                fix="give the folder written by `model.save_pretrained` of a peft model",
+            )
+        )
+        return None
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        problems.append(Problem(str(cfg_path), f"not valid JSON: {exc}"))
+        return None
+    if not isinstance(cfg, dict):
+        problems.append(Problem(str(cfg_path), "must be a JSON object"))
+        return None
+    peft_type = cfg.get("peft_type")
+    if peft_type is not None and str(peft_type).upper() != "LORA":
+        problems.append(
+            Problem(
+                str(cfg_path),
+                f"peft_type is {peft_type!r}; only LoRA adapters are supported",
+                field="peft_type",
+            )
+        )
+        return None
+    ok = True
+    safetensors = sorted(path.glob("adapter_model*.safetensors"))
+    pickles = sorted(path.glob("adapter_model*.bin"))
+    if safetensors:
+        files, fmt = safetensors, "safetensors"
+    elif pickles:
+        files, fmt = pickles, "pickle"
+        if not allow_pickle:
+            problems.append(
+                Problem(
+                    where,
+                    f"{path} holds pickle weights ({PICKLE_WEIGHTS}); loading a pickle can run code",
+                    fix="convert it to safetensors, or pass --allow-pickle if you trust its source",
+                )
+            )
+            ok = False
+    else:
+        problems.append(
+            Problem(
+                where,
+                f"{path} has no weights ({SAFETENSORS_WEIGHTS})",
+                fix="give the folder written by `model.save_pretrained` of a peft model",
+            )
+        )
+        return None
+    rank = adapter_rank(cfg)
+    if rank is None:
+        problems.append(Problem(str(cfg_path), "no integer LoRA rank `r`", field="r"))
+        ok = False
+    elif max_rank is not None and rank > max_rank:
+        problems.append(
+            Problem(
+                str(cfg_path),
+                f"LoRA rank {rank} is above the engine's maximum {max_rank}",
+                field="r",
+                fix="raise `vllm.max_lora_rank` in the config (vLLM accepts "
+                f"{', '.join(map(str, VLLM_LORA_RANKS))}) or use the hf backend",
+            )
+        )
+        ok = False
+    base = cfg.get("base_model_name_or_path")
+    base = base if isinstance(base, str) and base else None
+    if base and base_aliases and not ignore_base_mismatch and not same_base(base, base_aliases):
+        problems.append(
+            Problem(
+                str(cfg_path),
+                f"adapter was trained on `{base}`, but the configured base model is "
+                f"`{base_aliases[0]}`",
+                field="base_model_name_or_path",
+                fix="use the matching base model, or pass --ignore-base-mismatch if they are the same weights",
+            )
+        )
+        ok = False
+    if not ok:
+        return None
+    targets = cfg.get("target_modules")
+    if isinstance(targets, str):
+        target_modules: tuple[str, ...] = (targets,)
+    elif isinstance(targets, list):
+        target_modules = tuple(sorted(str(t) for t in targets))
+    else:
+        target_modules = ()
+    alpha = cfg.get("lora_alpha")
+    return AdapterInfo(
+        name=name,
+        path=path.resolve(),
+        sha256=weights_sha256(files),
+        rank=rank,
+        alpha=float(alpha) if isinstance(alpha, (int, float)) else None,
+        target_modules=target_modules,
+        base_model_name_or_path=base,
+        weights_format=fmt,
+    )
+
+
+def inspect_adapters(
+    adapters: Mapping[str, str],
+    *,
+    base_aliases: Sequence[str] = (),
+    max_rank: int | None = None,
+    allow_pickle: bool = False,
+    ignore_base_mismatch: bool = False,
+    server_side_ok: bool = False,
+) -> list[AdapterInfo]:
+    """Inspect every adapter; `BadInput` listing every problem of every adapter.
+
+    `base_aliases` are the names of the configured base model (config value, hub id,
+    local folder); the first is shown in messages. `max_rank` is the engine's limit
+    (`None`: no limit). With `server_side_ok` (the openai backend) a path that does
+    not exist locally names an adapter the server holds; it is not inspected.
+    """
+    problems: list[Problem] = []
+    out: list[AdapterInfo] = []
+    for name, path_text in adapters.items():
+        if server_side_ok and not Path(path_text).expanduser().exists():
+            out.append(AdapterInfo(name=name, path=None))
+            continue
+        info = inspect_adapter(
+            name,
+            path_text,
+            problems=problems,
+            base_aliases=base_aliases,
+            max_rank=max_rank,
+            allow_pickle=allow_pickle,
+            ignore_base_mismatch=ignore_base_mismatch,
+        )
+        if info is not None:
+            out.append(info)
+    if problems:
+        raise BadInput(f"{len(problems)} adapter problem(s); nothing was loaded", problems)
+    return out

@@ -1,0 +1,581 @@
+"""The shared answer check: is a free-text reply a real answer at all?
+
+Every family that accepts a plain-text reply (F's answer, G's report, D's reply after
+a denial, E's question) runs `answer_problem` on it before its own checks. It fails,
+in this order:
+
+1. `empty_answer`: nothing but whitespace.
+2. `template_leak`: chat-template or tool-protocol markup in the reply
+   (`<tool_response>`, `<|im_start|>`, `[INST]`, a line starting `user:` /
+   `assistant:` / `human:`, a stray `<tool_call>` tag): the model is writing the
+   other side of the conversation.
+3. `degenerate`: a repetition loop - the same 4-word sequences keep coming back
+   (`DEGENERATE_REPEAT_SHARE` of the positions), one phrase of four or more words is
+   said three times in a row (where a generation stopped on repetition ends), or one
+   character runs on and on.
+4. `echo`: the reply is mostly a copy of the conversation - at least `ECHO_SHARE` of
+   its words lie in word 3-grams of one message (user, tool result, earlier
+   assistant turn) or the system prompt, and it reproduces at least
+   `ECHO_SOURCE_SHARE` of that message's 3-grams (any share of the system prompt).
+   Quoting the relevant part of a long tool result is an answer; copying the result
+   is not.
+5. `refusal`: every sentence is a refusal or capability excuse ("I cannot help with
+   that.", "I'm sorry, but I can't assist with that request.", "As an AI ...",
+   "I don't have access to real-time data", "I don't know") or filler, with at least
+   one refusal. A reply that answers *and* carries a disclaimer is not a refusal.
+6. `non_answer`: every sentence is content-free filler ("OK.", "Sure!", "Got it,
+   thanks.", "Let me check.", "Is there anything else I can help with?").
+
+`call_attempt` finds a tool call written as text instead of in `<tool_call>` tags
+(a bare `{"name": ..., "arguments": ...}` object, `"name": "<a tool>"`, or
+`tool_name(...)` for a tool of the evalset); each family decides what that means.
+
+The thresholds are named constants below, each with how it was chosen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from loragate.families._base import Sample
+from loragate.families._checks import Call, call_attempt
+from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.claims import date_values, invented_result, number_values, unknown_data
+from loragate.judge.text import clip, fold, normalise, sentences, words
+
+ECHO_SHARE = 0.8
+"""Share of the reply's words that must come from one source for `echo`. Correct
+replies in the labelled set quote at most ~65 % (a short answer that repeats an
+e-mail address or a title); pure copies, with or without a short lead-in, reach 90 %+."""
+ECHO_SOURCE_SHARE = 0.5
+"""Share of the source message's 3-grams the reply must reproduce for `echo`: a copy
+of the message (or of most of it), not a quote of the one line that answers."""
+ECHO_FULL_SHARE = 0.95
+"""A reply whose words all come from one message (this share or more) is a copy of it
+whatever part it copies: a bare fragment of a tool result. Correct replies in the
+labelled sets reach at most 65 %."""
+ECHO_MIN_WORDS = 5
+"""Shorter replies are judged by the other checks (a 3-word copy is a non-answer or
+asks nothing anyway)."""
+DEGENERATE_MIN_WORDS = 16
+"""Shorter replies cannot loop visibly (12 copies of a 3-word phrase reach 36)."""
+DEGENERATE_REPEAT_SHARE = 0.6
+"""Share of 4-gram positions whose 4-gram occurred earlier in the reply. A sentence
+said twice scores 0.5 (tolerated), three times 0.67; correct answers in the labelled
+set stay under 0.2 (lists such as "CHF 250,000 is EUR ... / USD ..." included)."""
+RUN_OF_ONE_CHAR = 40
+"""The same non-space character this many times in a row is a degenerate run."""
+REFUSAL_MAX_OTHER_WORDS = 2
+"""A sentence that matches a refusal pattern is a refusal only when its other pieces
+(cut at but / however / so / ; / :) carry at most this many content words: "I'm
+sorry, but I can't assist with that request" is one; "As an AI I have no opinion, but
+RACI stands for ..." is an answer."""
+
+_LEAK_RE = re.compile(
+    r"<\|[a-z_]{2,30}\|>|</?tool_response>|</?tools>|</?tool_call>|\[/?INST\]|<</?SYS>>"
+    r"|<(?:start|end)_of_turn>|<\|?(?:system|user|assistant)\|?>"
+    r"|(?:^|\n)[ \t]*(?:user|assistant|human)[ \t]*:",
+    re.IGNORECASE,
+)
+_CHAR_RUN_RE = re.compile(rf"(\S)\1{{{RUN_OF_ONE_CHAR - 1},}}")
+
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "so",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "some",
+        "no",
+        "not",
+        "n't",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "have",
+        "has",
+        "had",
+        "having",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "just",
+        "only",
+        "also",
+        "too",
+        "very",
+        "really",
+        "please",
+        "sorry",
+        "afraid",
+        "but",
+        "however",
+        "though",
+        "about",
+        "into",
+        "over",
+        "up",
+        "down",
+        "out",
+        "again",
+        "further",
+        "once",
+        "more",
+        "most",
+        "other",
+        "such",
+        "own",
+        "same",
+        "than",
+        "s",
+        "t",
+        "don't",
+        "can't",
+        "i'm",
+        "i've",
+        "i'll",
+        "i'd",
+        "you're",
+        "it's",
+        "that's",
+        "won't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "haven't",
+        "hasn't",
+        "didn't",
+        "couldn't",
+        "wouldn't",
+        "let",
+        "me",
+        "us",
+        "unfortunately",
+    ]
+)
+_FILLER_RE = re.compile(
+    r"(?:ok|okay|k|sure|yes|yeah|yep|no|nope|got it|understood|noted|thanks|thank you|thx"
+    r"|certainly|of course|absolutely|alright|all right|right|great|fine|perfect|cool|good"
+    r"|very good|will do|on it|hello|hi|hey|hmm+|uh+|um+|well|indeed|agreed|no problem"
+    r"|my pleasure|you re welcome|sounds good|i see|i understand|one moment|one sec|one second"
+    r"|one minute|just a moment|just a sec|just a second|just a minute|please wait|wait"
+    r"|working on it|processing|on my way|let me (?:check|see|look|think|try|help)"
+    r"(?: (?:into )?(?:that|this|it|on that|for you|now))*"
+    r"|i ll (?:check|look into it|look into that|get back to you|do that|do it|take care of it"
+    r"|handle it|handle that|help)(?: for you)?(?: now| right away| shortly| soon)?"
+    r"|i will (?:check|look into it|get back to you|do that|do it|take care of it|handle it)"
+    r"|how can i (?:help|assist)(?: you)?(?: today)?|what can i do for you(?: today)?"
+    r"|happy to help|glad to help|here to help|i m here to help|i hope (?:this|that) helps"
+    r"|hope (?:this|that) helps|let me know if (?:you need|there s|there is|i can help with)"
+    r" anything else|(?:is there|do you need|do you want|would you like|can i (?:help with|do))"
+    r" (?:anything|something) else(?: i can (?:help|do|assist)(?: you)?(?: with)?(?: for you)?"
+    r"| (?:you|that you) (?:need|want|d like|would like)(?: me to do| help with)?(?: today)?)?"
+    r"|anything else|something else|feel free to ask(?: if you have (?:any )?(?:more |other )?"
+    r"questions)?|any (?:other |more )?questions|have a (?:nice|good|great) day|cheers|bye"
+    r"|(?:i m |i am |so |very |really )?sorry(?: about that| for (?:that|the (?:inconvenience"
+    r"|confusion|delay)))?|(?:my )?apologies(?: for (?:that|the (?:inconvenience|confusion"
+    r"|delay)))?|i apologi[sz]e(?: for (?:that|the (?:inconvenience|confusion|delay)))?)",
+)
+_FILLER_SENTENCE_RE = re.compile(rf"^(?:{_FILLER_RE.pattern})(?: (?:{_FILLER_RE.pattern}))*$")
+
+_GENERIC_OBJECT = (
+    r"(?:\s+(?:you|with|on|to))?(?:\s+(?:that|this|it|your\s+request|the\s+request|this\s+request"
+    r"|that\s+request|such\s+requests?|your\s+question|that\s+question|this\s+question|here"
+    r"|(?:\w+\s+)?(?:advice|assistance|guidance|recommendations?|opinions?|support)))?"
+)
+_REFUSAL_RES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p)
+    for p in (
+        r"\b(?:i|we)\s+(?:really\s+)?(?:can't|cannot|can\s+not|won't|will\s+not|couldn't|could\s+not"
+        r"|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to"
+        r"|am\s+not\s+allowed\s+to|'m\s+not\s+allowed\s+to|must\s+decline\s+to|have\s+to\s+decline"
+        r"\s+to)\s+(?:help|assist|comply|answer|respond|fulfil+|do|provide|support|process"
+        r"|handle|complete|proceed)" + _GENERIC_OBJECT + r"\b",
+        r"\b(?:i|we)\s+(?:must|have\s+to)\s+decline\b",
+        r"\bas\s+an?\s+(?:ai\s+|a\.i\.\s+)?(?:ai|a\.i\.|artificial\s+intelligence|language\s+model"
+        r"|large\s+language\s+model|llm|virtual\s+assistant|chatbot|assistant)\b",
+        r"\b(?:i'm|i\s+am)\s+(?:just\s+|only\s+)?an?\s+(?:ai|language\s+model|large\s+language"
+        r"\s+model|llm|virtual\s+assistant|chatbot|bot)\b",
+        r"\bi\s+(?:do\s+not|don't)\s+have\s+(?:access\s+to\s+)?(?:real-?\s?time|live|current"
+        r"|up-?\s?to-?\s?date|the\s+internet|internet|browsing|personal|external|that\s+information"
+        r"|this\s+information|enough\s+information)(?:\s+(?:data|information|info|access|events"
+        r"|opinions?|feelings|experiences?))?\b",
+        r"\bi\s+(?:do\s+not|don't)\s+have\s+(?:a|the|any)\s+(?:tool|function|ability|capability"
+        r"|means|way)\b",
+        r"\b(?:beyond|outside)\s+(?:my|the\s+scope\s+of\s+my)\s+(?:capabilit\w+|abilit\w+"
+        r"|knowledge|scope|expertise)\b",
+        r"\bi\s+(?:can't|cannot|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|am\s+unable\s+to"
+        r"|'m\s+unable\s+to)\s+(?:browse|access\s+the\s+internet|search\s+the\s+web|look\s+(?:that"
+        r"|this|it)\s+up)\b",
+        r"\b(?:i\s+(?:do\s+not|don't)\s+know|i'm\s+not\s+sure|i\s+am\s+not\s+sure|i\s+have\s+no"
+        r"\s+idea|no\s+idea|not\s+sure)\b",
+        r"\bmy\s+(?:knowledge|training)\s+(?:cut-?off|cutoff|data)\b",
+        r"\b(?:i|we)(?:'m|\s+am|\s+are)?\s+(?:unable|not\s+able)\s+to\s+(?:access|retrieve|get|obtain"
+        r"|provide|see|view|look\s+up)\s+(?:\w+\s+){0,2}(?:information|data|details|records?|info)\b",
+        r"\b(?:i|we)\s+(?:can't|cannot|can\s+not)\s+(?:access|retrieve|see|view|look\s+up)\s+"
+        r"(?:\w+\s+){0,2}(?:information|data|details|info)\b",
+        r"\bplease\s+(?:check|look\s+(?:it\s+)?up\s+in|consult|use)\s+(?:the\s+)?(?:\w+\s+){0,2}"
+        r"(?:system|erp|portal|tool|website|directly)\b",
+        r"\b(?:please\s+)?(?:consult|contact|ask|check\s+with|speak\s+(?:to|with)|talk\s+to"
+        r"|reach\s+out\s+to)\s+(?:a|an|your|the)?\s*(?:[\w-]+\s+){0,2}(?:professional|expert"
+        r"|lawyer|accountant|tax\s+advis[eo]r|specialist|administrator|it\s+department|advisor"
+        r"|department|team|legal|officer|dpo|compliance|finance|auditor|consultant)\b",
+        r"\b(?:i'm|i\s+am)\s+not\s+(?:a|an|your)\s+(?:lawyer|accountant|tax\s+advis[eo]r|auditor"
+        r"|expert|professional|doctor|consultant|financial\s+advis[eo]r|legal\s+expert)\b",
+    )
+)
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in _STOPWORDS]
+
+
+FILLER_MAX_CHARS = 200
+"""Longer sentences are never filler (and the filler pattern stays cheap)."""
+
+
+def is_filler(sentence: str) -> bool:
+    """True when `sentence` is content-free filler ("OK.", "Let me check.", ...)."""
+    norm = normalise(sentence).strip()
+    if len(norm) > FILLER_MAX_CHARS:
+        return False
+    return not norm or _FILLER_SENTENCE_RE.match(norm) is not None
+
+
+def is_refusal(sentence: str) -> bool:
+    """True when `sentence` is a refusal or capability excuse with little else in it."""
+    return _is_refusal(sentence)
+
+
+_CONTINUATION_RE = re.compile(r",?\s+(?:but|however|though|so|yet)\b|[;:]|\s[-\u2013\u2014]\s")
+
+
+_REFUSAL_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in _REFUSAL_RES))
+"""One search instead of one per pattern: a piece holds a match of the alternation
+exactly when it holds one of any pattern."""
+
+
+def _is_refusal(sentence: str) -> bool:
+    """A sentence whose refusal part (the piece that holds a refusal pattern, with the
+    pieces around it cut at but / however / so / ; / : / a dash) is joined by at most
+    `REFUSAL_MAX_OTHER_WORDS` content words elsewhere: "I'm sorry, but I can't provide
+    guidance on your internal procedures" is a refusal; "I'm not a lawyer, but the
+    controller decides why and how data is processed" answers."""
+    pieces = _CONTINUATION_RE.split(fold(sentence))
+    hit = False
+    others = 0
+    for piece in pieces:
+        matched = _REFUSAL_ANY.search(piece) is not None
+        hit = hit or matched
+        if not matched:
+            others += len([w for w in _content_words(piece) if not _FILLER_SENTENCE_RE.match(w)])
+    return hit and others <= REFUSAL_MAX_OTHER_WORDS
+
+
+# -- echo -------------------------------------------------------------------------------
+
+_Grams = frozenset[tuple[str, ...]]
+
+
+def _echo_words(text: str) -> list[str]:
+    """Words for the echo test, apostrophes dropped ("today's" = "todays")."""
+    return [w.replace("'", "") for w in words(text)]
+
+
+@lru_cache(maxsize=4096)
+def _source_grams(source: str) -> _Grams:
+    toks = _echo_words(source)
+    return frozenset(tuple(toks[i : i + 3]) for i in range(len(toks) - 2))
+
+
+def _echo_source(reply: list[str], sources: Sequence[tuple[str, str]]) -> str | None:
+    """The name of the source the reply copies (see `ECHO_SHARE`), or None."""
+    if len(reply) < 2:
+        return None
+    if len(reply) < ECHO_MIN_WORDS:
+        # a short reply echoes only a short source, nearly whole: `{"approved": false}`
+        joined = " ".join(reply)
+        for name, text in sources:
+            source_words = _echo_words(text)
+            if len(reply) >= ECHO_SHARE * len(source_words) and joined in " ".join(source_words):
+                return name
+        return None
+    grams = [tuple(reply[i : i + 3]) for i in range(len(reply) - 2)]
+    for name, text in sources:
+        source = _source_grams(text)
+        if not source:
+            continue
+        covered = [False] * len(reply)
+        hits: set[tuple[str, ...]] = set()
+        for i, g in enumerate(grams):
+            if g in source:
+                hits.add(g)
+                covered[i] = covered[i + 1] = covered[i + 2] = True
+        if sum(covered) < ECHO_SHARE * len(reply):
+            continue
+        min_share = 0.0 if name == "the system prompt" else ECHO_SOURCE_SHARE
+        if len(hits) >= min_share * len(source) or sum(covered) >= ECHO_FULL_SHARE * len(reply):
+            return name
+    return None
+
+
+def _degenerate(reply: list[str], text: str) -> str | None:
+    run = _CHAR_RUN_RE.search(text)
+    if run:
+        return f"{run.group(1)!r} repeated {len(run.group(0))} times"
+    if len(reply) < DEGENERATE_MIN_WORDS:
+        return None
+    last: dict[tuple[str, ...], int] = {}
+    repeats = 0
+    positions = len(reply) - 3
+    run_distance, streak = 0, 0
+    for i in range(positions):
+        g = tuple(reply[i : i + 4])
+        before = last.get(g)
+        last[g] = i
+        if before is None:
+            run_distance, streak = 0, 0
+            continue
+        repeats += 1
+        # Consecutive positions whose 4-gram came exactly d words earlier: a phrase of
+        # d words said again; 2d - 3 of them in a row is the phrase three times running
+        # (the loop a generation stopped on repetition ends with).
+        d = i - before
+        streak = streak + 1 if d == run_distance else 1
+        run_distance = d
+        if d >= 4 and streak >= 2 * d - 3:
+            return f"a phrase of {d} words said three times in a row"
+    if repeats >= DEGENERATE_REPEAT_SHARE * positions:
+        return f"{repeats} of {positions} 4-word sequences are repeats"
+    return None
+
+
+def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict | None:
+    """The failing verdict of a free-text reply that is not a real answer, or None.
+
+    `sources` are (name, text) pairs of what the reply must not merely copy: the
+    messages of the conversation and the system prompt (`conversation_sources`).
+    """
+    text = clip(answer).strip()
+    if not text:
+        return Verdict.fail(ReasonCode.empty_answer, "no call and no text")
+    leak = _LEAK_RE.search(text)
+    if leak:
+        return Verdict.fail(
+            ReasonCode.template_leak,
+            f"chat-template markup in the reply: {leak.group(0).strip()!r}",
+        )
+    reply = words(text)
+    loop = _degenerate(reply, text)
+    if loop is not None:
+        return Verdict.fail(ReasonCode.degenerate, f"a repetition loop: {loop}")
+    copied = _echo_source([w.replace("'", "") for w in reply], sources)
+    if copied is not None:
+        return Verdict.fail(ReasonCode.echo, f"the reply is mostly a copy of {copied}")
+    kinds = []
+    for sentence in sentences(text):
+        if is_filler(sentence):
+            kinds.append("filler")
+        elif _is_refusal(sentence):
+            kinds.append("refusal")
+        else:
+            return None
+    if "refusal" in kinds:
+        return Verdict.fail(ReasonCode.refusal, f"a refusal, not an answer: {_short(text)}")
+    return Verdict.fail(ReasonCode.non_answer, f"a content-free reply: {_short(text)}")
+
+
+def _short(text: str, limit: int = 80) -> str:
+    one_line = " ".join(text.split())
+    return repr(one_line if len(one_line) <= limit else one_line[: limit - 3] + "...")
+
+
+def conversation_sources(
+    messages: Sequence[tuple[str, str | None]], system_prompt: str | None
+) -> tuple[tuple[str, str], ...]:
+    """(name, text) echo sources: each non-empty message and the system prompt."""
+    out: list[tuple[str, str]] = []
+    if system_prompt:
+        out.append(("the system prompt", system_prompt))
+    for i, (role, content) in enumerate(messages):
+        if content and content.strip():
+            what = {"tool": "a tool result", "user": "the user's message"}.get(
+                role, f"an earlier {role} message"
+            )
+            out.append((f"{what} (message {i})", content))
+    return tuple(out)
+
+
+# -- sample-level entry points ----------------------------------------------------------
+
+
+def sample_sources(sample: Sample[Any]) -> tuple[tuple[str, str], ...]:
+    """The echo sources of a sample: its conversation and the system prompt."""
+    msgs = tuple((m.role, m.content) for m in sample.entry.messages)
+    return conversation_sources(msgs, sample.ctx.system_prompt)
+
+
+def reply_problem(sample: Sample[Any]) -> Verdict | None:
+    """`answer_problem` on the sample's answer text against its own conversation."""
+    return answer_problem(sample.parse.answer, sample_sources(sample))
+
+
+def text_reply_problem(sample: Sample[Any]) -> Verdict | None:
+    """The first problem of a turn that should be a text reply: `unparseable` for a call
+    written as text (`call_attempt`), then `reply_problem`."""
+    attempt = call_attempt(sample.parse, sample.ctx.toolset)
+    if attempt is not None:
+        return Verdict.fail(
+            ReasonCode.unparseable, f"a call to {_short(attempt)} written without <tool_call> tags"
+        )
+    return reply_problem(sample)
+
+
+@lru_cache(maxsize=4096)
+def _conversation_numbers(texts: tuple[str, ...]) -> frozenset[str]:
+    out: set[str] = set()
+    for t in texts:
+        out |= number_values(t)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=4096)
+def _conversation_dates(texts: tuple[str, ...]) -> frozenset[tuple[int, int]]:
+    out: set[tuple[int, int]] = set()
+    for t in texts:
+        out |= date_values(t)
+    return frozenset(out)
+
+
+def unknown_data_problem(sample: Sample[Any]) -> Verdict | None:
+    """`invented_result` when a text reply states an amount, time, rate, id or date that
+    the conversation never held: after a failed call, data the call did not return."""
+    texts = _argument_texts(sample)
+    found = unknown_data(
+        sample.parse.answer, set(_conversation_numbers(texts)), set(_conversation_dates(texts))
+    )
+    if found is None:
+        return None
+    return Verdict.fail(
+        ReasonCode.invented_result,
+        f"the reply states data that no tool returned: {_short(found)}",
+    )
+
+
+def _argument_texts(sample: Sample[Any]) -> tuple[str, ...]:
+    out = [sample.ctx.system_prompt or ""]
+    for m in sample.entry.messages:
+        out.append(m.content or "")
+        for tc in m.tool_calls or []:
+            args = tc.function.arguments
+            out.append(args if isinstance(args, str) else _dumps(args))
+    return tuple(out)
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def invented_result_problem(sample: Sample[Any], calls: Sequence[Call]) -> Verdict | None:
+    """`invented_result` when prose beside this turn's calls states their result."""
+    answer = sample.parse.answer
+    if not calls or not answer.strip():
+        return None
+    known = set(_conversation_numbers(_argument_texts(sample)))
+    for c in calls:
+        known |= number_values(_dumps(c.arguments))
+    read_only = sample.ctx.policy.read_only_tools or ()
+    found = invented_result(answer, known, lookup=any(c.name in read_only for c in calls))
+    if found is None:
+        return None
+    return Verdict.fail(
+        ReasonCode.invented_result,
+        f"the text beside the call already states its result: {_short(found)}",
+    )
+
+
+__all__ = [
+    "DEGENERATE_MIN_WORDS",
+    "DEGENERATE_REPEAT_SHARE",
+    "ECHO_MIN_WORDS",
+    "ECHO_SHARE",
+    "ECHO_SOURCE_SHARE",
+    "REFUSAL_MAX_OTHER_WORDS",
+    "RUN_OF_ONE_CHAR",
+    "answer_problem",
+    "call_attempt",
+    "conversation_sources",
+    "invented_result_problem",
+    "reply_problem",
+    "sample_sources",
+    "text_reply_problem",
+]

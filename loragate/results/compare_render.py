@@ -1,0 +1,280 @@
+"""A `Comparison` for people: a terminal table (rich), Markdown, or JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from loragate.results.compare import Comparison, FamilyDelta, Flip
+from loragate.results.formatting import (
+    MISSING,
+    Raw,
+    fmt_p,
+    fmt_points,
+    fmt_rate,
+    fmt_rel,
+    fmt_unparseable,
+    format_rate,
+    markdown_table,
+    md_text,
+)
+from loragate.results.gate_power import fmt_pt
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from loragate.formats.records import RateStats
+
+
+def _flip_ids(flips: Sequence[Flip], fractions: bool) -> str:
+    if not flips:
+        return "none"
+    if fractions:
+        return ", ".join(f"{f.entry_id} ({f.before:.2f}->{f.after:.2f})" for f in flips)
+    return ", ".join(f.entry_id for f in flips)
+
+
+def _any_k(c: Comparison) -> bool:
+    return any(r.samples_per_entry > 1 for r in c.runs)
+
+
+def _run_headers(c: Comparison, terminal: bool) -> list[str]:
+    """The per-run columns of a group table: rates, pass^k, then Δ / p / flips per run.
+
+    The terminal view puts each interval on a second line, so two runs fit 80 columns.
+    With three or more runs the terminal numbers them ([1] baseline, [2], ...) so that
+    the per-run Δ/p/flips headers stay short.
+    """
+    multi = len(c.runs) > 2
+    tags = [f"[{j + 1}] " if terminal and multi else "" for j in range(len(c.runs))]
+    header = [
+        f"{t}{r.label}" if terminal else f"{r.label} pass@1 [95 % CI]"
+        for t, r in zip(tags, c.runs, strict=True)
+    ]
+    if _any_k(c):
+        header += [f"{t}{r.label} pass^k" for t, r in zip(tags, c.runs, strict=True)]
+    for j, r in enumerate(c.runs[1:], start=1):
+        suffix = (f"[{j + 1}]" if terminal else f" {r.label}") if multi else ""
+        header += [
+            f"Δ{suffix}",
+            f"p{suffix}",
+            f"flips{suffix}" if terminal else f"flips{suffix} (+/-)",
+        ]
+        if not terminal:  # the terminal says it in a line below the table (80 columns)
+            header.append(f"detectable drop{suffix}")
+    return header
+
+
+def _run_cells(
+    c: Comparison, stats: Sequence[RateStats | None], deltas: Sequence[FamilyDelta], terminal: bool
+) -> list[str]:
+    cells = [fmt_rate(s, sep="\n" if terminal else " ") for s in stats]
+    if _any_k(c):
+        cells += [f"{format_rate(s.pass_hat_k)} (k={s.k})" if s else MISSING for s in stats]
+    for d in deltas:
+        cells += [
+            fmt_points(d.diff_points),
+            fmt_p(d.p_value),
+            f"+{len(d.improved)}/-{len(d.regressed)}"
+            if terminal
+            else f"+{len(d.improved)} / -{len(d.regressed)}",
+        ]
+        if not terminal:
+            cells.append(fmt_detectable(d))
+    return cells
+
+
+def fmt_detectable(d: FamilyDelta) -> str:
+    """The smallest drop the paired test can call significant on these entries."""
+    if d.flips_needed is None:
+        return MISSING
+    if d.detectable_drop_points is None:
+        return f"none (< {d.flips_needed} entries)"
+    return f"≥ {fmt_pt(d.detectable_drop_points)}"
+
+
+def _detect_lines(c: Comparison) -> list[str]:
+    """Per run: the detectable drop of each group, groups with the same figure and
+    entry count together."""
+    lines: list[str] = []
+    rows = [*c.families, c.overall]
+    for j, r in enumerate(c.runs[1:]):
+        seen: dict[tuple[str, int], list[str]] = {}
+        for row in rows:
+            d = row.deltas[j]
+            if d.flips_needed is not None and d.test is not None:
+                seen.setdefault((fmt_detectable(d), d.test.pairs), []).append(row.family)
+        if not seen:
+            continue
+        who = f"{r.label}: " if len(c.runs) > 2 else ""
+        parts = [f"{v} for {', '.join(g)} ({n} entries)" for (v, n), g in seen.items()]
+        lines.append(
+            f"{who}detectable drop (the smallest the test can call significant at "
+            f"p < {c.alpha:g}, every changed entry worse): {'; '.join(parts)}"
+        )
+    return lines
+
+
+def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the family table (shared by the terminal and Markdown views)."""
+    header = ["", "Family", *_run_headers(c, terminal)]
+    rows: list[list[str]] = []
+    for row in [*c.families, c.overall]:
+        cells = [row.letter, row.family if row.family != "overall" else "**overall**"]
+        rows.append(cells + _run_cells(c, row.stats, row.deltas, terminal))
+    unp = ["", "unparseable\nstrict/repaired" if terminal else "unparseable (strict / repaired)"]
+    unp += [fmt_unparseable(s).replace(" / ", "\n" if terminal else " / ") for s in c.overall.stats]
+    if _any_k(c):
+        unp += [""] * len(c.runs)
+    base = c.overall.stats[0]
+    for s in c.overall.stats[1:]:
+        diff = s.unparseable - base.unparseable if s and base else None
+        unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
+        if not terminal:
+            unp.append("")
+    rows.append(unp)
+    return header, rows
+
+
+def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the per-tag table (grouping tags, e.g. BFCL categories)."""
+    header = ["Tag", "Entries", *_run_headers(c, terminal)]
+    rows = [
+        [row.tag, str(row.entries), *_run_cells(c, row.stats, row.deltas, terminal)]
+        for row in c.tags
+    ]
+    return header, rows
+
+
+def _training_table(c: Comparison) -> tuple[list[str], list[list[str]]]:
+    multi = len(c.runs) > 2
+    header = ["Training metric (final)", *[r.label for r in c.runs]]
+    for r in c.runs[1:]:
+        suffix = f" {r.label}" if multi else ""
+        header += [f"Δ{suffix}", f"Δ rel{suffix}"]
+    rows: list[list[str]] = []
+    for t in c.training:
+        cells = [t.metric, *[f"{v:.4f}" if v is not None else MISSING for v in t.values]]
+        for ab, rel in zip(t.abs_change, t.rel_change, strict=True):
+            cells += [f"{ab:+.4f}" if ab is not None else MISSING, fmt_rel(rel)]
+        rows.append(cells)
+    return header, rows
+
+
+def _flip_lines(c: Comparison) -> list[str]:
+    lines: list[str] = []
+    fractions = _any_k(c)
+    for row in c.families:
+        for d in row.deltas:
+            if not d.improved and not d.regressed:
+                continue
+            who = f" ({d.run})" if len(c.runs) > 2 else ""
+            lines.append(
+                f"{row.family}{who}: better {_flip_ids(d.improved, fractions)}; "
+                f"worse {_flip_ids(d.regressed, fractions)}"
+            )
+    return lines
+
+
+def _title(c: Comparison) -> str:
+    ev = c.runs[0].evalset
+    return (
+        f"loragate compare: evalset {ev.name} {ev.version}, {c.entries_compared} entries, "
+        f"baseline {c.baseline}"
+    )
+
+
+def _caption(c: Comparison) -> str:
+    test = "exact McNemar" if not _any_k(c) else "paired sign-flip on per-entry success fractions"
+    return (
+        f"pass@1 with 95 % Wilson interval; Δ: difference in points against {c.baseline}; "
+        f"p: two-sided {test} on the same entries; flips: entries better / worse."
+    )
+
+
+def render_markdown(c: Comparison) -> str:
+    """The comparison as Markdown: headline, family table, training table, flips, notes."""
+    out = [f"## {md_text(_title(c))}", ""]
+    for r, h in zip(c.runs[1:], c.headlines, strict=True):
+        who = f"{r.label} vs {c.baseline}: " if len(c.runs) > 2 else ""
+        out.append(f"**{md_text(who + h)}**")
+        out.append("")
+    header, rows = _table_rows(c)
+    # the overall row's bold family cell is markup already
+    rows = [[Raw(x) if i == 1 and x.startswith("**") else x for i, x in enumerate(r)] for r in rows]
+    out += markdown_table(header, rows, "llr")
+    out.append("")
+    out.append(md_text(_caption(c)))
+    if c.tags:
+        out += ["", "By tag:", ""]
+        out += markdown_table(*_tag_table(c), "lr")
+    if c.training:
+        out.append("")
+        th, trows = _training_table(c)
+        out += markdown_table(th, trows, "lr")
+    for line in _detect_lines(c):
+        out += ["", md_text(line)]
+    flips = _flip_lines(c)
+    if flips:
+        out += ["", "Entries that moved:", ""]
+        out += [f"- {md_text(line)}" for line in flips]
+    if c.notes:
+        out += ["", *[f"> {md_text(n)}" for n in c.notes]]
+    return "\n".join(out) + "\n"
+
+
+def render_terminal(c: Comparison) -> RenderableType:
+    """The comparison as a rich renderable (a group of tables and lines)."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts: list[RenderableType] = [Text(_title(c), style="bold")]
+    for r, h in zip(c.runs[1:], c.headlines, strict=True):
+        who = f"{r.label} vs {c.baseline}: " if len(c.runs) > 2 else ""
+        parts.append(Text(who + h, style="bold cyan"))
+    header, rows = _table_rows(c, terminal=True)
+    # No vertical rules: two runs with intervals then fit an 80-column terminal.
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        caption=_caption(c),
+        caption_justify="left",
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("Family", no_wrap=True)
+    for h in header[2:]:
+        table.add_column(h, justify="right", no_wrap=len(c.runs) == 2)
+    for cells in rows:
+        family = f"{cells[0]} {cells[1]}".strip().replace("**", "")
+        table.add_row(family, *cells[2:], end_section=True)
+    parts.append(table)
+    if c.tags:
+        th, trows = _tag_table(c, terminal=True)
+        tag_table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+        tag_table.add_column(th[0], no_wrap=True)
+        for h in th[1:]:
+            tag_table.add_column(h, justify="right", no_wrap=len(c.runs) == 2)
+        for cells in trows:
+            tag_table.add_row(*cells, end_section=True)
+        parts.append(tag_table)
+    if c.training:
+        th, trows = _training_table(c)
+        tt = Table()
+        for i, h in enumerate(th):
+            tt.add_column(h, justify="left" if i == 0 else "right")
+        for cells in trows:
+            tt.add_row(*cells)
+        parts.append(tt)
+    for line in _detect_lines(c):
+        parts.append(Text(line, style="cyan"))
+    for line in _flip_lines(c):
+        parts.append(Text(line))
+    for n in c.notes:
+        parts.append(Text(n, style="yellow"))
+    return Group(*parts)
+
+
+def render_json(c: Comparison) -> str:
+    return c.model_dump_json(indent=2) + "\n"

@@ -1,0 +1,63 @@
+"""Paired comparison of runs on their episodes: episode success per variant (exact
+McNemar with one sample, the sign-flip test with more) and recovery per fault kind."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from loragate.formats.runfolder import read_jsonl
+from loragate.formats.trajectories import EPISODE_RESULTS, TrajectoryResult
+from loragate.results.formatting import fmt_p_eq, fmt_points, format_rate
+from loragate.results.runs import LoadedRun
+from loragate.stats.binomial import Counts
+from loragate.stats.paired import paired_test
+
+
+def _results(run: LoadedRun) -> list[TrajectoryResult] | None:
+    path = run.run_dir / EPISODE_RESULTS
+    if not path.is_file():
+        return None
+    mine = [r for r in read_jsonl(path, TrajectoryResult) if r.adapter == run.adapter]
+    return mine or None
+
+
+def _counts(results: Sequence[TrajectoryResult]) -> dict[str, Counts]:
+    out: dict[str, Counts] = {}
+    for r in results:
+        n, c = out.get(r.episode_id, (0, 0))
+        out[r.episode_id] = (n + 1, c + int(r.passed))
+    return out
+
+
+def _recovered(results: Sequence[TrajectoryResult], kind: str) -> str:
+    reached = [r for r in results if r.fault == kind and r.recovered is not None]
+    return f"{sum(bool(r.recovered) for r in reached)}/{len(reached)}"
+
+
+def episode_lines(runs: Sequence[LoadedRun], *, seed: int = 0) -> list[str]:
+    """One line per run after the first, against the first, when both ran episodes."""
+    base = _results(runs[0])
+    if base is None:
+        return []
+    a = _counts(base)
+    lines: list[str] = []
+    for run in runs[1:]:
+        other = _results(run)
+        if other is None:
+            continue
+        b = _counts(other)
+        shared = sorted(a.keys() & b.keys())
+        if not shared:
+            continue
+        test = paired_test({i: a[i] for i in shared}, {i: b[i] for i in shared}, seed=seed)
+        rate_a = sum(a[i][1] / a[i][0] for i in shared) / len(shared)
+        rate_b = sum(b[i][1] / b[i][0] for i in shared) / len(shared)
+        kinds = sorted({r.fault for r in base + other if r.fault is not None})
+        recovery = ", ".join(f"{k} {_recovered(base, k)} -> {_recovered(other, k)}" for k in kinds)
+        lines.append(
+            f"episodes {runs[0].label} -> {run.label}: success {format_rate(rate_a)} -> "
+            f"{format_rate(rate_b)} ({fmt_points((rate_b - rate_a) * 100)}, "
+            f"{fmt_p_eq(test.p_value)}, {test.improved} better / {test.regressed} worse over "
+            f"{len(shared)} variants)" + (f"; recovery {recovery}" if recovery else "")
+        )
+    return lines

@@ -1,0 +1,529 @@
+"""The ship gate: a policy of rules over a run's family scores, one exit code.
+
+A policy (YAML, validated, unknown keys rejected) holds
+
+- per-family floors: `min_pass_at_1`, `min_pass_hat_k`, `min_ci_low` (fractions);
+- regression rules against a baseline run: `max_drop_points` (pass@1 may not drop
+  by more than this many percentage points), `no_significant_drop` (no drop that
+  the paired test finds significant at `alpha`) and `non_inferiority` (the upper
+  limit of the two-sided (1 - alpha) interval of the drop lies below
+  `max_drop_points`, the margin);
+- run-level ceilings: `max_unparseable` and `max_unparseable_repaired` (fractions of
+  samples).
+
+`defaults` applies to every family of the run; `families.<name>` overrides it field
+by field. `tags.<tag>` holds the same rules for the entries that carry a tag (e.g. a
+BFCL category, `bfcl:simple_python`); a key with `*` or `?` is a pattern
+(`bfcl:*`: every BFCL category), and an exact key overrides the patterns field by
+field. `defaults` does not apply to tags. Evaluation yields one `RuleResult` per
+(rule, family or tag): PASS, FAIL, INCONCLUSIVE (the rule cannot decide at this size:
+`no_significant_drop` whose detectable drop exceeds the margin, a `min_pass_at_1`
+floor inside the family's interval when the policy sets `confidence`; only ever in
+place of a PASS) or SKIP (a baseline rule when no baseline was given, shown, never
+counted as a pass). A policy with no rule, or whose every rule is skipped, is bad
+input: a gate that checks nothing must not ship anything.
+
+The verdict: BLOCK (exit 1) when a rule failed; else INCONCLUSIVE (exit 6) when a rule
+is inconclusive and the policy says `inconclusive: block` (the default), or when no
+rule passed at all; else SHIP (exit 0). What each rule can see at the run's size
+comes from `loragate.results.gate_power`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.loading import load_yaml_model
+from loragate.formats.records import RateStats
+from loragate.formats.trajectories import Rate
+from loragate.results.compare import Comparison, FamilyDelta, compare_runs
+from loragate.results.gate_rules import (
+    FAMILY_RULES,
+    RUN_RULES,
+    FamilyFacts,
+    RuleResult,
+    RuleStatus,
+    pct,
+)
+from loragate.results.runs import LoadedRun
+
+GATE_SCHEMA_VERSION = 3
+"""3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and `confidence` of the
+policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds `tag` on a rule
+(rules per entry tag). Versions 1 and 2 still read."""
+Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
+EXIT_SHIP = 0
+EXIT_BLOCK = 1
+EXIT_INCONCLUSIVE = 6
+"""`loragate gate`'s exit code when a rule cannot decide and the policy blocks on it."""
+_EPS = 1e-12
+"""Float slack so that a fraction meets a ceiling written as itself."""
+
+
+class FamilyRules(BaseModel):
+    """Rules for one family (or, under `defaults`, for every family). Fractions in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_pass_at_1: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_pass_hat_k: float | None = Field(default=None, ge=0.0, le=1.0)
+    min_ci_low: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Floor on the lower bound of the 95 % Wilson interval of pass@1."""
+    max_drop_points: float | None = Field(default=None, ge=0.0, le=100.0)
+    """Against the baseline: largest allowed pass@1 drop, in percentage points."""
+    no_significant_drop: bool | None = None
+    """Against the baseline: fail on a drop with paired-test p < alpha."""
+    non_inferiority: bool | None = None
+    """Against the baseline: pass only when the upper limit of the two-sided (1 - alpha)
+    interval of the drop is below `max_drop_points` (the margin)."""
+
+    def merged(self, override: FamilyRules | None) -> FamilyRules:
+        """These rules with every field that `override` sets replaced."""
+        if override is None:
+            return self
+        return self.model_copy(update=override.model_dump(exclude_none=True))
+
+    def count(self) -> int:
+        return sum(v is not None and v is not False for v in self.model_dump().values())
+
+
+class EpisodeRules(BaseModel):
+    """Floors on a run's episode figures (`episodes_summary.json`). Fractions in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_success: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Episode success (mean over variants)."""
+    min_per_step: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The measured per-step rate r (passing steps / steps)."""
+    min_recovery: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Recovery rate after every injected fault kind of the run."""
+    recovery: dict[str, float] = Field(default_factory=dict)
+    """Recovery floors per fault kind, overriding `min_recovery`."""
+
+    def count(self) -> int:
+        fields = (self.min_success, self.min_per_step, self.min_recovery)
+        return sum(v is not None for v in fields) + len(self.recovery)
+
+
+class GatePolicy(BaseModel):
+    """A gate policy file (`configs/gates/*.yaml`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    name: str | None = None
+    description: str | None = None
+    defaults: FamilyRules = Field(default_factory=FamilyRules)
+    """Rules for every family present in the run."""
+    families: dict[str, FamilyRules] = Field(default_factory=dict)
+    """Per-family overrides of `defaults`, by family name."""
+    tags: dict[str, FamilyRules] = Field(default_factory=dict)
+    """Rules per entry tag (a tag name, or a pattern with `*` / `?`); `defaults` does
+    not apply here."""
+    max_unparseable: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest allowed fraction of samples unparseable under strict parsing."""
+    max_unparseable_repaired: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest allowed fraction of samples still unparseable after JSON repair."""
+    alpha: float = Field(default=0.05, gt=0.0, le=0.5)
+    """Significance level of `no_significant_drop` (two-sided) and 1 - the confidence
+    of the two-sided interval `non_inferiority` bounds the drop with."""
+    margin_points: float = Field(default=15.0, gt=0.0, le=100.0)
+    """The smallest drop (points) that matters where a family sets no `max_drop_points`:
+    `no_significant_drop` must be able to see it and `non_inferiority` must rule it
+    out. A family's `max_drop_points` is its margin when set."""
+    inconclusive: Literal["block", "warn"] = "block"
+    """What an INCONCLUSIVE rule does: `block` (exit 6) or `warn` (listed, ships)."""
+    confidence: float | None = Field(default=None, gt=0.5, lt=1.0)
+    """When set, a `min_pass_at_1` floor passes only when the lower limit of the
+    family's Wilson interval at this two-sided confidence clears it; a point estimate
+    that meets the floor with an interval reaching below it is INCONCLUSIVE."""
+    require_baseline: bool = False
+    """Refuse to run without --baseline (baseline rules would otherwise be skipped)."""
+    episodes: EpisodeRules | None = None
+    """Floors on the run's episodes (`loragate run --episodes`)."""
+
+    @model_validator(mode="after")
+    def _has_rules(self) -> GatePolicy:
+        if (
+            self.defaults.count() == 0
+            and all(r.count() == 0 for r in self.families.values())
+            and all(r.count() == 0 for r in self.tags.values())
+            and self.max_unparseable is None
+            and self.max_unparseable_repaired is None
+            and (self.episodes is None or self.episodes.count() == 0)
+        ):
+            raise ValueError(
+                "the policy defines no rule; a gate with no rules would pass anything. "
+                "Add e.g. `defaults: {min_pass_at_1: 0.5}`"
+            )
+        return self
+
+    def needs_baseline(self) -> bool:
+        rules = [self.defaults, *self.families.values(), *self.tags.values()]
+        return any(
+            r.max_drop_points is not None or r.no_significant_drop or r.non_inferiority
+            for r in rules
+        )
+
+
+def load_policy(path: Path) -> GatePolicy:
+    """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
+    return load_yaml_model(
+        path,
+        GatePolicy,
+        what="gate policy",
+        example="configs/gates/default.yaml",
+        unknown_key_fix="rule keys: "
+        + ", ".join(FamilyRules.model_fields)
+        + "; top-level keys: "
+        + ", ".join(GatePolicy.model_fields),
+    )
+
+
+class GateResult(BaseModel):
+    """`gate.json`: every rule with its figure and status, and the decision."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = GATE_SCHEMA_VERSION
+    policy: str
+    policy_name: str | None
+    run: str
+    run_dir: str
+    adapter: str
+    baseline: str | None
+    alpha: float
+    rules: list[RuleResult]
+    passed: bool
+    """True when the round may ship (exit 0)."""
+    exit_code: int
+    """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
+    notes: list[str] = Field(default_factory=list)
+    verdict: Verdict | None = None
+    """SHIP, BLOCK or INCONCLUSIVE; filled in from `passed` for version 1 and 2 files."""
+    inconclusive: Literal["block", "warn"] = "block"
+    confidence: float | None = None
+
+    @model_validator(mode="after")
+    def _verdict_of_old_files(self) -> GateResult:
+        if self.verdict is None:
+            self.verdict = "SHIP" if self.passed else "BLOCK"
+        return self
+
+    @property
+    def failed(self) -> list[RuleResult]:
+        return [r for r in self.rules if r.status == "FAIL"]
+
+    @property
+    def undecided(self) -> list[RuleResult]:
+        return [r for r in self.rules if r.status == "INCONCLUSIVE"]
+
+
+def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
+    from loragate.families import get_families
+
+    registry = get_families()
+    problems: list[Problem] = []
+    for name in policy.families:
+        if name not in registry:
+            problems.append(
+                Problem(
+                    str(policy_path),
+                    f"unknown family {name!r}",
+                    field=f"families.{name}",
+                    fix=unknown_name_fix(name, registry, "families"),
+                )
+            )
+        elif name not in present:
+            problems.append(
+                Problem(
+                    str(policy_path),
+                    f"family {name!r} has rules but the run has no entry of it",
+                    field=f"families.{name}",
+                    fix=f"remove the rule or gate a run that has it (the run has: {', '.join(present)})",
+                )
+            )
+    if problems:
+        raise BadInput(f"{policy_path}: the policy does not fit the run", problems)
+
+
+def _is_pattern(key: str) -> bool:
+    return any(ch in key for ch in "*?[")
+
+
+def tag_rules(policy: GatePolicy, present: list[str], policy_path: Path) -> dict[str, FamilyRules]:
+    """Tag -> its merged rules, for the tags of the run (`present`) that a key of
+    `policy.tags` names: every matching pattern in policy order, then the exact key.
+    `BadInput` when a key matches no tag of the run."""
+    problems: list[Problem] = []
+    for key in policy.tags:
+        matched = (
+            fnmatch.filter(present, key) if _is_pattern(key) else [key] if key in present else []
+        )
+        if not matched:
+            problems.append(
+                Problem(
+                    str(policy_path),
+                    f"tag {key!r} has rules but no entry of the run carries "
+                    + ("a matching tag" if _is_pattern(key) else "it"),
+                    field=f"tags.{key}",
+                    fix=unknown_name_fix(key, present, "tags of the run")
+                    if present
+                    else "the run's entries carry no tags; remove the tag rules",
+                )
+            )
+    if problems:
+        raise BadInput(f"{policy_path}: the policy does not fit the run", problems)
+    out: dict[str, FamilyRules] = {}
+    for tag in present:
+        rules: FamilyRules | None = None
+        keys = [k for k in policy.tags if _is_pattern(k) and fnmatch.fnmatchcase(tag, k)]
+        keys += [tag] if tag in policy.tags else []
+        for key in keys:
+            rules = policy.tags[key] if rules is None else rules.merged(policy.tags[key])
+        if rules is not None:
+            out[tag] = rules
+    return out
+
+
+def _delta(comparison: Comparison | None, family: str) -> FamilyDelta | None:
+    if comparison is None:
+        return None
+    row = next((r for r in comparison.families if r.family == family), None)
+    return row.deltas[0] if row is not None else None
+
+
+def _tag_delta(comparison: Comparison | None, tag: str | None) -> FamilyDelta | None:
+    if comparison is None:
+        return None
+    row = next((r for r in comparison.tags if r.tag == tag), None)
+    return row.deltas[0] if row is not None else None
+
+
+def _group_results(
+    rules: FamilyRules, facts: FamilyFacts, policy_path: Path = Path("policy.yaml")
+) -> list[RuleResult]:
+    """Every rule that `rules` sets, checked on one family or tag, in table order."""
+    if (rules.non_inferiority or rules.no_significant_drop) and facts.margin == 0:
+        where = facts.family or f"tag {facts.tag}"
+        rule = "non_inferiority" if rules.non_inferiority else "no_significant_drop"
+        raise BadInput(
+            f"{policy_path}: {rule} for {where} has a margin of 0 points",
+            [
+                Problem(
+                    str(policy_path),
+                    f"max_drop_points: 0 is the margin of {rule}, and no test can see (or "
+                    "rule out) a drop of 0 points",
+                    field=f"families.{where}.max_drop_points"
+                    if facts.family
+                    else f"tags.{facts.tag}.max_drop_points",
+                    fix="set max_drop_points above 0 where a baseline test applies; see "
+                    "docs/gate.md",
+                )
+            ],
+        )
+    results: list[RuleResult] = []
+    for rule, check in FAMILY_RULES.items():
+        value = getattr(rules, rule)
+        if value is not None and value is not False:
+            results.append(check(facts, float(value)))
+    return results
+
+
+def evaluate_gate(
+    policy: GatePolicy,
+    run: LoadedRun,
+    baseline: LoadedRun | None = None,
+    *,
+    policy_path: Path = Path("policy.yaml"),
+) -> GateResult:
+    """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
+    from loragate.score.aggregate import family_order
+
+    present = family_order(
+        f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
+    )
+    _check_families(policy, present, policy_path)
+    tags_present = sorted(
+        t for t, s in run.stats.tags.items() if s.entries > 0 and s.pass_at_1 is not None
+    )
+    by_tag = tag_rules(policy, tags_present, policy_path)
+    if policy.require_baseline and baseline is None:
+        raise BadInput(
+            f"{policy_path}: `require_baseline` is set; give the run to compare against "
+            "with --baseline RUN",
+            fix="pass --baseline RUN",
+        )
+    comparison: Comparison | None = None
+    if baseline is not None:
+        comparison = compare_runs(
+            [baseline, run], alpha=policy.alpha, training=False, tags=list(by_tag)
+        )
+
+    results: list[RuleResult] = []
+    notes: list[str] = []
+    groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
+        (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
+        for fam in present
+    ]
+    groups += [(None, tag, rules, run.stats.tags[tag]) for tag, rules in by_tag.items()]
+    for family, tag, rules, stats in groups:
+        facts = FamilyFacts(
+            family=family,
+            tag=tag,
+            stats=stats,
+            delta=_delta(comparison, family) if family is not None else _tag_delta(comparison, tag),
+            has_baseline=comparison is not None,
+            alpha=policy.alpha,
+            margin=rules.max_drop_points
+            if rules.max_drop_points is not None
+            else policy.margin_points,
+            confidence=policy.confidence,
+        )
+        results += _group_results(rules, facts, policy_path)
+
+    overall = run.stats.overall
+    for rule, counted in RUN_RULES.items():
+        threshold = getattr(policy, rule)
+        if threshold is None:
+            continue
+        count = counted(overall)
+        frac = count / overall.samples if overall.samples else 0.0
+        results.append(
+            RuleResult(
+                rule=rule,
+                family=None,
+                threshold=threshold,
+                figure=frac,
+                shown=f"{count}/{overall.samples} = {pct(frac)}",
+                requirement=f"≤ {pct(threshold)}",
+                status="PASS" if frac <= threshold + _EPS else "FAIL",
+            )
+        )
+
+    if policy.episodes is not None and policy.episodes.count():
+        results += _episode_rules(policy.episodes, run, policy_path)
+
+    evaluated = [r for r in results if r.status != "SKIP"]
+    if not evaluated:
+        raise BadInput(
+            f"{policy_path}: no rule could be evaluated"
+            + (
+                " (every rule compares against a baseline; pass --baseline RUN)"
+                if results
+                else " for the families of this run"
+            )
+            + "; a gate that checks nothing would ship anything",
+            fix="add rules that apply to this run (see configs/gates/default.yaml)",
+        )
+    skipped = len(results) - len(evaluated)
+    if skipped:
+        notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    if comparison is not None:
+        notes += comparison.notes
+    verdict = _verdict(results, policy)
+    passed = verdict == "SHIP"
+    return GateResult(
+        policy=str(policy_path),
+        policy_name=policy.name,
+        run=run.label,
+        run_dir=str(run.run_dir),
+        adapter=run.adapter,
+        baseline=baseline.label if baseline is not None else None,
+        alpha=policy.alpha,
+        rules=results,
+        passed=passed,
+        exit_code={"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(verdict, EXIT_INCONCLUSIVE),
+        notes=notes,
+        verdict=verdict,
+        inconclusive=policy.inconclusive,
+        confidence=policy.confidence,
+    )
+
+
+def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:
+    """BLOCK on a failed rule; INCONCLUSIVE on an undecided rule under `inconclusive:
+    block`, or when no rule passed at all (`warn` never ships a round nothing
+    checked); SHIP otherwise."""
+    statuses = {r.status for r in results}
+    if "FAIL" in statuses:
+        return "BLOCK"
+    if "INCONCLUSIVE" in statuses and (policy.inconclusive == "block" or "PASS" not in statuses):
+        return "INCONCLUSIVE"
+    return "SHIP"
+
+
+def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
+    shown = "not measured" if rate.rate is None else f"{pct(rate.rate)} ({rate.passes:g}/{rate.n})"
+    ok = rate.rate is not None and rate.rate + _EPS >= threshold
+    return RuleResult(
+        rule=rule,
+        family="episodes",
+        threshold=threshold,
+        figure=rate.rate,
+        shown=shown,
+        requirement=f"≥ {pct(threshold)}",
+        status="PASS" if ok else "FAIL",
+        detail="" if rate.rate is not None else "nothing to measure",
+    )
+
+
+def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> list[RuleResult]:
+    """The episode floors of `rules` on the run's `episodes_summary.json`."""
+    from loragate.formats.runfolder import read_episodes_summary
+
+    summary = read_episodes_summary(run.run_dir)
+    adapter = summary.adapters.get(run.adapter) if summary is not None else None
+    if adapter is None:
+        raise BadInput(
+            f"{policy_path}: the policy has episode rules but {run.label} has no episode results",
+            [
+                Problem(
+                    str(policy_path),
+                    f"no {run.adapter} in {run.run_dir}/episodes_summary.json",
+                    field="episodes",
+                    fix="run with --episodes N (or score-episodes), or drop the episode rules",
+                )
+            ],
+        )
+    out: list[RuleResult] = []
+    if rules.min_success is not None:
+        out.append(_episode_floor("min_success", rules.min_success, adapter.success))
+    if rules.min_per_step is not None:
+        out.append(_episode_floor("min_per_step", rules.min_per_step, adapter.per_step))
+    unknown = sorted(set(rules.recovery) - set(adapter.recovery))
+    if unknown:
+        raise BadInput(
+            f"{policy_path}: episodes.recovery names {unknown[0]!r}, a fault the run's "
+            "episodes did not inject",
+            fix=f"use one of: {', '.join(adapter.recovery) or '(none)'}",
+        )
+    for kind, rate in adapter.recovery.items():
+        floor = rules.recovery.get(kind, rules.min_recovery)
+        if floor is not None:
+            out.append(_episode_floor(f"min_recovery:{kind}", floor, rate))
+    return out
+
+
+__all__ = [
+    "EXIT_BLOCK",
+    "EXIT_INCONCLUSIVE",
+    "EXIT_SHIP",
+    "FAMILY_RULES",
+    "GATE_SCHEMA_VERSION",
+    "RUN_RULES",
+    "FamilyRules",
+    "GatePolicy",
+    "GateResult",
+    "RuleResult",
+    "RuleStatus",
+    "evaluate_gate",
+    "load_policy",
+    "tag_rules",
+]

@@ -1,0 +1,271 @@
+"""Human-readable views of a summary: `report.md` and the terminal table.
+
+The small formatters (`format_rate`, `format_ci`, `family_table_markdown`, ...) are
+public so the model card can reuse the same tables.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from loragate.families import get_families
+from loragate.formats.records import AdapterSummary, RateStats, ResultRecord, Summary
+from loragate.results.formatting import (
+    Raw,
+    format_ci,
+    format_rate,
+    format_rate_ci,
+    markdown_table,
+    md_code,
+    shorten,
+)
+from loragate.score.aggregate import missing_entries
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+MAX_FAILING_ENTRIES = 50
+"""Failing entries listed per adapter in `report.md`; the rest are in results.jsonl."""
+OUTPUT_CHARS = 80
+DETAIL_CHARS = 100
+
+
+def family_label(name: str) -> tuple[str, str]:
+    """(letter, name) of a family; `?` for a family this installation does not know."""
+    fam = get_families().get(name)
+    return (fam.letter if fam is not None else "?", name)
+
+
+def _k_columns(k: int) -> bool:
+    return k > 1
+
+
+def _unparseable(stats: RateStats) -> str:
+    return f"{stats.unparseable} / {stats.unparseable_repaired}"
+
+
+def _stats_row(letter: str, name: str, stats: RateStats) -> list[str]:
+    row = [letter, name, str(stats.entries), format_rate_ci(stats)]
+    if _k_columns(stats.k):
+        row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
+    return [*row, _unparseable(stats)]
+
+
+def family_table_markdown(adapter: AdapterSummary) -> list[str]:
+    """The per-family table of one adapter, as Markdown lines (overall row last)."""
+    k = adapter.overall.k
+    header = ["", "Family", "Entries", "pass@1 [95 % CI]"]
+    align = "llrl"
+    if _k_columns(k):
+        header += [f"pass^{k}", f"pass@{k}"]
+        align += "rr"
+    header.append("Unparseable (strict / repaired)")
+    rows = [_stats_row(*family_label(name), stats) for name, stats in adapter.families.items()]
+    rows.append(_stats_row("", Raw("**overall**"), adapter.overall))
+    return markdown_table(header, rows, align + "r")
+
+
+def _group_table(groups: dict[str, RateStats], k: int, kind: str, rate: str) -> list[str]:
+    """One row per group (a fault kind, a tag); empty when there are none."""
+    if not groups:
+        return []
+    header = [kind, "Entries", f"{rate} [95 % CI]"]
+    align = "lrl"
+    if _k_columns(k):
+        header += [f"pass^{k}", f"pass@{k}"]
+        align += "rr"
+    header.append("Unparseable (strict / repaired)")
+    rows = [_stats_row("", name, stats)[1:] for name, stats in groups.items()]
+    return markdown_table(header, rows, align + "r")
+
+
+def fault_table_markdown(adapter: AdapterSummary) -> list[str]:
+    """Recovery per injected fault kind of one adapter (empty when there are none)."""
+    return _group_table(adapter.faults, adapter.overall.k, "Fault", "Recovery")
+
+
+def tag_table_markdown(adapter: AdapterSummary) -> list[str]:
+    """pass@1 per entry tag of one adapter, e.g. per BFCL category (empty without tags)."""
+    return _group_table(adapter.tags, adapter.overall.k, "Tag", "pass@1")
+
+
+def reason_table_markdown(adapter: AdapterSummary) -> list[str]:
+    """Failing samples per reason code (empty when nothing failed)."""
+    if not adapter.reasons:
+        return []
+    total = sum(adapter.reasons.values())
+    rows = [
+        [md_code(reason), str(count), format_rate(count / total)]
+        for reason, count in adapter.reasons.items()
+    ]
+    return markdown_table(["Reason", "Failing samples", "Share"], rows, "lr")
+
+
+def _failing_entries(results: Iterable[ResultRecord]) -> dict[str, list[ResultRecord]]:
+    """Per entry id (sorted), all samples, for the entries with at least one failure."""
+    per_entry: dict[str, list[ResultRecord]] = defaultdict(list)
+    for r in results:
+        per_entry[r.entry_id].append(r)
+    return {
+        eid: sorted(per_entry[eid], key=lambda r: r.sample)
+        for eid in sorted(per_entry)
+        if any(not r.verdict.passed for r in per_entry[eid])
+    }
+
+
+def failing_table_markdown(results: Sequence[ResultRecord], limit: int) -> list[str]:
+    """One row per failing entry: id, failed samples, main reason, detail, output start."""
+    failing = _failing_entries(results)
+    if not failing:
+        return []
+    rows = []
+    for eid, samples in list(failing.items())[:limit]:
+        failed = [r for r in samples if not r.verdict.passed]
+        reason = Counter(r.verdict.reason.value for r in failed).most_common(1)[0][0]
+        first = next(r for r in failed if r.verdict.reason.value == reason)
+        rows.append(
+            [
+                md_code(eid),
+                f"{len(failed)}/{len(samples)}",
+                md_code(reason),
+                shorten(first.verdict.detail, DETAIL_CHARS),
+                md_code(first.text.strip(), OUTPUT_CHARS),
+            ]
+        )
+    lines = markdown_table(
+        ["Entry", "Failed", "Reason", "Detail", f"Output (first {OUTPUT_CHARS} chars)"],
+        rows,
+        "lrl",
+    )
+    if len(failing) > limit:
+        lines.append("")
+        lines.append(f"... and {len(failing) - limit} more failing entries (see results.jsonl).")
+    return lines
+
+
+# -- report.md ---------------------------------------------------------------------
+
+
+def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
+    """`report.md` of a scored run: per adapter the family table, recovery per fault,
+    failure reasons, missing entries and the failing entries."""
+    ev = summary.evalset
+    by_adapter: dict[str, list[ResultRecord]] = defaultdict(list)
+    for r in results:
+        by_adapter[r.adapter].append(r)
+    missing = missing_entries(summary, results)
+    k = next(iter(summary.adapters.values())).overall.k if summary.adapters else 1
+
+    out = [
+        f"# loragate report: {ev.name} {ev.version}",
+        "",
+        f"Evalset `{ev.name}` {ev.version} (sha256 `{ev.sha256[:12]}`), "
+        f"{len(summary.entry_ids)} entries after fault expansion, "
+        f"up to {summary.samples_per_entry} sample(s) per entry, parse mode `{summary.parse_mode}`.",
+        "",
+        "pass@1 is the mean over entries of each entry's passing fraction; the 95 % Wilson "
+        "interval counts entries, not samples. Unparseable counts samples."
+        + (
+            f" pass^{k}: all {k} tries of an entry pass; pass@{k}: at least one does."
+            if k > 1
+            else ""
+        ),
+    ]
+    if not summary.adapters:
+        out += ["", "No generations were scored."]
+    for name, adapter in summary.adapters.items():
+        out += ["", f"## Adapter `{name}`", ""]
+        o = adapter.overall
+        out.append(
+            f"Overall pass@1 **{format_rate(o.pass_at_1)}** {format_ci(o.ci_low, o.ci_high)} "
+            f"over {o.entries} entries ({o.passes} of {o.samples} samples pass)."
+        )
+        gone = missing.get(name, [])
+        if gone:
+            shown = ", ".join(f"`{e}`" for e in gone[:20])
+            more = f" and {len(gone) - 20} more" if len(gone) > 20 else ""
+            out += [
+                "",
+                f"**Missing:** {len(gone)} of {len(summary.entry_ids)} entries had no "
+                f"generation and are not counted: {shown}{more}.",
+            ]
+        out += ["", *family_table_markdown(adapter)]
+        faults = fault_table_markdown(adapter)
+        if faults:
+            out += ["", "### Recovery by injected fault", "", *faults]
+        tags = tag_table_markdown(adapter)
+        if tags:
+            out += ["", "### By tag", "", *tags]
+        reasons = reason_table_markdown(adapter)
+        if reasons:
+            out += ["", "### Failure reasons", "", *reasons]
+        failing = failing_table_markdown(by_adapter.get(name, []), MAX_FAILING_ENTRIES)
+        if failing:
+            out += ["", "### Failing entries", "", *failing]
+    return "\n".join(out) + "\n"
+
+
+# -- terminal ----------------------------------------------------------------------
+
+
+def print_summary(summary: Summary, console: Console) -> None:
+    """Print one rich table per adapter: families, overall, faults."""
+    from rich.table import Table
+
+    ev = summary.evalset
+    for name, adapter in summary.adapters.items():
+        k = adapter.overall.k
+        table = Table(
+            title=f"{name}  ({ev.name} {ev.version}, parse {summary.parse_mode})",
+            title_justify="left",
+        )
+        table.add_column("", style="bold")
+        table.add_column("Family")
+        table.add_column("Entries", justify="right")
+        table.add_column("pass@1", justify="right")
+        table.add_column("95 % CI", justify="right")
+        if _k_columns(k):
+            table.add_column(f"pass^{k}", justify="right")
+            table.add_column(f"pass@{k}", justify="right")
+        table.add_column("Unparseable s/r", justify="right")
+
+        rows: list[tuple[str, str, RateStats, str | None]] = [
+            (*family_label(fam), stats, None) for fam, stats in adapter.families.items()
+        ]
+        rows.append(("", "overall", adapter.overall, "bold"))
+        rows += [("", f"fault: {f}", stats, "dim") for f, stats in adapter.faults.items()]
+        for i, (letter, label, stats, style) in enumerate(rows):
+            if i == len(adapter.families) or i == len(adapter.families) + 1:
+                table.add_section()  # overall and the fault rows stand apart
+            row = [
+                letter,
+                label,
+                str(stats.entries),
+                format_rate(stats.pass_at_1),
+                format_ci(stats.ci_low, stats.ci_high),
+            ]
+            if _k_columns(k):
+                row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
+            table.add_row(*row, _unparseable(stats), style=style)
+        console.print(table)
+        missing = len(summary.entry_ids) - adapter.overall.entries
+        if missing:
+            console.print(
+                f"[yellow]{name}: {missing} of {len(summary.entry_ids)} entries had no "
+                "generation and are not counted[/yellow]"
+            )
+
+
+__all__ = [
+    "MAX_FAILING_ENTRIES",
+    "failing_table_markdown",
+    "family_label",
+    "family_table_markdown",
+    "fault_table_markdown",
+    "print_summary",
+    "reason_table_markdown",
+    "render_markdown",
+    "tag_table_markdown",
+]

@@ -1,0 +1,317 @@
+"""The data of `loragate view`: run folders (and their evalset) as one JSON-ready dict.
+
+A *side* is one (run folder, adapter) pair; `loragate view RUN [RUN ...]` shows every
+adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The dict
+`view_data` builds is what the page's script reads (`VIEW_DATA_VERSION`):
+
+- `sides`: label, run folder, adapter, parse mode, k, that adapter's `summary.json`
+  figures (`AdapterSummary`), its `gate.json` when the folder has one, and (every side
+  after the first) `detectable`: per family and `overall`, the smallest drop against
+  the first side that the paired exact test can call significant at p < 0.05 on the
+  entries both scored, in points (`None`: no drop can be at that size);
+- `families`: `[name, letter]` in letter order; `reasons`: reason codes (samples
+  refer to them by index); `texts`: distinct output texts (samples refer to them by
+  index, so outputs the adapters share are stored once);
+- `entries`: id, family, tags, fault, kind (`entry`; a later `episode` kind is the
+  extension point), the conversation as the model saw it and the expectation (both
+  `None` when the evalset was not found);
+- `samples`: one compact row a scored sample,
+  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired]`.
+
+Nothing here renders HTML (`loragate.results.view.html` does); everything is plain data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from loragate.common.errors import BadInput
+from loragate.common.files import read_json
+from loragate.common.heap import no_cyclic_gc
+from loragate.common.names import name_problem
+from loragate.common.resources import bundled
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import ResultRecord, Summary
+from loragate.formats.runfolder import read_manifest, read_results, read_summary
+from loragate.generate.prompt import evalset_messages
+from loragate.results.gate import GateResult
+from loragate.results.report import family_label
+from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
+from loragate.results.view.html import render_view
+from loragate.stats.power import detectable_drop, entry_step
+
+VIEW_DATA_VERSION = 1
+
+SampleRow = list[Any]
+
+
+@dataclass
+class Side:
+    """One adapter of one run folder with its scored samples."""
+
+    label: str
+    run_dir: Path
+    adapter: str
+    summary: Summary
+    results: list[ResultRecord]
+    gate: GateResult | None = None
+
+
+def _gate_of(run_dir: Path, adapter: str, several: bool) -> GateResult | None:
+    """The adapter's `gate.json` (`gate-ADAPTER.json` in a folder of several adapters)."""
+    path = run_dir / (f"gate-{adapter}.json" if several else "gate.json")
+    if not path.is_file():
+        return None
+    try:
+        gate = GateResult.model_validate(read_json(path, "gate result"))
+    except ValidationError:
+        return None  # a gate.json of another version: the view shows no gate, not an error
+    return gate if gate.adapter == adapter else None
+
+
+def sides_of(
+    run_dir: Path,
+    summary: Summary,
+    results: Sequence[ResultRecord],
+    adapter: str | None = None,
+    *,
+    with_gate: bool = True,
+) -> list[Side]:
+    """The sides of one scored run folder: every adapter, or only `adapter`; with the
+    folder's gate results unless `with_gate` is false."""
+    names = list(summary.adapters)
+    if adapter is not None:
+        check_adapter(run_dir, summary, adapter)
+    return [
+        Side(
+            label=run_dir.name + (f":{name}" if len(names) > 1 else ""),
+            run_dir=run_dir,
+            adapter=name,
+            summary=summary,
+            results=[r for r in results if r.adapter == name],
+            gate=_gate_of(run_dir, name, len(names) > 1) if with_gate else None,
+        )
+        for name in ([adapter] if adapter is not None else names)
+    ]
+
+
+def load_sides(run_args: Sequence[str]) -> list[Side]:
+    """One side per adapter of each `RUN` (or the one of `RUN:ADAPTER`), in order."""
+    sides: list[Side] = []
+    for text in run_args:
+        ref = parse_run_ref(text)
+        summary = read_summary(check_run_dir(ref))
+        sides += sides_of(ref.run_dir, summary, read_results(ref.run_dir), ref.adapter)
+    _unique_labels(sides)
+    return sides
+
+
+def run_view_page(
+    run_dir: Path, summary: Summary, results: Sequence[ResultRecord], evalset: Evalset
+) -> str:
+    """`view.html` of a run folder being written (every adapter; a `gate.json` already
+    in the folder belongs to an earlier scoring and is left out)."""
+    sides = sides_of(run_dir, summary, results, with_gate=False)
+    return render_view(view_data(sides, evalset))
+
+
+def _unique_labels(sides: list[Side]) -> None:
+    seen: dict[str, int] = {}
+    for side in sides:
+        n = seen.get(side.label, 0)
+        seen[side.label] = n + 1
+        if n:
+            side.label = f"{side.label} ({n + 1})"
+
+
+def find_evalset(sides: Sequence[Side], explicit: Path | None = None) -> Evalset | None:
+    """The evalset the first side was scored on: `explicit` (`BadInput` unless it is
+    that evalset), else the path in the run's manifest or the shipped evalset of that
+    name, whichever loads with the summary's sha256. `None` when neither does (the
+    view then shows outputs and verdicts without the conversation)."""
+    if not sides:
+        return None
+    ref = sides[0].summary.evalset
+    if explicit is not None:
+        evalset = load_evalset(explicit)
+        if evalset.sha256 != ref.sha256:
+            raise BadInput(
+                f"--evalset {explicit} is {evalset.name} {evalset.version} "
+                f"(sha256 {evalset.sha256[:12]}), but {sides[0].run_dir} was scored on "
+                f"{ref.name} {ref.version} (sha256 {ref.sha256[:12]})",
+                fix="pass the evalset folder the runs were scored on, or leave --evalset out",
+            )
+        return evalset
+    candidates: list[Path] = []
+    recorded = read_manifest(sides[0].run_dir).get("evalset")
+    if isinstance(recorded, dict) and isinstance(recorded.get("path"), str):
+        candidates.append(Path(recorded["path"]))
+    shipped = bundled(Path("evalsets") / ref.name) if name_problem(ref.name) is None else None
+    if shipped is not None:
+        candidates.append(shipped)
+    for path in candidates:
+        if not path.is_dir():
+            continue
+        try:
+            evalset = load_evalset(path)
+        except BadInput:
+            continue  # moved or edited since the run: the view goes without it
+        if evalset.sha256 == ref.sha256:
+            return evalset
+    return None
+
+
+def _conversation(evalset: Evalset, entry_id: str) -> dict[str, Any] | None:
+    entry = evalset.by_id.get(entry_id)
+    if entry is None:
+        return None
+    return {
+        "messages": evalset_messages(evalset, entry),
+        "expect": entry.expect,
+        "notes": entry.notes,
+    }
+
+
+def _counts(side: Side) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """Entry id -> (samples, passes), and entry id -> family, of one side."""
+    counts: dict[str, tuple[int, int]] = {}
+    family: dict[str, str] = {}
+    for r in side.results:
+        n, c = counts.get(r.entry_id, (0, 0))
+        counts[r.entry_id] = (n + 1, c + (1 if r.verdict.passed else 0))
+        family[r.entry_id] = r.family
+    return counts, family
+
+
+def _detectable(base: Side, side: Side, alpha: float = 0.05) -> dict[str, float | None]:
+    """Per family and `overall`: the detectable drop of `side` against `base`."""
+    a, family = _counts(base)
+    b, _ = _counts(side)
+    ids = [i for i in a.keys() & b.keys()]
+    groups: dict[str, list[str]] = {"overall": ids}
+    for i in ids:
+        groups.setdefault(family[i], []).append(i)
+    out: dict[str, float | None] = {}
+    for name, members in groups.items():
+        drop = detectable_drop((entry_step(a[i][0], b[i][0]) for i in members), alpha)
+        out[name] = None if drop is None else float(drop * 100)
+    return out
+
+
+def _side_info(side: Side, base: Side | None = None) -> dict[str, Any]:
+    return {
+        "label": side.label,
+        "run_dir": str(side.run_dir),
+        "adapter": side.adapter,
+        "parse_mode": side.summary.parse_mode,
+        "k": side.summary.samples_per_entry,
+        "evalset": side.summary.evalset.model_dump(),
+        "summary": side.summary.adapters[side.adapter].model_dump(mode="json"),
+        "gate": side.gate.model_dump(mode="json") if side.gate is not None else None,
+        "detectable": _detectable(base, side) if base is not None else None,
+    }
+
+
+def view_data(
+    sides: Sequence[Side], evalset: Evalset | None, title: str | None = None
+) -> dict[str, Any]:
+    """Everything the page shows, as plain JSON-ready data (see the module docstring)."""
+    with no_cyclic_gc():
+        return _view_data(sides, evalset, title)
+
+
+def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None) -> dict[str, Any]:
+    entry_ids: list[str] = []
+    entry_index: dict[str, int] = {}
+    entries: list[dict[str, Any]] = []
+    family_names: set[str] = set()
+    for side in sides:
+        family_names.update(side.summary.adapters[side.adapter].families)
+    reasons: list[str] = []
+    reason_index: dict[str, int] = {}
+    texts: list[str] = []
+    text_index: dict[str, int] = {}
+    samples: list[SampleRow] = []
+    # Scored results share one ParseResult among identical outputs: their call lists are
+    # built once (keyed by the parse object, which the entry keeps alive meanwhile).
+    calls_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+
+    def index_of(table: list[str], index: dict[str, int], value: str) -> int:
+        i = index.get(value)
+        if i is None:
+            i = index[value] = len(table)
+            table.append(value)
+        return i
+
+    for side_no, side in enumerate(sides):
+        for eid in side.summary.entry_ids:
+            if eid not in entry_index:
+                entry_index[eid] = len(entry_ids)
+                entry_ids.append(eid)
+                entries.append({"id": eid, "kind": "entry"})
+        for r in side.results:
+            if r.entry_id not in entry_index:
+                entry_index[r.entry_id] = len(entry_ids)
+                entry_ids.append(r.entry_id)
+                entries.append({"id": r.entry_id, "kind": "entry"})
+            entry = entries[entry_index[r.entry_id]]
+            entry.setdefault("family", r.family)
+            entry.setdefault("fault", r.fault)
+            family_names.add(r.family)
+            calls = calls_of.get(id(r.parse))
+            if calls is None:
+                built = [{"name": c.name, "arguments": c.arguments} for c in r.parse.calls]
+                calls = calls_of[id(r.parse)] = (r.parse, built)
+            samples.append(
+                [
+                    entry_index[r.entry_id],
+                    side_no,
+                    r.sample,
+                    1 if r.verdict.passed else 0,
+                    index_of(reasons, reason_index, r.verdict.reason.value),
+                    r.verdict.detail,
+                    index_of(texts, text_index, r.text),
+                    calls[1],
+                    r.parse.strict_status,
+                    r.parse.repaired_status,
+                ]
+            )
+    for entry in entries:
+        known = evalset.by_id.get(entry["id"]) if evalset is not None else None
+        entry.setdefault("family", known.family if known is not None else "")
+        entry.setdefault("fault", known.fault if known is not None else None)
+        entry["tags"] = list(known.tags) if known is not None else []
+        entry["conversation"] = _conversation(evalset, entry["id"]) if evalset else None
+    families = sorted((family_label(f)[0], f) for f in family_names)
+    return {
+        "version": VIEW_DATA_VERSION,
+        "title": title or " vs ".join(s.label for s in sides) or "loragate view",
+        "evalset": (
+            {"name": evalset.name, "version": evalset.version, "path": str(evalset.root)}
+            if evalset is not None
+            else None
+        ),
+        "tools": evalset.toolset.as_openai() if evalset is not None else [],
+        "sides": [_side_info(s, sides[0] if i else None) for i, s in enumerate(sides)],
+        "families": [[name, letter] for letter, name in families],
+        "reasons": reasons,
+        "texts": texts,
+        "entries": entries,
+        "samples": samples,
+    }
+
+
+__all__ = [
+    "VIEW_DATA_VERSION",
+    "Side",
+    "find_evalset",
+    "load_sides",
+    "run_view_page",
+    "sides_of",
+    "view_data",
+]

@@ -1,0 +1,77 @@
+"""A whole sweep: plan every run folder, generate what is missing on Ray, score, summarise.
+
+Each run folder is planned with `plan_run` (the cache keys and layout of `loragate
+run`), the pending jobs of all of them are generated on Ray (`loragate.sweep.ray_stage`),
+and then every run folder is finished exactly as `loragate run` finishes a run whose
+cache holds everything (`execute_run` starts no runner, `finish_run` scores), so a
+sweep's run folders and verdicts are those of `run`. `sweep.json` and `sweep.md` go
+into the sweep's folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loragate.common.files import atomic_write_text
+from loragate.formats.records import GenerationRecord
+from loragate.sweep.spec import SweepConfig, SweepRun, run_configs, sweep_out
+from loragate.sweep.summary import SweepSummary, render_sweep_markdown, summarize_sweep
+
+SWEEP_JSON = "sweep.json"
+SWEEP_MD = "sweep.md"
+
+
+@dataclass
+class SweepOutcome:
+    runs: list[SweepRun]
+    jobs: int
+    cached: int
+    generated: int
+    summary: SweepSummary
+    out: Path
+
+
+def run_sweep(
+    sweep: SweepConfig,
+    source: str,
+    *,
+    on_planned: Callable[[int, int], None] | None = None,
+    on_records: Callable[[list[GenerationRecord]], None] | None = None,
+) -> SweepOutcome:
+    """Run the sweep `sweep` (read from `source`), holding every run folder's write lock.
+    `on_planned(jobs, cached)` is told the totals before generation starts."""
+    from loragate.common.locking import writing
+    from loragate.generate.pipeline import execute_run, plan_run
+    from loragate.score.scoring import finish_run
+    from loragate.sweep.ray_stage import generate_on_ray
+
+    runs = run_configs(sweep, source)
+    with contextlib.ExitStack() as stack:
+        for run in runs:
+            stack.enter_context(writing(Path(run.config.out or "")))
+        plans = [plan_run(run.config) for run in runs]
+        jobs = sum(len(p.jobs) for p in plans)
+        cached = sum(len(p.cached) for p in plans)
+        if on_planned is not None:
+            on_planned(jobs, cached)
+        generated = generate_on_ray(plans, sweep.cluster, on_records=on_records)
+        for run in runs:
+            plan = plan_run(run.config)  # everything is cached now: no runner starts
+            outcome = execute_run(plan)
+            finish_run(
+                plan.evalset,
+                outcome.records,
+                plan.out_dir,
+                run.config.parse_mode,
+                k=run.config.sampling.samples,
+            )
+    out = sweep_out(sweep)
+    summary = summarize_sweep([(r.evalset, Path(r.config.out or "")) for r in runs], sweep.baseline)
+    atomic_write_text(out / SWEEP_JSON, summary.model_dump_json(indent=2) + "\n")
+    atomic_write_text(out / SWEEP_MD, render_sweep_markdown(summary))
+    return SweepOutcome(
+        runs=runs, jobs=jobs, cached=cached, generated=generated, summary=summary, out=out
+    )
