@@ -63,7 +63,7 @@ def test_improving_round_is_inconclusive_at_eight_entries(
     }
     assert set(status.values()) == {"PASS", "INCONCLUSIVE"}
     sig = next(r for r in g["rules"] if r["rule"] == "no_significant_drop")
-    assert sig["detectable_points"] == 75.0 and sig["sees"] == "drops ≥ 75 pt"
+    assert sig["detectable_points"] == 75.0 and sig["sees"] == "≥ 75 pt"
     snc = next(
         r
         for r in g["rules"]
@@ -286,11 +286,11 @@ def test_github_step_summary(
     )
     assert (
         "| should_not_call | no_significant_drop | -75 pt, p = 0.03 | no drop at p &lt; 0.05 "
-        "| **FAIL** | drops ≥ 75 pt | worse: F-002" in text
+        "| **FAIL** | ≥ 75 pt | worse: F-002" in text
     )
     assert (
         "| governance | no_significant_drop | -12.5 pt, p = 1.00 | no drop at p &lt; 0.05 "
-        "| **INCONCLUSIVE** | drops ≥ 75 pt |" in text
+        "| **INCONCLUSIVE** | ≥ 75 pt |" in text
     )
     assert "> INCONCLUSIVE no_significant_drop in tool_call, governance: on 8 entries" in text
 

@@ -57,7 +57,7 @@ def test_the_fixture_case_is_inconclusive_and_states_the_75_point_drop(
     assert code == 6, stdout + err
     text = " ".join(stdout.split())
     assert "INCONCLUSIVE (3 rules cannot decide at this size)" in text
-    assert "sees drops ≥ 75 pt" in text
+    assert "sees ≥ 75 pt" in text
     assert "on 8 entries the test sees only drops ≥ 75 pt: a 15 pt drop would pass unseen" in text
     gov = next(r for r in json.loads(out.read_text())["rules"] if r["family"] == "governance")
     assert gov["status"] == "INCONCLUSIVE" and gov["shown"] == "-37.5 pt, p = 0.25"
@@ -190,7 +190,7 @@ def test_samples_per_entry_lower_the_detectable_drop(tmp_path: Path) -> None:
         run,
         base,
     )
-    assert _rule(res, "should_not_call", "no_significant_drop")["sees"] == "drops ≥ 18.8 pt"
+    assert _rule(res, "should_not_call", "no_significant_drop")["sees"] == "≥ 18.8 pt"
 
 
 def test_baseline_with_another_sample_count_is_still_paired_per_entry(
@@ -260,7 +260,7 @@ def test_validate_prints_the_plan(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert code == 0, err
     assert "gate plan (default, 1 sample per entry):" in out
     assert (
-        "BLIND governance (8 entries) no_significant_drop: sees drops ≥ 75 pt; needs ≥ 40 "
+        "BLIND governance (8 entries) no_significant_drop: sees ≥ 75 pt; needs ≥ 40 "
         "entries (1 sample each) or ≥ 5 samples per entry" in out
     )
     assert "3 of 6 rules cannot decide at this size" in out
@@ -276,9 +276,7 @@ def test_validate_prints_the_plan(capsys: pytest.CaptureFixture[str], tmp_path: 
     )
     code, out, _ = run_cli(["validate", str(evalset), "--policy", str(ni)], capsys)
     assert code == 0
-    assert (
-        "BLIND tool_call (8 entries) non_inferiority: sees no change → ≤ 32.4 pt; needs ≥ 35" in out
-    )
+    assert "BLIND tool_call (8 entries) non_inferiority: sees ≥ 32.4 pt; needs ≥ 35" in out
     assert (
         "BLIND governance (8 entries) min_pass_at_1: sees CI low ≤ 67.6 %; needs ≥ 35 entries"
         in out

@@ -74,7 +74,7 @@ def significance_view(
     if detectable is None:
         drop = detectable_drop_at(entries, samples, alpha)
         detectable = None if drop is None else float(drop * 100)
-    sees = f"no drop (< {m} entries)" if detectable is None else f"drops ≥ {fmt_pt(detectable)}"
+    sees = f"none (< {m} entries)" if detectable is None else f"≥ {fmt_pt(detectable)}"
     blind = margin is not None and (detectable is None or detectable > margin + _EPS)
     needs = ""
     if blind and margin is not None:
@@ -103,13 +103,13 @@ def noninferiority_view(entries: int, alpha: float, margin: float) -> RuleView:
             f"≥ {more} entries for a round as good as its baseline to pass (more samples "
             "per entry do not help: entries are the unit)"
         )
-    return RuleView(points=best, sees=f"no change → ≤ {fmt_pt(best)}", needs=needs, blind=blind)
+    return RuleView(points=best, sees=f"≥ {fmt_pt(best)}", needs=needs, blind=blind)
 
 
 def point_view(entries: int, samples: int, margin: float) -> RuleView:
     """`max_drop_points`: no test; it fails at the smallest drop beyond the margin."""
     trips = float(point_rule_trips_at(margin / 100.0, entries, samples) * 100)
-    return RuleView(points=trips, sees=f"drops ≥ {fmt_pt(trips)}")
+    return RuleView(points=trips, sees=f"≥ {fmt_pt(trips)}")
 
 
 def floor_view(

@@ -205,7 +205,7 @@ def _no_significant_drop(facts: FamilyFacts, _on: float) -> RuleResult:
     detail = f"worse: {worse}" if sig and worse else ""
     if status == "INCONCLUSIVE" and facts.margin is not None:
         detail = (
-            f"on {delta.test.pairs} entries the test sees only {view.sees}: a "
+            f"on {delta.test.pairs} entries the test sees only drops {view.sees}: a "
             f"{fmt_pt(facts.margin)} drop would pass unseen"
         )
     return RuleResult(
