@@ -240,11 +240,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rounds", type=int, default=2000, help="rounds per (cell, drop)")
     ap.add_argument("--seed", type=int, default=28)
-    ap.add_argument("--quick", action="store_true", help="fewer cells, 300 rounds")
+    ap.add_argument("--quick", action="store_true", help="three cells, 200 rounds")
     ap.add_argument("--json", type=Path, default=REPO / "build" / "bench" / "gate_power.json")
     ap.add_argument("--chart", type=Path, default=None, help="write the PNG chart here")
     args = ap.parse_args()
-    rounds = 300 if args.quick else args.rounds
+    rounds = 200 if args.quick else args.rounds
     check_sign_flip(random.Random(args.seed))
     drops = [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0]
     plan = [("churn", n, 1) for n in (8, 20, 40, 100, 200)]

@@ -19,6 +19,7 @@ from loragate.results.formatting import (
     md_text,
 )
 from loragate.results.gate_power import fmt_pt
+from loragate.stats.power import entries_to_detect
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -93,25 +94,41 @@ def fmt_detectable(d: FamilyDelta) -> str:
     return f"≥ {fmt_pt(d.detectable_drop_points)}"
 
 
+HINT_MARGIN_POINTS = 15.0
+"""The drop the detectable-drop line says how many entries would see: the shipped
+default policy's margin (a policy's own margin is in `loragate gate`)."""
+
+
 def _detect_lines(c: Comparison) -> list[str]:
     """Per run: the detectable drop of each group, groups with the same figure and
-    entry count together."""
+    entry count together, and the entries that would see the default margin."""
     lines: list[str] = []
     rows = [*c.families, c.overall]
     for j, r in enumerate(c.runs[1:]):
         seen: dict[tuple[str, int], list[str]] = {}
+        blind = False
         for row in rows:
             d = row.deltas[j]
             if d.flips_needed is not None and d.test is not None:
                 seen.setdefault((fmt_detectable(d), d.test.pairs), []).append(row.family)
+                points = d.detectable_drop_points
+                blind = blind or points is None or points > HINT_MARGIN_POINTS
         if not seen:
             continue
         who = f"{r.label}: " if len(c.runs) > 2 else ""
         parts = [f"{v} for {', '.join(g)} ({n} entries)" for (v, n), g in seen.items()]
-        lines.append(
+        line = (
             f"{who}detectable drop (the smallest the test can call significant at "
             f"p < {c.alpha:g}, every changed entry worse): {'; '.join(parts)}"
         )
+        if blind:
+            k = max(1, min(c.runs[0].samples_per_entry, r.samples_per_entry))
+            need = entries_to_detect(HINT_MARGIN_POINTS / 100, k, c.alpha)
+            line += (
+                f"; a {fmt_pt(HINT_MARGIN_POINTS)} drop needs ≥ {need} entries a group "
+                f"at {k} sample{'s' if k != 1 else ''} each"
+            )
+        lines.append(line)
     return lines
 
 

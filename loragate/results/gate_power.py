@@ -100,8 +100,8 @@ def noninferiority_view(entries: int, alpha: float, margin: float) -> RuleView:
     if blind:
         more = entries_for_margin(margin / 100.0, confidence)
         needs = (
-            f"≥ {more} entries for a round as good as its baseline to pass (more samples "
-            "per entry do not help: entries are the unit)"
+            f"≥ {more} entries for a round as good as its baseline to pass (no number of "
+            "samples per entry lowers that: entries are the unit)"
         )
     return RuleView(points=best, sees=f"≥ {fmt_pt(best)}", needs=needs, blind=blind)
 
