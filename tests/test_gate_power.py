@@ -285,3 +285,26 @@ def test_validate_prints_the_plan(capsys: pytest.CaptureFixture[str], tmp_path: 
     bad.write_text("tags:\n  nope:*:\n    min_pass_at_1: 0.5\n", encoding="utf-8")
     code, _, err = run_cli(["validate", str(evalset), "--policy", str(bad)], capsys)
     assert code == 2 and "nope:*" in err
+
+
+def test_the_view_shows_the_detectable_drop_and_an_inconclusive_gate(
+    rounds: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loragate.results.view.data import load_sides, view_data
+
+    code, _, _ = run_cli(
+        ["gate", str(rounds["round2"]), "-p", str(DEFAULT), "-b", str(rounds["round1"])], capsys
+    )
+    assert code == 6
+    data = view_data(load_sides([str(rounds["round1"]), str(rounds["round2"])]), None)
+    first, second = data["sides"]
+    assert first["detectable"] is None  # the baseline of the page
+    assert second["detectable"] == {
+        "overall": 25.0,
+        "tool_call": 75.0,
+        "governance": 75.0,
+        "should_not_call": 75.0,
+    }
+    gate = second["gate"]
+    assert gate["verdict"] == "INCONCLUSIVE" and gate["exit_code"] == 6
+    assert {r["sees"] for r in gate["rules"] if r["rule"] == "no_significant_drop"} == {"≥ 75 pt"}
