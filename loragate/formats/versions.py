@@ -82,9 +82,10 @@ EPISODE_SUMMARY_SCHEMA_VERSION = 1
 
 COMPARISON_SCHEMA_VERSION = 2
 """`loragate compare --format json`. 2 adds `tags` (a paired row per grouping tag)."""
-GATE_SCHEMA_VERSION = 2
-"""`gate.json`. 2 adds `tag` on a rule (rules per entry tag); version 1 results still
-read."""
+GATE_SCHEMA_VERSION = 3
+"""`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
+`confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
+`tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
 VIEW_DATA_VERSION = 1
 """The data `view.html` embeds (what the page's script reads)."""
 SWEEP_SCHEMA_VERSION = 1
@@ -138,7 +139,7 @@ FORMATS: tuple[Format, ...] = (
         "episodes_summary.json", "EPISODE_SUMMARY_SCHEMA_VERSION", EPISODE_SUMMARY_SCHEMA_VERSION
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
-    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION),
+    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
     Format("view.html data", "VIEW_DATA_VERSION", VIEW_DATA_VERSION),
     Format("sweep.json", "SWEEP_SCHEMA_VERSION", SWEEP_SCHEMA_VERSION),
     Format(

@@ -18,6 +18,8 @@ from loragate.results.formatting import (
     markdown_table,
     md_text,
 )
+from loragate.results.gate_power import fmt_pt
+from loragate.stats.power import entries_to_detect
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -59,6 +61,8 @@ def _run_headers(c: Comparison, terminal: bool) -> list[str]:
             f"p{suffix}",
             f"flips{suffix}" if terminal else f"flips{suffix} (+/-)",
         ]
+        if not terminal:  # the terminal says it in a line below the table (80 columns)
+            header.append(f"detectable drop{suffix}")
     return header
 
 
@@ -76,7 +80,56 @@ def _run_cells(
             if terminal
             else f"+{len(d.improved)} / -{len(d.regressed)}",
         ]
+        if not terminal:
+            cells.append(fmt_detectable(d))
     return cells
+
+
+def fmt_detectable(d: FamilyDelta) -> str:
+    """The smallest drop the paired test can call significant on these entries."""
+    if d.flips_needed is None:
+        return MISSING
+    if d.detectable_drop_points is None:
+        return f"none (< {d.flips_needed} entries)"
+    return f"≥ {fmt_pt(d.detectable_drop_points)}"
+
+
+HINT_MARGIN_POINTS = 15.0
+"""The drop the detectable-drop line says how many entries would see: the shipped
+default policy's margin (a policy's own margin is in `loragate gate`)."""
+
+
+def _detect_lines(c: Comparison) -> list[str]:
+    """Per run: the detectable drop of each group, groups with the same figure and
+    entry count together, and the entries that would see the default margin."""
+    lines: list[str] = []
+    rows = [*c.families, c.overall]
+    for j, r in enumerate(c.runs[1:]):
+        seen: dict[tuple[str, int], list[str]] = {}
+        blind = False
+        for row in rows:
+            d = row.deltas[j]
+            if d.flips_needed is not None and d.test is not None:
+                seen.setdefault((fmt_detectable(d), d.test.pairs), []).append(row.family)
+                points = d.detectable_drop_points
+                blind = blind or points is None or points > HINT_MARGIN_POINTS
+        if not seen:
+            continue
+        who = f"{r.label}: " if len(c.runs) > 2 else ""
+        parts = [f"{v} for {', '.join(g)} ({n} entries)" for (v, n), g in seen.items()]
+        line = (
+            f"{who}detectable drop (the smallest the test can call significant at "
+            f"p < {c.alpha:g}, every changed entry worse): {'; '.join(parts)}"
+        )
+        if blind:
+            k = max(1, min(c.runs[0].samples_per_entry, r.samples_per_entry))
+            need = entries_to_detect(HINT_MARGIN_POINTS / 100, k, c.alpha)
+            line += (
+                f"; a {fmt_pt(HINT_MARGIN_POINTS)} drop needs ≥ {need} entries a group "
+                f"at {k} sample{'s' if k != 1 else ''} each"
+            )
+        lines.append(line)
+    return lines
 
 
 def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -94,6 +147,8 @@ def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[
     for s in c.overall.stats[1:]:
         diff = s.unparseable - base.unparseable if s and base else None
         unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
+        if not terminal:
+            unp.append("")
     rows.append(unp)
     rows += _call_rows(c, terminal)
     return header, rows
@@ -214,6 +269,8 @@ def render_markdown(c: Comparison) -> str:
         out.append("")
         th, trows = _training_table(c)
         out += markdown_table(th, trows, "lr")
+    for line in _detect_lines(c):
+        out += ["", md_text(line)]
     flips = _flip_lines(c)
     if flips:
         out += ["", "Entries that moved:", ""]
@@ -267,6 +324,8 @@ def render_terminal(c: Comparison) -> RenderableType:
         for cells in trows:
             tt.add_row(*cells)
         parts.append(tt)
+    for line in _detect_lines(c):
+        parts.append(Text(line, style="cyan"))
     for line in _flip_lines(c):
         parts.append(Text(line))
     for n in c.notes:

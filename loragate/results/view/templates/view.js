@@ -71,9 +71,14 @@
     add(sub, el("th"));
     const extra = SIDES.map((s) => callFigures(s.summary));
     SIDES.forEach((s, i) => {
-      const th = el("th", null, s.label); th.colSpan = 3 + (extra[i] ? 1 : 0); top.appendChild(th);
+      const th = el("th", null, s.label); th.colSpan = 3 + (extra[i] ? 1 : 0) + (s.detectable ? 1 : 0); top.appendChild(th);
       add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable strict/repaired"));
       if (extra[i]) add(sub, el("th", null, "reasoning tokens mean/p95 · truncated reasoning · calls in reasoning · format mix"));
+      if (s.detectable) {
+        const d = el("th", null, "detectable drop vs " + SIDES[0].label);
+        d.title = "the smallest drop the paired exact test can call significant at p < 0.05 on these entries (every changed entry worse)";
+        sub.appendChild(d);
+      }
     });
     add(head, top, sub); table.appendChild(head);
     const body = el("tbody");
@@ -97,6 +102,13 @@
           cells.push(cell);
         }
         add(tr, ...cells);
+        if (side.detectable) {
+          const key = name === null ? "overall" : name;
+          const v = side.detectable[key];
+          const td = el("td", null, key in side.detectable ? (v === null ? "none (too few entries)" : "≥ " + (Math.round(v * 10) / 10) + " pt") : "");
+          td.dataset.side = String(i); td.dataset.field = "detectable";
+          tr.appendChild(td);
+        }
       });
       body.appendChild(tr);
     }
@@ -177,15 +189,23 @@
       const g = s.gate;
       if (!g) return;
       const div = el("div", "gate");
-      add(div, el("h2", null, "Gate: " + s.label), el("span", g.passed ? "ok" : "bad", g.passed ? "SHIP" : "BLOCKED"),
+      const verdict = g.verdict || (g.passed ? "SHIP" : "BLOCK");
+      const cls = { SHIP: "ok", BLOCK: "bad", INCONCLUSIVE: "unsure" };
+      add(div, el("h2", null, "Gate: " + s.label), el("span", cls[verdict] || "bad", verdict),
         " policy " + (g.policy_name || g.policy) + (g.baseline ? ", baseline " + g.baseline : ""));
       const t = el("table", "grid");
-      add(t, add(el("tr"), ...["rule", "family", "figure", "requirement", "status"].map((h) => el("th", null, h))));
+      add(t, add(el("tr"), ...["rule", "family", "figure", "requirement", "can see", "status"].map((h) => el("th", null, h))));
       for (const r of g.rules) {
         add(t, add(el("tr"), el("td", null, r.rule), el("td", null, r.family || (r.tag ? "tag " + r.tag : "-")), el("td", null, r.shown),
-          el("td", null, r.requirement), el("td", r.status === "FAIL" ? "bad" : "ok", r.status)));
+          el("td", null, r.requirement), el("td", null, r.sees || ""), el("td", cls[r.status === "FAIL" ? "BLOCK" : r.status === "INCONCLUSIVE" ? "INCONCLUSIVE" : "SHIP"], r.status)));
       }
-      div.appendChild(t); box.appendChild(div);
+      div.appendChild(t);
+      for (const r of g.rules) {
+        if (r.status !== "INCONCLUSIVE" && !(r.status === "FAIL" && r.needs)) continue;
+        const where = r.family || (r.tag ? "tag " + r.tag : "(run)");
+        div.appendChild(el("p", "muted", r.status + " " + where + " " + r.rule + ": " + (r.detail || r.sees || "") + (r.needs ? "; needs " + r.needs : "")));
+      }
+      box.appendChild(div);
     });
   }
 
