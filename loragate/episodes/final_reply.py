@@ -31,7 +31,12 @@ from loragate.judge.claims import (
     claims_success,
     topic_terms,
 )
-from loragate.judge.text import group_problems, missing_groups
+from loragate.judge.text import (
+    first_statement_match,
+    group_problems,
+    missing_groups,
+    pattern_list_problems,
+)
 
 Setback = Literal["none", "denial", "failure", "not_done"]
 
@@ -42,6 +47,7 @@ def final_reply_problem(
     sources: Sequence[tuple[str, str]],
     *,
     mentions: Sequence[Sequence[str]] = (),
+    forbids: Sequence[str] = (),
     setback: Setback = "none",
     fault_kind: str = "direct",
     topic: Sequence[str] = (),
@@ -88,7 +94,10 @@ def final_reply_problem(
                 ReasonCode.failure_not_acknowledged,
                 f"the reply does not say what failed ({fault_kind})",
             )
-    missing = missing_groups(mentions, answer)
+    wrong = first_statement_match(forbids, answer)
+    if wrong is not None:
+        return Verdict.fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
+    missing = missing_groups(mentions, answer, affirmed=True)
     if missing:
         return Verdict.fail(
             ReasonCode.missing_content,
@@ -102,4 +111,9 @@ def mention_group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[
     return group_problems(field, groups)
 
 
-__all__ = ["Setback", "final_reply_problem", "mention_group_problems"]
+def forbid_problems(field: str, patterns: Sequence[str]) -> list[str]:
+    """Load-time problems of `answer_forbids`-style statement patterns (empty when fine)."""
+    return pattern_list_problems(field, patterns)
+
+
+__all__ = ["Setback", "final_reply_problem", "forbid_problems", "mention_group_problems"]

@@ -112,6 +112,13 @@ _MODAL_RE = re.compile(
 _NOT_A_PROBLEM_RE = re.compile(r"\b(?:no|not\s+a)\s+(?:problem|worries|issue)\b", re.IGNORECASE)
 
 
+_AND_NEGATED_RE = re.compile(
+    r",?\s+and\s+(?=(?:no|nothing|none|not|never|neither)\b)", re.IGNORECASE
+)
+"""Where "... and nothing / no ..." starts a clause of its own: "You have two meetings on
+Thursday and nothing on Friday" states a result before the negated part."""
+
+
 def _scopes(text: str, *, modal_is_condition: bool) -> Iterable[tuple[str, bool]]:
     """(clause, plain) pairs of the clauses that can carry a claim: not questions, not
     conditions, not negated. `plain` is false when another clause of the sentence is
@@ -123,7 +130,7 @@ def _scopes(text: str, *, modal_is_condition: bool) -> Iterable[tuple[str, bool]
     """
     for sentence in sentences(clip(text)):
         sentence_plain = not _NEGATION_RE.search(_NOT_A_PROBLEM_RE.sub(" ", sentence))
-        for clause in clauses(sentence):
+        for clause in (p for c in clauses(sentence) for p in _AND_NEGATED_RE.split(c)):
             if clause.endswith("?"):
                 continue
             plain = _NOT_A_PROBLEM_RE.sub(" ", clause).replace("_", " ").strip(" ,")
@@ -192,7 +199,7 @@ def claims_success(
 
 _NOT_GERUNDS = (
     "nothing|something|anything|everything|morning|evening|during|thing|string|ring|spring"
-    "|ceiling|meeting|building|booking|briefing|setting|heading|pending|according|king"
+    "|ceiling|meeting|building|briefing|setting|heading|pending|according|king"
 )
 _LEAD_IN = (
     r"(?:(?:sure|ok|okay|alright|all\s+right|great|thanks|thank\s+you|yes|no\s+problem|of\s+course"
@@ -205,12 +212,14 @@ _INTENT_RE = re.compile(
     r"|i\s+can|i\s+could|i\s+should|i'm\s+(?:now\s+|just\s+)?\w+ing|i\s+am\s+(?:now\s+|just\s+)?"
     r"\w+ing|we're\s+\w+ing|(?:trying|attempting)\s+to|to\s+(?:check|see|find|get|look|verify"
     r"|confirm|convert|fetch|pull|search|make\s+sure|double-?check|be\s+sure)"
-    rf"|(?!(?:{_NOT_GERUNDS})\b)[a-z]+ing\b)",
+    rf"|(?!(?:{_NOT_GERUNDS})\b)[a-z]+ing\b(?!\s+(?:\d+\s+)?(?:is|are|was|were|has|have|confirmed"
+    r"|done|complete|completed|successful|created|made|sent|paid|cancell?ed|closed|updated)\b))",
     re.IGNORECASE,
 )
 """Clauses that open by announcing what is about to happen ("Let me check", "Sure,
-I'll convert", "Checking the calendar", "Now converting ...") rather than stating a
-result."""
+I'll convert", "Checking the calendar", "Now converting ...", "Booking Thursday
+14:00") rather than stating a result. A leading -ing word used as a noun ("Finding 7
+is still open", "Booking confirmed") announces nothing."""
 _RESULT_RES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p, re.IGNORECASE)
     for p in (
@@ -302,6 +311,34 @@ def number_values(text: str) -> set[str]:
     return out | _times(head) | {m.group(0).casefold() for m in _ID_RE.finditer(head)}
 
 
+_SCALE_RE = re.compile(
+    r"\s*(?:(?P<m>million|mio\.?|mn|m)|(?P<b>billion|bn|mrd\.?)|(?P<k>thousand|k|tsd\.?))(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def _rounds_known(raw: str | None, text: str, m: re.Match[str], known: set[str]) -> bool:
+    """True when `raw` with a scale word after it ("4.82 million", "CHF 1.9m", "12k") is
+    a known value rounded to the digits written: 4,820,300 read as "4.82 million"."""
+    scale = _SCALE_RE.match(text, m.end("a") if m.group("a") else m.end())
+    if raw is None or scale is None:
+        return False
+    factor = 1e6 if scale.group("m") else 1e9 if scale.group("b") else 1e3
+    value = _canonical(raw)
+    if value is None:
+        return False
+    decimals = len(value.partition(".")[2])
+    shown = float(value) * factor
+    tolerance = 0.5 * factor / 10**decimals
+    for k in known:
+        try:
+            if abs(float(k) - shown) <= tolerance:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def new_values(text: str, known: set[str]) -> list[str]:
     """Amounts (next to a currency), percentages, clock times, long decimals (rates) and
     record ids (`POL-017`) in `text` that are not in `known` (from `number_values`).
@@ -312,7 +349,7 @@ def new_values(text: str, known: set[str]) -> list[str]:
     for m in _VALUE_RE.finditer(head):
         raw = m.group("a") or m.group("b") or m.group("d")
         value = _canonical(raw) if raw else None
-        if value is not None and value not in known:
+        if value is not None and value not in known and not _rounds_known(raw, head, m, known):
             out.append(m.group(0).strip())
     out += [t[1:] for t in _times(head) if t not in known]
     out += [m.group(0) for m in _ID_RE.finditer(head) if m.group(0).casefold() not in known]
@@ -824,7 +861,9 @@ _SELF_EVIDENT_NON_ACTION_RE = re.compile(
     r"|carry\s+out)|not\s+(?:proceed\w*|go(?:ing)?\s+ahead|carr\w*\s+out|done|executed"
     r"|touched)|as\s+is|as\s+it\s+is|untouched|unchanged|stand(?:s|ing)?\s+down"
     r"|un(?:paid|sent|deleted|cancell?ed|modified|executed|processed|changed)"
-    r"|abort\w*|cancel+ed\s+the\s+(?:request|action))\b",
+    r"|abort\w*|cancel+ed\s+the\s+(?:request|action)"
+    r"|nicht(?:s)?\s+(?:\w+\s+){0,3}(?:verschickt|versendet|gesendet|bezahlt|überwiesen|gelöscht"
+    r"|geändert|storniert|abgesagt|ausgeführt))\b",
     re.IGNORECASE,
 )
 """Replies that say on their own that nothing was done: "on hold", "nothing was
@@ -978,6 +1017,21 @@ _ASSERTS_RE = re.compile(
     re.IGNORECASE,
 )
 _MODAL_WORD_RE = re.compile(r"\b(?:can|could|may|might|would|should)\b", re.IGNORECASE)
+_HEDGE_RE = re.compile(
+    r"^\W*(?:i\s+(?:believe|think|guess|assume|expect|suppose|reckon)|i'm\s+(?:fairly|pretty"
+    r"|quite)\s+sure|i\s+am\s+(?:fairly|pretty|quite)\s+sure|probably|most\s+likely|likely)"
+    r"\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+"""A hedge before an answer ("..., but I believe the owner is ..."): the answer is still
+given."""
+_NO_CHANGE_RE = re.compile(
+    r"^\W*(?:nothing|no\s+(?:new\s+)?(?:changes?|updates?|amendments?))\s+(?:has\s+|have\s+)?"
+    r"(?:changed|been\s+(?:changed|published|announced)|happened|came\s+out|this\s+(?:month"
+    r"|week|year))",
+    re.IGNORECASE,
+)
+"""A negative answer to "has X changed?" ("nothing changed this month")."""
 
 
 def answers_despite_failure(text: str, kind: str, terms: Collection[str] = ()) -> str | None:
@@ -993,7 +1047,9 @@ def answers_despite_failure(text: str, kind: str, terms: Collection[str] = ()) -
         if len(parts) < 2 or acknowledges_failure(parts[0], kind, terms) is None:
             continue
         for after in parts[1:]:
-            after = after.strip(" ,;:-")
+            after = _HEDGE_RE.sub("", after.strip(" ,;:-"))
+            if _NO_CHANGE_RE.match(after):
+                return after
             if not after or after.endswith("?") or _NOT_AN_ANSWER_RE.match(after):
                 continue
             if _MODAL_WORD_RE.search(after) or not _ASSERTS_RE.search(after):

@@ -17,7 +17,8 @@ when one of these holds:
   "I need the / your / a ...", "I'll need", "I require".
 
 It does not ask when it asks to be told later ("Once Legal has reviewed it, let me
-know"; "tell me when it's cleared"), when it is filler ("Is there anything else I can help with?"), an
+know"; "tell me when it's cleared"; but "let me know when you'd like it" asks for a
+time), when it is filler ("Is there anything else I can help with?"), an
 offer to act ("Shall I retry?", "Want me to look it up?" - that asks for permission,
 not for the missing value; but an offer that puts a choice with a question mark asks:
 "Should I send it to Alice or Bob?"), an exclamation ("What a good idea to check!"), or when it
@@ -88,6 +89,8 @@ _REQUEST_RE = re.compile(
     r"|\bplease\s+(?:provide|confirm|specify|share|send|tell|give|clarify|indicate|advise|enter"
     r"|let\s+me\s+know|add|supply|state|name|check|choose|pick|select|paste|type)\b"
     r"|\blet\s+me\s+know\b(?!\s+(?:when|once|if|as\s+soon\s+as|whenever))"
+    r"|\blet\s+me\s+know\s+when\s+(?:you(?:'d|\s+would)?\s+(?:like|want|prefer)|(?:it\s+)?(?:works"
+    r"|suits)|(?:is|would\s+be)\s+(?:good|best|convenient))"
     r"|\b(?:could|can|would|will)\s+you\b"
     r"|\b(?:i|we)(?:'d|\s+would|'ll|\s+will)?\s+(?:need|require)\s+(?!to\s+(?:check|look|see"
     r"|search|find|verify|run|confirm\s+with))"
