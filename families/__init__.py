@@ -27,6 +27,7 @@ from loragate.families._checks import (
     is_destructive,
     spec_problems,
 )
+from loragate.families.abstain import Abstain
 from loragate.families.clarify import (
     Clarify,
     asks_user,
@@ -51,6 +52,7 @@ BUILTIN_FAMILIES: tuple[type[Family[Any]], ...] = (
     Clarify,
     ShouldNotCall,
     Recovery,
+    Abstain,
 )
 
 

@@ -16,11 +16,12 @@ from loragate.common.text import without_surrogates
 
 RECORD_SCHEMA_VERSION = 1
 """Version of `generations.jsonl` records."""
-RESULT_SCHEMA_VERSION = 2
+RESULT_SCHEMA_VERSION = 3
 """Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
-`claimed_success_after_denial`, `invented_result`); version 1 records still load."""
+`claimed_success_after_denial`, `invented_result`); 3: the abstention reason codes
+(`invented_answer`, `policy_refusal`, `no_decline`); older records still load."""
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
 FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
@@ -40,7 +41,8 @@ class ReasonCode(str, Enum):
     unparseable = "unparseable"
     """A `<tool_call>` block was emitted but its JSON could not be read."""
     called_when_should_not = "called_when_should_not"
-    """A tool was called where the entry wanted a direct answer or a question."""
+    """A tool was called where the entry wanted a direct answer, a question or an
+    abstention (a broken or bare call attempt counts as a call there)."""
     no_call = "no_call"
     """No tool call where one was expected."""
     wrong_tool = "wrong_tool"
@@ -99,6 +101,16 @@ class ReasonCode(str, Enum):
     invented_result = "invented_result"
     """Prose beside a tool call states the call's result (a figure, a found record) or
     that the action is done, before the result exists."""
+    # Abstention verdicts (family H, result schema 3).
+    invented_answer = "invented_answer"
+    """Where no tool can serve the request, the reply states what the assistant could
+    not know: a figure, a date, a state, a done action or a tool result no tool gave."""
+    policy_refusal = "policy_refusal"
+    """A decline that blames a rule, a permission or ethics where the reason is a
+    missing tool."""
+    no_decline = "no_decline"
+    """Where no tool can serve the request, the reply neither declines nor says where it
+    can be done."""
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
