@@ -124,7 +124,9 @@ def _names_request(sentence: str, roots: frozenset[str]) -> bool:
     if not roots:
         return False
     folded = fold(sentence)
-    for w in words(sentence):
+    for w in topic_terms(sentence):
+        if w.endswith("*") or w in _GENERIC_OBJECTS:
+            continue
         r = _root(w)
         if r in roots:
             return True
