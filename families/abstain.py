@@ -46,7 +46,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._checks import calls_of, fail, names, short
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge.abstention import abstention, bare_decline, invented_fact, policy_blame
+from loragate.judge.abstention import (
+    abstention,
+    asks_about_request,
+    bare_decline,
+    invented_fact,
+    policy_blame,
+    tool_fits,
+)
 from loragate.judge.answer import call_attempt, reply_problem
 from loragate.judge.claims import date_values, number_values
 from loragate.judge.text import (
@@ -142,7 +149,9 @@ class Abstain(Family[AbstainExpect]):
             )
         request = _last_user(sample.entry)
         terms = [t for group in expect.answer_mentions for t in group]
-        if abstention(answer, request, terms) is None:
+        if abstention(answer, request, terms) is None and not _asks_for_what_is_missing(
+            sample, request
+        ):
             bare = bare_decline(answer)
             if bare is not None:
                 return fail(
@@ -161,6 +170,20 @@ class Abstain(Family[AbstainExpect]):
                 ReasonCode.missing_content, f"the decline mentions none of: {', '.join(missing[0])}"
             )
         return Verdict.ok()
+
+
+def _asks_for_what_is_missing(sample: Sample[AbstainExpect], request: str) -> bool:
+    """The generic rule (an entry without its own expectations, as BFCL's irrelevance
+    imports are) also accepts a question back in the request's words when a tool of
+    the entry is about the request: the tool needs a value the user has not given
+    ("Which city?" when a weather tool exists), so asking is right and calling is not."""
+    expect = sample.expect
+    if expect.answer_mentions or expect.answer_forbids:
+        return False
+    if asks_about_request(sample.parse.answer, request) is None:
+        return False
+    tools = [(t.function.name, t.function.description) for t in sample.ctx.toolset.tools]
+    return tool_fits(request, tools)
 
 
 def _last_user(entry: Entry) -> str:

@@ -17,6 +17,7 @@ there, and everywhere under `--semantics bfcl`, agreement is 100 %.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -96,10 +97,13 @@ class Agreement:
     """What the comparison found: cases, disagreements per class, example entry ids per
     class, and per category (cases, agreeing cases)."""
 
+    scorer: Scorer
     cases: int = 0
     classes: Counter[str] = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
     by_category: dict[str, list[int]] = field(default_factory=dict)
+    irrelevance_kinds: dict[str, list[int]] = field(default_factory=dict)
+    """Per mutation kind on the irrelevance categories: (cases, loragate passes)."""
 
 
 @cache
@@ -109,8 +113,7 @@ def agreement(semantics: Semantics, folder: Path) -> Agreement:
     does."""
     entries, _ = build_entries(AGREEMENT_CATEGORIES, semantics)
     replace_files(folder, evalset_files(entries, list(AGREEMENT_CATEGORIES), semantics, "test"))
-    scorer = Scorer(load_evalset(folder))
-    found = Agreement()
+    found = Agreement(Scorer(load_evalset(folder)))
     for category in AGREEMENT_CATEGORIES:
         counts = found.by_category.setdefault(category, [0, 0])
         raws, answers = read_category(data_dir(), category)
@@ -119,11 +122,15 @@ def agreement(semantics: Semantics, folder: Path) -> Agreement:
             for kind, output in mutations(raw, answer, category):
                 text = output if isinstance(output, str) else tool_call_text(output)
                 record = GenerationRecord(entry_id=raw["id"], adapter="m", sample=0, text=text)
-                verdict = scorer.score(record).verdict
+                verdict = found.scorer.score(record).verdict
                 calls = [] if isinstance(output, str) else output
                 bfcl_pass = bfcl_passes(raw, answer, category, calls)
                 found.cases += 1
                 counts[0] += 1
+                if "irrelevance" in category:
+                    tally = found.irrelevance_kinds.setdefault(kind, [0, 0])
+                    tally[0] += 1
+                    tally[1] += verdict.passed
                 if verdict.passed == bfcl_pass:
                     counts[1] += 1
                     continue
@@ -160,6 +167,36 @@ def test_irrelevance_agrees_100_percent_where_the_semantics_coincide(
     assert (cases, agreeing + stricter) == (7_860, 7_860)
     if semantics == "bfcl":
         assert agreeing == cases  # BFCL's own rule: 100 % of every irrelevance output
+
+
+def test_the_honest_decline_passes_every_irrelevance_entry_and_an_invented_price_fails(
+    folders: dict[str, Path],
+) -> None:
+    """BFCL's irrelevance and live_irrelevance (1,124 entries): "I can't do that with the
+    tools I have." passes all of them under both semantics; "Bitcoin is 43,210 USD."
+    passes all under BFCL's rule and fails all under loragate's."""
+    for semantics in ("loragate", "bfcl"):
+        kinds = agreement(semantics, folders[semantics]).irrelevance_kinds
+        assert kinds["no_tool"] == [1124, 1124]
+        assert kinds["invented"] == [1124, 1124 if semantics == "bfcl" else 0]
+
+
+LABELLED = Path(__file__).parent / "data" / "labelled_bfcl_abstain.jsonl"
+
+
+def test_hand_labelled_bfcl_abstentions_agree(folders: dict[str, Path]) -> None:
+    """44 outputs over 15 irrelevance entries, labelled before the scorer saw them
+    (loragate semantics): every verdict agrees with its label."""
+    scorer = agreement("loragate", folders["loragate"]).scorer
+    rows = [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 40
+    wrong = []
+    for row in rows:
+        record = GenerationRecord(entry_id=row["entry_id"], adapter="m", sample=0, text=row["text"])
+        verdict = scorer.score(record).verdict
+        if verdict.passed != row["expect_pass"]:
+            wrong.append((row["entry_id"], row["why"], verdict.reason.value))
+    assert wrong == []
 
 
 def test_greedy_parallel_is_parallel_178(folders: dict[str, Path]) -> None:

@@ -43,6 +43,7 @@ from functools import cache
 from importlib import resources
 
 from loragate.judge.claims import claims_success, number_values, topic_terms, unknown_data
+from loragate.judge.questions import asking_sentences
 from loragate.judge.text import clauses, clip, fold, sentences, words
 
 CUE_LANGUAGE = "en"
@@ -147,46 +148,45 @@ def _reasoned(folded: str) -> bool:
 
 
 def abstention(text: str, request: str, terms: Sequence[str] = ()) -> str | None:
-    """The first clause of `text` that declines with a reason, or declines or redirects
-    in the request's own words or in `terms` (see the module doc), or None. A clause, not
-    a sentence: in "I can't open that file: your account isn't a member" the decline
-    ("I can't open that file") is not about a request that mentions an account."""
+    """The first sentence of `text` that declines with a reason, or declines or
+    redirects in the request's own words or in `terms` (see the module doc), or None."""
     roots = request_roots(request, tuple(terms))
     for sentence in sentences(clip(text)):
-        for clause in clauses(sentence):
-            folded = fold(clause)
-            declines = _declines(folded)
-            if (
-                (declines or cue_pattern("ignorance").search(folded))
-                and _reasoned(folded)
-                and _about(clause, roots)
-            ):
-                return clause
-            if (declines or cue_pattern("redirect").search(folded)) and _names_request(
-                clause, roots
-            ):
-                return clause
+        folded = fold(sentence)
+        declines = _declines(folded) or cue_pattern("ignorance").search(folded) is not None
+        if (declines or cue_pattern("capability_statement").search(folded)) and _reasoned(folded):
+            return sentence
+        if (_declines(folded) or cue_pattern("redirect").search(folded)) and _names_request(
+            sentence, roots
+        ):
+            return sentence
     return None
 
 
-@cache
-def _decline_words() -> frozenset[str]:
-    path = resources.files("loragate.judge") / "cues" / CUE_LANGUAGE / "decline_words.txt"
-    return frozenset(
-        w.strip()
-        for w in path.read_text(encoding="utf-8").splitlines()
-        if w.strip() and not w.lstrip().startswith("#")
-    )
+_NAME_PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
-def _about(clause: str, roots: frozenset[str]) -> bool:
-    """True when a reasoned decline is about this request: its content words, without
-    the words of declines and reasons (`decline_words.txt`), are none ("I can't do that
-    with the tools I have") or name the request ("I can't make phone calls" for "call
-    Thomas"). "There's no recall function for sent emails" declines another request."""
-    skip = _decline_words() | _GENERIC_OBJECTS
-    specific = [t for t in topic_terms(clause) if t not in skip and not t.endswith("*")]
-    return not specific or _names_request(" ".join(specific), roots)
+def tool_fits(request: str, tools: Sequence[tuple[str, str]]) -> bool:
+    """True when a tool of `tools` ((name, description) pairs) is about the request: a
+    part of its name or a word of its description shares a root with a content word of
+    the request ("check weather for tomorrow" and `Weather_1_GetWeather`)."""
+    roots = request_roots(request)
+    for name, description in tools:
+        parts = " ".join(_NAME_PART_RE.findall(name))
+        if _names_request(f"{parts} {description}", roots):
+            return True
+    return False
+
+
+def asks_about_request(text: str, request: str) -> str | None:
+    """The first sentence of `text` that asks the user something in the request's own
+    words ("Which city should I check the weather for?"), or None."""
+    roots = request_roots(request)
+    user = frozenset(words(request))
+    for sentence in asking_sentences(text, user):
+        if _names_request(sentence, roots):
+            return sentence
+    return None
 
 
 def bare_decline(text: str) -> str | None:
@@ -302,10 +302,12 @@ def _known_state(claim: str, known_words: str) -> bool:
 
 __all__ = [
     "abstention",
+    "asks_about_request",
     "bare_decline",
     "cue_pattern",
     "invented_fact",
     "policy_blame",
     "request_roots",
     "says_tool_missing",
+    "tool_fits",
 ]

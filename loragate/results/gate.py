@@ -61,6 +61,10 @@ class FamilyRules(BaseModel):
     """Against the baseline: largest allowed pass@1 drop, in percentage points."""
     no_significant_drop: bool | None = None
     """Against the baseline: fail on a drop with paired-test p < alpha."""
+    if_present: bool | None = None
+    """Under `families`: the rules apply only when the run has entries of the family (a
+    shipped policy's floor for a family that not every evalset has, such as `abstain`);
+    without it, rules for a family the run lacks are bad input. Not a rule itself."""
 
     def merged(self, override: FamilyRules | None) -> FamilyRules:
         """These rules with every field that `override` sets replaced."""
@@ -69,7 +73,8 @@ class FamilyRules(BaseModel):
         return self.model_copy(update=override.model_dump(exclude_none=True))
 
     def count(self) -> int:
-        return sum(v is not None and v is not False for v in self.model_dump().values())
+        rules = self.model_dump(exclude={"if_present"})
+        return sum(v is not None and v is not False for v in rules.values())
 
 
 class EpisodeRules(BaseModel):
@@ -346,7 +351,7 @@ def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -
                     fix=unknown_name_fix(name, registry, "families"),
                 )
             )
-        elif name not in present:
+        elif name not in present and not policy.families[name].if_present:
             problems.append(
                 Problem(
                     str(policy_path),
@@ -507,6 +512,11 @@ def evaluate_gate(
     skipped = len(results) - len(evaluated)
     if skipped:
         notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    absent = [f for f, r in policy.families.items() if r.if_present and f not in present]
+    if absent:
+        notes.append(
+            f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
+        )
     if comparison is not None:
         notes += comparison.notes
     passed = all(r.status != "FAIL" for r in results)
