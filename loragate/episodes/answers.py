@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loragate.common.errors import BadInput, Problem
 from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
-from loragate.evalset.answers import AnswerVerdict, read_answers
+from loragate.evalset.answers import AnswerVerdict, read_answers, unknown_ids
 from loragate.evalset.load import Evalset
 
 
@@ -20,21 +19,9 @@ def episode_verdicts(
     in spirit: the trajectory never finished)."""
     rows = [(n, a) for n, a in read_answers(path) if a.episode_id is not None]
     by_id = {e.id: e for e in (episodes.episodes if episodes is not None else [])}
-    unknown = [(n, a) for n, a in rows if a.episode_id not in by_id]
+    unknown = [(n, str(a.episode_id)) for n, a in rows if a.episode_id not in by_id]
     if unknown:
-        raise BadInput(
-            f"answers {path} name {len(unknown)} unknown episode id(s)",
-            [
-                Problem(
-                    str(path),
-                    f"unknown episode {a.episode_id!r}",
-                    line=n,
-                    field="episode_id",
-                    fix="use an id of episodes.jsonl (EP-01~timeout)",
-                )
-                for n, a in unknown
-            ],
-        )
+        raise unknown_ids(path, "episode", unknown, "use an id of episodes.jsonl (EP-01~timeout)")
     ctx = EpisodeContext(evalset.toolset, evalset.policy, evalset.manifest.system_prompt)
     out = []
     for lineno, answer in rows:

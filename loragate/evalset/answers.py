@@ -99,27 +99,26 @@ def read_answers(path: Path) -> list[tuple[int, Answer]]:
     return out
 
 
+def unknown_ids(path: Path, kind: str, unknown: list[tuple[int, str]], fix: str) -> BadInput:
+    """The error for answers that name no entry (episode) of the evalset."""
+    return BadInput(
+        f"answers {path} name {len(unknown)} unknown {kind} id(s)",
+        [
+            Problem(str(path), f"unknown {kind} {i!r}", line=n, field=f"{kind}_id", fix=fix)
+            for n, i in unknown
+        ],
+    )
+
+
 def entry_verdicts(evalset: Evalset, path: Path) -> list[AnswerVerdict]:
     """Every entry answer of `path` scored against its entry; unknown entry ids are bad
     input."""
     from loragate.families import Sample, ScoringContext, get_family
 
     rows = [(n, a) for n, a in read_answers(path) if a.entry_id is not None]
-    unknown = [(n, a) for n, a in rows if a.entry_id not in evalset.by_id]
+    unknown = [(n, str(a.entry_id)) for n, a in rows if a.entry_id not in evalset.by_id]
     if unknown:
-        raise BadInput(
-            f"answers {path} name {len(unknown)} unknown entry id(s)",
-            [
-                Problem(
-                    str(path),
-                    f"unknown entry {a.entry_id!r}",
-                    line=n,
-                    field="entry_id",
-                    fix="use an id of entries.jsonl (a fault variant as G-003~timeout)",
-                )
-                for n, a in unknown
-            ],
-        )
+        raise unknown_ids(path, "entry", unknown, "use an id of entries.jsonl (G-003~timeout)")
     out = []
     for lineno, answer in rows:
         entry = evalset.by_id[str(answer.entry_id)]
@@ -139,4 +138,4 @@ def entry_verdicts(evalset: Evalset, path: Path) -> list[AnswerVerdict]:
     return out
 
 
-__all__ = ["Answer", "AnswerVerdict", "entry_verdicts", "read_answers"]
+__all__ = ["Answer", "AnswerVerdict", "entry_verdicts", "read_answers", "unknown_ids"]

@@ -43,11 +43,11 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from loragate.common.errors import BadInput, Problem, validation_problems
-from loragate.common.files import read_yaml
+from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import read_objects
+from loragate.common.loading import load_yaml_model
 from loragate.common.values import number_readings, values_in
 
 WORLD_FORMAT_VERSION = 1
@@ -135,14 +135,12 @@ class World(BaseModel):
 
 def load_world(path: Path) -> World:
     """`path` read and validated; `BadInput` naming the field and the fix."""
-    raw = read_yaml(path, "world file")
-    try:
-        world = World.model_validate(raw or {})
-    except ValidationError as exc:
-        raise BadInput(
-            "invalid world file",
-            validation_problems(exc, str(path), fix="see docs/writing-entries.md, the world file"),
-        ) from None
+    world = load_yaml_model(
+        path,
+        World,
+        what="world file",
+        example="evalsets/agent20/world.yaml (docs/writing-entries.md)",
+    )
     if world.world_format > WORLD_FORMAT_VERSION:
         raise BadInput(
             f"{path}: world_format {world.world_format} is newer than this loragate reads",
