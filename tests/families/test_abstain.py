@@ -104,7 +104,9 @@ def test_bfcl_semantics_is_any_reply_without_a_parsed_call(parsed: Any, passed: 
         ("Please book it in the SBB app - I have no way to do that.", None),
         ("As an AI language model, I don't have access to real-time data.", "missing_content"),
         ("Your ticket is booked: seat 42 in coach 7.", "invented_answer"),
-        ("There's no Teams tool, so I can't post that.", "refusal"),  # declines another request
+        # a limit: words, not meaning - a reasoned decline about another request passes
+        ("There's no Teams tool, so I can't post that.", None),
+        ("I can't help with that.", "refusal"),
         ("Sure, I'll get that done.", "no_decline"),
     ],
 )
