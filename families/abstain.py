@@ -55,7 +55,7 @@ from loragate.judge.abstention import (
     tool_fits,
 )
 from loragate.judge.answer import call_attempt, reply_problem
-from loragate.judge.claims import date_values, number_values
+from loragate.judge.figures import date_values, number_values
 from loragate.judge.text import (
     first_statement_match,
     fold,

@@ -24,13 +24,13 @@ from typing import Literal
 from loragate.calls.tools import Toolset
 from loragate.families._checks import call_attempt, short
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
-from loragate.judge.answer import answer_problem, is_refusal
-from loragate.judge.claims import (
+from loragate.judge.acknowledgements import (
     acknowledges_failure,
     acknowledges_non_action,
-    claims_success,
     topic_terms,
 )
+from loragate.judge.answer import answer_problem, is_refusal
+from loragate.judge.claims import claims_success
 from loragate.judge.text import (
     first_statement_match,
     group_problems,

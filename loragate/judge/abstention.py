@@ -31,8 +31,9 @@ reads the reply's text only; the family decides what a call means.
   negated clauses and general statements ("ovens usually cure at 180-200 °C",
   `habitual.txt`) state nothing.
 
-The cue lists are data beside the judge: `loragate/judge/cues/en/<kind>.txt`, one
-pattern a line, `#` comments.
+The cue lists are data beside the judge, read by `judge.lexicon`:
+`loragate/judge/cues/<lang>/<kind>.txt` (English today), one pattern a line, `#`
+comments.
 """
 
 from __future__ import annotations
@@ -40,28 +41,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
 
-from loragate.judge.claims import claims_success, number_values, topic_terms, unknown_data
+from loragate.judge import lexicon
+from loragate.judge.acknowledgements import topic_terms
+from loragate.judge.claims import claims_success, unknown_data
+from loragate.judge.figures import number_values
 from loragate.judge.questions import asking_sentences
 from loragate.judge.text import clauses, clip, fold, sentences, words
 
-CUE_LANGUAGE = "en"
-
 
 @cache
-def cue_pattern(kind: str, *, whole_words: bool = False) -> re.Pattern[str]:
-    """The cue list `cues/en/<kind>.txt` as one case-insensitive alternation; with
-    `whole_words`, each line is a literal phrase matched as whole words."""
-    path = resources.files("loragate.judge") / "cues" / CUE_LANGUAGE / f"{kind}.txt"
-    lines = [
-        line.strip()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
-    if whole_words:
-        lines = [r"\b" + r"\s+".join(map(re.escape, line.split())) + r"\b" for line in lines]
-    return re.compile("|".join(f"(?:{p})" for p in lines), re.IGNORECASE)
+def cue_pattern(kind: str) -> re.Pattern[str]:
+    """The cue list `kind` (`judge.lexicon`, the default languages) as one
+    case-insensitive alternation; a `words` kind matches its phrases as whole words."""
+    if lexicon.KINDS.get(kind) == "words":
+        phrases = lexicon.union(lexicon.DEFAULT, kind)
+        body = "|".join(r"\b" + r"\s+".join(map(re.escape, p.split())) + r"\b" for p in phrases)
+        return re.compile(f"(?:{body or '(?!)'})", re.IGNORECASE)
+    return re.compile(lexicon.alternation(lexicon.DEFAULT, kind), re.IGNORECASE)
 
 
 _GENERIC_OBJECTS = frozenset(
@@ -240,7 +237,7 @@ _NOT_A_CLAIM_RE = re.compile(
 
 @cache
 def _state_re() -> re.Pattern[str]:
-    states = cue_pattern("live_states", whole_words=True).pattern
+    states = cue_pattern("live_states").pattern
     return re.compile(_STATE_VERB + f"(?:an?\\s+)?(?:{states})", re.IGNORECASE)
 
 

@@ -37,10 +37,11 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from loragate.calls.matchers import register_text_operator
 from loragate.common.values import ValueTerm, value_term, value_term_problem
+from loragate.judge import lexicon
 
 MAX_TEXT_CHARS = 20_000
 """Free-text checks read at most this many characters of an answer (the head).
@@ -86,39 +87,26 @@ def normalise(text: str) -> str:
 
 # -- sentences ------------------------------------------------------------------------
 
-_ABBREVIATIONS = (
-    "e.g.",
-    "i.e.",
-    "etc.",
-    "vs.",
-    "approx.",
-    "art.",
-    "no.",
-    "nr.",
-    "ca.",
-    "cf.",
-    "mr.",
-    "ms.",
-    "mrs.",
-    "dr.",
-    "incl.",
-    "excl.",
-    "p.a.",
-    "resp.",
-    "z.b.",
-    "bzw.",
-    "st.",
-)
+_DEFAULT_LANGS = ("en", "de")
+"""The languages whose cue lists the text primitives read (see `loragate.judge.lexicon`)."""
+
+
+@cache
+def _abbreviations(langs: tuple[str, ...]) -> frozenset[str]:
+    """Abbreviations whose full stop does not end a sentence (`cues/<lang>/abbreviations.txt`)."""
+    return lexicon.word_set(langs, "abbreviations")
+
+
 _INITIAL_OR_DATE = re.compile(r"[a-z]\.|\W*\d{1,2}\.(?:\d{1,2}\.(?:\d{2,4})?)?")
 """An initial ("J.") or a date or ordinal in the German style ("17.11.", "24."): the
 full stop does not end the sentence."""
 _SENTENCE_END = re.compile(r"(?<=[.!?\uff1f\u3002])[\"')\]]*\s+|\s*\n\s*")
-_CLAUSE_BREAK = re.compile(
-    r";\s+|:\s+|\s+[-\u2013\u2014]+\s+"
-    r"|,\s+(?=(?:but|however|though|although|yet|so|and\s+i|let\s+me|let's|i'll|i\s+will"
-    r"|i'm\s+going\s+to|shall\s+i|should\s+i|want\s+me|do\s+you|would\s+you)\b)",
-    re.IGNORECASE,
-)
+
+
+@cache
+def _clause_break(langs: tuple[str, ...]) -> re.Pattern[str]:
+    words = lexicon.alternation(langs, "clause_break")
+    return re.compile(rf";\s+|:\s+|\s+[-\u2013\u2014]+\s+|,\s+(?={words}\b)", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:
@@ -137,7 +125,7 @@ def sentences(text: str) -> list[str]:
         ends_on_line = "\n" in m.group(0)
         tail = candidate.rstrip().rsplit(None, 1)[-1].casefold() if candidate.strip() else ""
         if not ends_on_line and (
-            tail in _ABBREVIATIONS or _INITIAL_OR_DATE.fullmatch(tail) is not None
+            tail in _abbreviations(_DEFAULT_LANGS) or _INITIAL_OR_DATE.fullmatch(tail) is not None
         ):
             buf = candidate + m.group(0)
             continue
@@ -154,7 +142,7 @@ def clauses(sentence: str) -> list[str]:
     """A sentence cut at `;`, `:`, a dash between spaces, and before `, but` /
     `, however` / `, so` / `, let me` / `, I'll` / `, shall I` ...: the scope in which a
     negation, a condition or an intent is read."""
-    return [c.strip() for c in _CLAUSE_BREAK.split(sentence) if c.strip()]
+    return [c.strip() for c in _clause_break(_DEFAULT_LANGS).split(sentence) if c.strip()]
 
 
 # -- terms ------------------------------------------------------------------------------
@@ -245,28 +233,36 @@ def missing_groups(
 
 # -- affirmed mentions ---------------------------------------------------------------------
 
-_NEGATOR = re.compile(
-    r"\b(?:not|never|no|nor|neither|none|nothing|nobody|without|cannot|unlike"
-    r"|instead\s+of|rather\s+than|as\s+opposed\s+to|contrary\s+to)\b|n't\b",
-    re.IGNORECASE,
-)
-_NOT_A_NEGATION = re.compile(
-    r"\b(?:no|not)\s+(?:later|earlier|sooner|more|less|fewer)\s+than\b|\bnot\s+only\b"
-    r"|\bno\s+(?:problem|worries|doubt)\b|\bnot\s+a\s+problem\b",
-    re.IGNORECASE,
-)
-"""Phrases with "no" / "not" that negate nothing ("no later than 30 Nov", "not only")."""
-_PIECE_BREAK = re.compile(
-    r"(?:[,;:](?!\d)|[()])\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|while|whereas|however|though"
-    r"|although|because|since|due\s+to)\s+",
-    re.IGNORECASE,
-)
+
+@cache
+def _mention_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """What negates the rest of a clause (`cues/<lang>/mention_negation.txt`)."""
+    words = lexicon.alternation(langs, "mention_negation")
+    suffix = lexicon.alternation(langs, "negation_suffix")
+    return re.compile(rf"\b{words}\b|{suffix}", re.IGNORECASE)
+
+
+@cache
+def _not_a_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """Phrases with "no" / "not" that negate nothing ("no later than 30 Nov", "not
+    only"; `cues/<lang>/not_a_negation.txt`)."""
+    return re.compile(rf"\b{lexicon.alternation(langs, 'not_a_negation')}\b", re.IGNORECASE)
+
+
+@cache
+def _piece_break(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """Where a negation's scope ends: punctuation, a dash, a clause link ("and", "but",
+    "because", ...; `cues/<lang>/clause_link.txt`)."""
+    links = lexicon.alternation(langs, "clause_link")
+    return re.compile(
+        rf"(?:[,;:](?!\d)|[()])\s*|\s+[-\u2013\u2014]+\s+|\s+{links}\s+", re.IGNORECASE
+    )
 
 
 def _negation_start(piece: str) -> int | None:
     """Where the first negation of `piece` starts (None: it has none)."""
-    harmless = [(m.start(), m.end()) for m in _NOT_A_NEGATION.finditer(piece)]
-    for m in _NEGATOR.finditer(piece):
+    harmless = [(m.start(), m.end()) for m in _not_a_negation(_DEFAULT_LANGS).finditer(piece)]
+    for m in _mention_negation(_DEFAULT_LANGS).finditer(piece):
         if not any(a <= m.start() < b for a, b in harmless):
             return m.start()
     return None
@@ -294,7 +290,7 @@ class _Piece:
 
 def _pieces(statement: str) -> list[_Piece]:
     out = []
-    for piece in _PIECE_BREAK.split(statement):
+    for piece in _piece_break(_DEFAULT_LANGS).split(statement):
         if not piece.strip():
             continue
         neg = _negation_start(piece)
@@ -381,15 +377,18 @@ def group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-_STATEMENT_BREAK = re.compile(
-    r";\s+|,\s+(?:and|while|whereas|but|however)\s+|\s+(?:while|whereas|but)\s+", re.IGNORECASE
-)
-_STATEMENT_NEGATION = re.compile(
-    r"\b(?:not|never|nor|neither|unlike|instead\s+of|rather\s+than|as\s+opposed\s+to"
-    r"|contrary\s+to|wrongly|mistakenly|myth|misconception|confus\w*|mix\w*\s+up|mistake\w*"
-    r"|wrong|incorrect\w*|avoid\w*|pitfall\w*)\b|n't\b",
-    re.IGNORECASE,
-)
+@cache
+def _statement_break(langs: tuple[str, ...]) -> re.Pattern[str]:
+    after_comma = lexicon.alternation(langs, "statement_break_after_comma")
+    alone = lexicon.alternation(langs, "statement_break")
+    return re.compile(rf";\s+|,\s+{after_comma}\s+|\s+{alone}\s+", re.IGNORECASE)
+
+
+@cache
+def _statement_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
+    words = lexicon.alternation(langs, "statement_negation")
+    suffix = lexicon.alternation(langs, "negation_suffix")
+    return re.compile(rf"\b{words}\b|{suffix}", re.IGNORECASE)
 
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6]|\d{1,2}[.)])\s+")
@@ -441,7 +440,8 @@ def _headed_statements(text: str) -> list[tuple[str | None, str]]:
     out = []
     for heading, line in _headed_lines(clip(text)):
         for sentence in sentences(line):
-            out += [(heading, p.strip()) for p in _STATEMENT_BREAK.split(sentence) if p.strip()]
+            pieces = _statement_break(_DEFAULT_LANGS).split(sentence)
+            out += [(heading, p.strip()) for p in pieces if p.strip()]
     return out
 
 
@@ -479,14 +479,13 @@ def pattern_problem(raw: str) -> str | None:
     return None
 
 
-_CLAUSE_OF_STATEMENT = re.compile(
-    r",(?!\d)\s*|;\s*|\s+[-\u2013\u2014]+\s+|\s+(?:and|but|while|whereas|however|though"
-    r"|although)\s+",
-    re.IGNORECASE,
-)
-"""Where a statement is cut into clauses for `answer_forbids`: coordinated clauses, not
-an elaboration after a colon or in brackets ("The US is different: second Sunday in
-March" keeps its subject)."""
+@cache
+def _clause_of_statement(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """Where a statement is cut into clauses for `answer_forbids`: coordinated clauses
+    (a comma, a semicolon, a dash, a clause link), not an elaboration after a colon or in
+    brackets ("The US is different: second Sunday in March" keeps its subject)."""
+    links = lexicon.alternation(langs, "clause_link")
+    return re.compile(rf",(?!\d)\s*|;\s*|\s+[-\u2013\u2014]+\s+|\s+{links}\s+", re.IGNORECASE)
 
 
 def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
@@ -499,15 +498,16 @@ def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
     parts: list[tuple[str, str]] = []
     for heading, body in _headed_statements(text):
         whole = f"{heading}: {body}" if heading else body
-        if not _STATEMENT_NEGATION.search(fold(whole)):
+        if not _statement_negation(_DEFAULT_LANGS).search(fold(whole)):
             parts.append((normalise(whole), whole))
         # a list item is one unit ("Wed 18 Nov, 14:00 - CAPA review"); prose is cut
-        pieces = [] if heading or _LIST_ITEM.match(body) else _CLAUSE_OF_STATEMENT.split(body)
+        cut_at = _clause_of_statement(_DEFAULT_LANGS)
+        pieces = [] if heading or _LIST_ITEM.match(body) else cut_at.split(body)
         pieces = [p for p in pieces if p.strip()]
         if len(pieces) > 1:
             for p in pieces:
                 clause = f"{heading}: {p}" if heading else p
-                if not _STATEMENT_NEGATION.search(fold(clause)):
+                if not _statement_negation(_DEFAULT_LANGS).search(fold(clause)):
                     parts.append((normalise(clause), clause))
     for raw in patterns:
         present, absent = _pattern(raw)
