@@ -225,14 +225,18 @@ _MEASURE_RE = re.compile(
 )
 _LONG_NUMBER_RE = re.compile(r"(?<![\w.,'])\d{5,}(?![\w.,]\d)")
 _STATE_VERB = r"\b(?:is|are|was|were|'s|'re|remains?|stays?|looks?|seems?)\s+(?:still\s+|currently\s+|now\s+|all\s+|probably\s+|likely\s+)?"
-_NOT_A_CLAIM_RE = re.compile(
-    r"\b(?:not|no|never|nothing|none|neither|nor|cannot|can't|couldn't|won't|isn't|aren't|wasn't"
-    r"|weren't|don't|doesn't|didn't|haven't|hasn't|unable|without|already)\b|n't\b"
-    r"|\b(?:if|once|when|whenever|until|unless|whether|as\s+soon\s+as|in\s+case)\b",
-    re.IGNORECASE,
-)
-"""Negated and conditional clauses claim no state ("I can't see whether gate B is open",
-"once it is approved"); "already" marks a state the user knows of ("it's already sent")."""
+
+
+@cache
+def _not_a_claim_re() -> re.Pattern[str]:
+    """Negated and conditional clauses claim no state ("I can't see whether gate B is
+    open", "once it is approved", `negation` and `condition` cues); "already" marks a
+    state the user knows of ("it's already sent")."""
+    negation = lexicon.alternation(lexicon.DEFAULT, "negation")
+    condition = lexicon.alternation(lexicon.DEFAULT, "condition")
+    return re.compile(
+        rf"\b{negation}\b|n't\b|\b(?:already|without)\b|\b{condition}\b", re.IGNORECASE
+    )
 
 
 @cache
@@ -283,7 +287,7 @@ def invented_fact(
         if any(_new_number(p, clause, known_values) for p in (_MEASURE_RE, _LONG_NUMBER_RE)):
             return clause
         folded = fold(clause)
-        if _NOT_A_CLAIM_RE.search(folded) or re.search(r"\byou(?:'re|\s+are)\b", folded):
+        if _not_a_claim_re().search(folded) or re.search(r"\byou(?:'re|\s+are)\b", folded):
             continue
         state = _state_re().search(folded)
         if state is not None and not _known_state(state.group(0), known_words):
