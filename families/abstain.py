@@ -149,7 +149,7 @@ class Abstain(Family[AbstainExpect]):
             )
         request = _last_user(sample.entry)
         terms = [t for group in expect.answer_mentions for t in group]
-        if abstention(answer, request, terms) is None and not _asks_for_what_is_missing(
+        if abstention(answer, request, tuple(terms)) is None and not _asks_for_what_is_missing(
             sample, request
         ):
             bare = bare_decline(answer)
@@ -180,10 +180,10 @@ def _asks_for_what_is_missing(sample: Sample[AbstainExpect], request: str) -> bo
     expect = sample.expect
     if expect.answer_mentions or expect.answer_forbids:
         return False
-    if asks_about_request(sample.parse.answer, request) is None:
-        return False
-    tools = [(t.function.name, t.function.description) for t in sample.ctx.toolset.tools]
-    return tool_fits(request, tools)
+    tools = tuple((t.function.name, t.function.description) for t in sample.ctx.toolset.tools)
+    return (
+        tool_fits(request, tools) and asks_about_request(sample.parse.answer, request) is not None
+    )
 
 
 def _last_user(entry: Entry) -> str:

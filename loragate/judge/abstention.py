@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from loragate.judge import lexicon
 from loragate.judge.acknowledgements import topic_terms
@@ -101,8 +101,9 @@ def _root(word: str) -> str:
     return word
 
 
-def request_roots(request: str, terms: Sequence[str] = ()) -> frozenset[str]:
-    """The roots of the content words of the user's request (`judge.claims.topic_terms`
+@lru_cache(maxsize=4096)
+def request_roots(request: str, terms: tuple[str, ...] = ()) -> frozenset[str]:
+    """The roots of the content words of the user's request (`judge.acknowledgements.topic_terms`
     without generic words), and of `terms` (an entry's words for what cannot be done;
     a `*` ending is dropped, phrases are kept whole)."""
     out = {
@@ -163,7 +164,8 @@ def abstention(text: str, request: str, terms: Sequence[str] = ()) -> str | None
 _NAME_PART_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
-def tool_fits(request: str, tools: Sequence[tuple[str, str]]) -> bool:
+@lru_cache(maxsize=4096)
+def tool_fits(request: str, tools: tuple[tuple[str, str], ...]) -> bool:
     """True when a tool of `tools` ((name, description) pairs) is about the request: a
     part of its name or a word of its description shares a root with a content word of
     the request ("check weather for tomorrow" and `Weather_1_GetWeather`)."""
@@ -272,7 +274,7 @@ def invented_fact(
 ) -> str | None:
     """The first clause of `text` that states something the assistant could not know
     (see the module doc), or None. `known_values` and `known_dates` come from
-    `claims.number_values` / `claims.date_values` of the conversation; `known_words` is
+    `figures.number_values` / `figures.date_values` of the conversation; `known_words` is
     its folded text (a state word it holds is known)."""
     claim = claims_success(text)
     if claim is not None:
@@ -281,9 +283,15 @@ def invented_fact(
     if failure is not None:
         return failure.group(0)
     statements = _statements(text)
+    found = unknown_data(text, known_values, known_dates)
+    if found is not None:
+        if not cue_pattern("habitual").search(found):
+            return found
+        # the first value stands in a general statement: look in the other clauses
+        for clause in statements:
+            if unknown_data(clause, known_values, known_dates) is not None:
+                return clause
     for clause in statements:
-        if unknown_data(clause, known_values, known_dates) is not None:
-            return clause
         if any(_new_number(p, clause, known_values) for p in (_MEASURE_RE, _LONG_NUMBER_RE)):
             return clause
         folded = fold(clause)
