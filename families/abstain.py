@@ -26,7 +26,10 @@ Checks in order (`semantics: loragate`, the default):
    of the thing asked about ("Gate B is open"), a tool failure no tool had.
 5. `refusal` for a decline without a reason or the request's words ("I can't help
    with that.", "I don't know."), `no_decline` when nothing declines or redirects
-   (`judge.abstention.abstention`).
+   (`judge.abstention.abstention`). An entry without its own expectations (`{}`, the
+   generic rule BFCL's irrelevance imports get) also accepts a question back in the
+   request's words when a tool of the entry is about the request ("Which city?" when
+   a weather tool exists): the tool lacks a value, and asking is right.
 6. `missing_content`: a group of `answer_mentions` (what cannot be done, or what would
    be needed) is not mentioned (whole words, case-insensitive, `*` for any ending).
 
