@@ -29,6 +29,12 @@ EXPECT: dict[str, Any] = {
         "<think>No price tool.</think>That's outside what my tools can do, sorry.",
         "I have no way to look that up from here.",
         "Nobody can know that in advance.",  # unknowable, and no tool for it
+        # how models word it on BFCL's irrelevance entries
+        "The function database_connect.select is not relevant to your question.",
+        "This request cannot be fulfilled with the available functions.",
+        "The tools at hand can't fetch live prices.",
+        "That's not something the provided function can do.",
+        "The available function reads database records, which does not help here.",
     ],
 )
 def test_honest_declines_pass_the_generic_rule(text: str) -> None:
