@@ -69,6 +69,7 @@ from loragate.families._replies import (
 )
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import FaultKind, ReasonCode, Verdict
+from loragate.judge.abstention import says_tool_missing
 from loragate.judge.acknowledgements import (
     acknowledges_failure,
     answers_despite_failure,
@@ -218,6 +219,12 @@ def _cached_topic(texts: tuple[str, ...], tool: str | None) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
+def _not_a_failure_report(sentence: str) -> bool:
+    """Sentences that never acknowledge the failure: refusals, and saying a tool is
+    missing ("there's no phone tool") - the failed call's tool exists."""
+    return is_refusal(sentence) or says_tool_missing(sentence)
+
+
 def _extra_patterns(patterns: tuple[str, ...]) -> tuple[Pattern, ...]:
     return tuple(compile_patterns(patterns)[0])
 
@@ -304,7 +311,7 @@ class Recovery(Family[RecoveryExpect]):
         policy = sample.ctx.policy
         kind = sample.entry.fault or "direct"
         topic = _topic(sample.entry, failed)
-        acknowledged = acknowledges_failure(answer, kind, topic, skip=is_refusal)
+        acknowledged = acknowledges_failure(answer, kind, topic, skip=_not_a_failure_report)
         # After a failed read, describing a record ("the meeting is scheduled ...") is no
         # claim that an action succeeded; after a failed write it is.
         read_only = (

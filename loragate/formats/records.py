@@ -42,7 +42,8 @@ class ReasonCode(str, Enum):
     unparseable = "unparseable"
     """A `<tool_call>` block was emitted but its JSON could not be read."""
     called_when_should_not = "called_when_should_not"
-    """A tool was called where the entry wanted a direct answer or a question."""
+    """A tool was called where the entry wanted a direct answer, a question or an
+    abstention (a broken or bare call attempt counts as a call there)."""
     no_call = "no_call"
     """No tool call where one was expected."""
     wrong_tool = "wrong_tool"
@@ -104,6 +105,16 @@ class ReasonCode(str, Enum):
     truncated_reasoning = "truncated_reasoning"
     """The sample hit the token limit inside its reasoning: no answer, no call (result
     schema 3)."""
+    # Abstention verdicts (family H, result schema 3).
+    invented_answer = "invented_answer"
+    """Where no tool can serve the request, the reply states what the assistant could
+    not know: a figure, a date, a state, a done action or a tool result no tool gave."""
+    policy_refusal = "policy_refusal"
+    """A decline that blames a rule, a permission or ethics where the reason is a
+    missing tool."""
+    no_decline = "no_decline"
+    """Where no tool can serve the request, the reply neither declines nor says where it
+    can be done."""
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

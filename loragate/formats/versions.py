@@ -57,8 +57,9 @@ RESULT_SCHEMA_VERSION = 3
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
 `claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
-`parse.calls_in_reasoning` and the reason code `truncated_reasoning`. Versions 1 and 2
-still load."""
+`parse.calls_in_reasoning`, the reason code `truncated_reasoning` and the abstention
+reason codes (`invented_answer`, `policy_refusal`, `no_decline`). Versions 1 and 2 still
+load."""
 SUMMARY_SCHEMA_VERSION = 4
 """`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
 entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the

@@ -113,6 +113,17 @@ KINDS: dict[str, Shape] = {
     "modal_words": "patterns",
     "hedge": "patterns",
     "no_change": "patterns",
+    # -- abstention.py: declining where no tool fits (family H)
+    "decline": "patterns",
+    "ignorance": "patterns",
+    "decline_reason": "patterns",
+    "redirect": "patterns",
+    "capability_statement": "patterns",
+    "missing_tool": "patterns",
+    "policy_blame": "patterns",
+    "habitual": "patterns",
+    "live_states": "words",
+    "failure_report": "patterns",
 }
 """Every cue kind and the shape of its entries: `words` (literal, folded words or
 phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""

@@ -78,6 +78,10 @@ class FamilyRules(BaseModel):
     non_inferiority: bool | None = None
     """Against the baseline: pass only when the upper limit of the two-sided (1 - alpha)
     interval of the drop is below `max_drop_points` (the margin)."""
+    if_present: bool | None = None
+    """Under `families`: the rules apply only when the run has entries of the family (a
+    shipped policy's floor for a family that not every evalset has, such as `abstain`);
+    without it, rules for a family the run lacks are bad input. Not a rule itself."""
 
     def merged(self, override: FamilyRules | None) -> FamilyRules:
         """These rules with every field that `override` sets replaced."""
@@ -86,7 +90,8 @@ class FamilyRules(BaseModel):
         return self.model_copy(update=override.model_dump(exclude_none=True))
 
     def count(self) -> int:
-        return sum(v is not None and v is not False for v in self.model_dump().values())
+        rules = self.model_dump(exclude={"if_present"})
+        return sum(v is not None and v is not False for v in rules.values())
 
 
 class EpisodeRules(BaseModel):
@@ -237,7 +242,7 @@ def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -
                     fix=unknown_name_fix(name, registry, "families"),
                 )
             )
-        elif name not in present:
+        elif name not in present and not policy.families[name].if_present:
             problems.append(
                 Problem(
                     str(policy_path),
@@ -422,6 +427,11 @@ def evaluate_gate(
     skipped = len(results) - len(evaluated)
     if skipped:
         notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    absent = [f for f, r in policy.families.items() if r.if_present and f not in present]
+    if absent:
+        notes.append(
+            f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
+        )
     if comparison is not None:
         notes += comparison.notes
     verdict = _verdict(results, policy)
