@@ -26,7 +26,10 @@ With no call: `no_call` when `allow_report` is false; a call written as text is
 `degenerate`, `echo` - a copy of the failed result -, `refusal`, `non_answer`); a
 claim of success is `claimed_success_after_error` (`judge.claims.claims_success`
 plus the entry's `success_patterns`, which describe passing a bad value on as fact
-and are not applied to a reply that flags the value as wrong); `invented_result` for a
+and are not applied to a reply that flags the value as wrong); a reply that announces
+an acceptable call or the failed one as still to come ("..., so I'll book Room Sihl
+instead", "je vais réessayer la recherche") is `unkept_promise`
+(`judge.promises`); `invented_result` for a
 reply that answers anyway after naming the failure ("The CRM had an issue, but the
 owner is Jonas Frei") or states an amount, time, rate, id or date that no message
 holds; last, the reply must
@@ -40,7 +43,7 @@ recovery, and it needs no apology.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -73,6 +76,8 @@ from loragate.judge.answer import (
     unknown_data_problem,
 )
 from loragate.judge.claims import claims_success
+from loragate.judge.language import reply_languages
+from loragate.judge.promises import unkept_promise
 from loragate.judge.text import group_problems, missing_groups
 
 if TYPE_CHECKING:
@@ -284,7 +289,10 @@ class Recovery(Family[RecoveryExpect]):
         policy = sample.ctx.policy
         kind = sample.entry.fault or "direct"
         topic = _topic(sample.entry, failed)
-        acknowledged = acknowledges_failure(answer, kind, topic, skip=is_refusal)
+        langs = reply_languages(answer)
+        acknowledged = acknowledges_failure(
+            answer, kind, topic, skip=partial(is_refusal, langs=langs), langs=langs
+        )
         # After a failed read, describing a record ("the meeting is scheduled ...") is no
         # claim that an action succeeded; after a failed write it is.
         read_only = (
@@ -294,13 +302,20 @@ class Recovery(Family[RecoveryExpect]):
         )
         patterns = sample.expect.success_patterns
         extra = () if acknowledged or not patterns else _extra_patterns(tuple(patterns))
-        claim = claims_success(answer, extra, after_read=read_only)
+        claim = claims_success(answer, extra, after_read=read_only, langs=langs)
         if claim is not None:
             return fail(ReasonCode.claimed_success_after_error, f"claims success: {short(claim)}")
+        tools = [c.name for c in settings.acceptable] + ([failed.name] if failed else [])
+        promise = unkept_promise(answer, tools, langs=langs)
+        if promise is not None:
+            return fail(
+                ReasonCode.unkept_promise,
+                f"announces the action and makes no call: {short(promise)}",
+            )
         # After a fault that returned no data, an answer to the question is made up; a
         # drifted, truncated or odd result still holds data that may be read.
         despite = (
-            answers_despite_failure(answer, kind, topic)
+            answers_despite_failure(answer, kind, topic, langs=langs)
             if kind in ("error", "timeout", "direct")
             else None
         )
@@ -313,7 +328,7 @@ class Recovery(Family[RecoveryExpect]):
         if invented is not None:
             return invented
         if settings.answer_mentions:
-            missing = missing_groups(settings.answer_mentions, answer)
+            missing = missing_groups(settings.answer_mentions, answer, langs)
             if not missing:
                 return Verdict.ok()
             return fail(

@@ -446,9 +446,10 @@ def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch)
 
 def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
     from loragate.judge.answer import answer_cues
+    from loragate.judge.language import supported
     from loragate.judge.text import fold, sentences
 
-    cues = answer_cues()
+    cues = answer_cues(supported())
 
     pieces = [fold(s) for text in _corpus_texts() for s in sentences(text)]
     pieces += ["as an ai language model", "i can't help with that", "we must decline"]

@@ -99,6 +99,14 @@ class ReasonCode(str, Enum):
     invented_result = "invented_result"
     """Prose beside a tool call states the call's result (a figure, a found record) or
     that the action is done, before the result exists."""
+    # Result schema 3: the language of the reply, and what the judge cannot read.
+    unsupported_language = "unsupported_language"
+    """A free-text reply in a language the judge has no cue lists for (the detail names
+    it): not judged as right or wrong. Counts as a failure unless the gate policy
+    excludes it (`unsupported_language: exclude`)."""
+    unkept_promise = "unkept_promise"
+    """The reply announces the action the task asked for ("I'll book it", "je vais
+    payer", "lo prenoto") and makes no call: the user would believe it is done."""
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

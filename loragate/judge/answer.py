@@ -48,6 +48,13 @@ from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge import lexicon
 from loragate.judge.claims import invented_result, unknown_data
 from loragate.judge.figures import date_values, number_values
+from loragate.judge.language import (
+    detect_language,
+    is_unsupported,
+    language_name,
+    reply_languages,
+    supported,
+)
 from loragate.judge.text import clip, fold, normalise, sentences, words
 
 ECHO_SHARE = 0.8
@@ -91,6 +98,7 @@ _CHAR_RUN_RE = re.compile(rf"(\S)\1{{{RUN_OF_ONE_CHAR - 1},}}")
 class AnswerCues:
     """The compiled answer-check cues of a set of languages (`answer_cues`)."""
 
+    langs: tuple[str, ...]
     stopwords: frozenset[str]
     """Words that carry no content."""
     filler: re.Pattern[str]
@@ -106,12 +114,13 @@ class AnswerCues:
 
 
 @cache
-def answer_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> AnswerCues:
+def answer_cues(langs: tuple[str, ...]) -> AnswerCues:
     """The answer-check cues of `langs` (the union of their lists), compiled once."""
     filler = lexicon.alternation(langs, "filler")
     refusals = tuple(re.compile(p) for p in lexicon.union(langs, "refusal"))
     joins = lexicon.alternation(langs, "continuation")
     return AnswerCues(
+        langs=langs,
         stopwords=lexicon.word_set(langs, "stopwords"),
         filler=re.compile(rf"^(?:{filler})(?: (?:{filler}))*$"),
         refusals=refusals,
@@ -128,17 +137,17 @@ FILLER_MAX_CHARS = 200
 """Longer sentences are never filler (and the filler pattern stays cheap)."""
 
 
-def is_filler(sentence: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
+def is_filler(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
     """True when `sentence` is content-free filler ("OK.", "Let me check.", ...)."""
     norm = normalise(sentence).strip()
     if len(norm) > FILLER_MAX_CHARS:
         return False
-    return not norm or answer_cues(langs).filler.match(norm) is not None
+    return not norm or answer_cues(langs or supported()).filler.match(norm) is not None
 
 
-def is_refusal(sentence: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
+def is_refusal(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
     """True when `sentence` is a refusal or capability excuse with little else in it."""
-    return _is_refusal(sentence, answer_cues(langs))
+    return _is_refusal(sentence, answer_cues(langs or supported()))
 
 
 def _is_refusal(sentence: str, cues: AnswerCues) -> bool:
@@ -242,7 +251,10 @@ def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict |
     """The failing verdict of a free-text reply that is not a real answer, or None.
 
     `sources` are (name, text) pairs of what the reply must not merely copy: the
-    messages of the conversation and the system prompt (`conversation_sources`).
+    messages of the conversation and the system prompt (`conversation_sources`). The
+    checks that need no words of a language come first (empty, markup, loops, copies);
+    a reply in a language with no cue lists is then `unsupported_language`
+    (`language_problem`), before the checks that read words (refusal, filler).
     """
     text = clip(answer).strip()
     if not text:
@@ -260,17 +272,34 @@ def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict |
     copied = _echo_source([w.replace("'", "") for w in reply], sources)
     if copied is not None:
         return Verdict.fail(ReasonCode.echo, f"the reply is mostly a copy of {copied}")
+    unsupported = language_problem(text)
+    if unsupported is not None:
+        return unsupported
+    cues = answer_cues(reply_languages(text))
     kinds = []
     for sentence in sentences(text):
-        if is_filler(sentence):
+        if is_filler(sentence, langs=cues.langs):
             kinds.append("filler")
-        elif _is_refusal(sentence, answer_cues()):
+        elif _is_refusal(sentence, cues):
             kinds.append("refusal")
         else:
             return None
     if "refusal" in kinds:
         return Verdict.fail(ReasonCode.refusal, f"a refusal, not an answer: {_short(text)}")
     return Verdict.fail(ReasonCode.non_answer, f"a content-free reply: {_short(text)}")
+
+
+def language_problem(answer: str) -> Verdict | None:
+    """`unsupported_language` for a reply written in a language the judge has no cue
+    lists for (`judge.language`), naming the language; None otherwise."""
+    found = detect_language(answer)
+    if not is_unsupported(found):
+        return None
+    return Verdict.fail(
+        ReasonCode.unsupported_language,
+        f"the reply is in {language_name(found)}; loragate judges replies in "
+        f"{', '.join(language_name(lang) for lang in supported())} (docs/languages.md)",
+    )
 
 
 def _short(text: str, limit: int = 80) -> str:

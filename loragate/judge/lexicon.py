@@ -31,9 +31,6 @@ from typing import Any, Literal
 
 import yaml
 
-DEFAULT: tuple[str, ...] = ("en", "de")
-"""The languages whose cues the judge reads when it is told no other."""
-
 Shape = Literal["words", "patterns", "map"]
 
 KINDS: dict[str, Shape] = {
@@ -108,6 +105,8 @@ KINDS: dict[str, Shape] = {
     "not_an_answer": "patterns",
     "asserts": "patterns",
     "modal_words": "patterns",
+    # -- unkept promises
+    "promise": "patterns",
 }
 """Every cue kind and the shape of its entries: `words` (literal, folded words or
 phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""

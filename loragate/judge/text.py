@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from loragate.judge import lexicon
+from loragate.judge.language import reply_languages
 
 MAX_TEXT_CHARS = 20_000
 """Free-text checks read at most this many characters of an answer (the head).
@@ -73,9 +74,6 @@ def normalise(text: str) -> str:
 
 # -- sentences ------------------------------------------------------------------------
 
-_DEFAULT_LANGS = ("en", "de")
-"""The languages whose cue lists the text primitives read (see `loragate.judge.lexicon`)."""
-
 
 @cache
 def _abbreviations(langs: tuple[str, ...]) -> frozenset[str]:
@@ -111,7 +109,8 @@ def sentences(text: str) -> list[str]:
         ends_on_line = "\n" in m.group(0)
         tail = candidate.rstrip().rsplit(None, 1)[-1].casefold() if candidate.strip() else ""
         if not ends_on_line and (
-            tail in _abbreviations(_DEFAULT_LANGS) or _INITIAL_OR_DATE.fullmatch(tail) is not None
+            tail in _abbreviations(lexicon.every_language())
+            or _INITIAL_OR_DATE.fullmatch(tail) is not None
         ):
             buf = candidate + m.group(0)
             continue
@@ -124,11 +123,12 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def clauses(sentence: str) -> list[str]:
+def clauses(sentence: str, langs: tuple[str, ...] | None = None) -> list[str]:
     """A sentence cut at `;`, `:`, a dash between spaces, and before `, but` /
     `, however` / `, so` / `, let me` / `, I'll` / `, shall I` ...: the scope in which a
     negation, a condition or an intent is read."""
-    return [c.strip() for c in _clause_break(_DEFAULT_LANGS).split(sentence) if c.strip()]
+    breaks = _clause_break(langs or lexicon.every_language())
+    return [c.strip() for c in breaks.split(sentence) if c.strip()]
 
 
 # -- terms ------------------------------------------------------------------------------
@@ -159,7 +159,9 @@ def term(raw: str) -> Term:
     return Term(normalise(body).strip(), prefix)
 
 
-def missing_groups(groups: Sequence[Sequence[str]], text: str) -> list[Sequence[str]]:
+def missing_groups(
+    groups: Sequence[Sequence[str]], text: str, langs: tuple[str, ...] | None = None
+) -> list[Sequence[str]]:
     """The groups of which no term occurs in `text`. A term that is a statement
     pattern (`wed* & capa`) must hold within one statement (negated or not)."""
     if not groups:
@@ -174,7 +176,8 @@ def missing_groups(groups: Sequence[Sequence[str]], text: str) -> list[Sequence[
                 found = term(raw).found_in(padded)
             else:
                 if parts is None:
-                    parts = [normalise(s) for s in statements(clip(text))]
+                    langs = langs or reply_languages(text)
+                    parts = [normalise(s) for s in statements(clip(text), langs)]
                 present, absent = _pattern(raw)
                 found = any(
                     all(t.found_in(p) for t in present) and not any(t.found_in(p) for t in absent)
@@ -211,11 +214,13 @@ def _statement_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"\b{words}\b|{suffix}", re.IGNORECASE)
 
 
-def statements(text: str) -> list[str]:
-    """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but`."""
+def statements(text: str, langs: tuple[str, ...] | None = None) -> list[str]:
+    """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but` (in the
+    words of `langs`; default: the language `text` is written in)."""
+    breaks = _statement_break(langs or reply_languages(text))
     out = []
     for sentence in sentences(text):
-        out += [p.strip() for p in _statement_break(_DEFAULT_LANGS).split(sentence) if p.strip()]
+        out += [p.strip() for p in breaks.split(sentence) if p.strip()]
     return out
 
 
@@ -243,15 +248,15 @@ def pattern_problem(raw: str) -> str | None:
     return None
 
 
-def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
+def first_statement_match(
+    patterns: Sequence[str], text: str, langs: tuple[str, ...] | None = None
+) -> str | None:
     """The first pattern that holds in some non-negated statement of `text`, or None."""
     if not patterns:
         return None
-    padded = [
-        normalise(s)
-        for s in statements(clip(text))
-        if not _statement_negation(_DEFAULT_LANGS).search(fold(s))
-    ]
+    langs = langs or reply_languages(text)
+    negated = _statement_negation(langs)
+    padded = [normalise(s) for s in statements(clip(text), langs) if not negated.search(fold(s))]
     for raw in patterns:
         present, absent = _pattern(raw)
         for p in padded:
