@@ -187,6 +187,7 @@ def invented_result(
     known_values: set[str],
     *,
     lookup: bool = False,
+    after_result: bool = False,
     langs: tuple[str, ...] | None = None,
 ) -> str | None:
     """The phrase in prose beside a call that states the call's result, or None.
@@ -199,7 +200,9 @@ def invented_result(
     the conversation or the call's arguments (`new_values` against `known_values`),
     or, beside a `lookup` (a read-only call), states a record's state ("is still
     open", "is an active account"). A clause about asking for confirmation or approval
-    is no claim ("I've sent the confirmation request").
+    is no claim ("I've sent the confirmation request"). With `after_result` (the
+    conversation already holds a tool result), saying a lookup was done ("I found her
+    address in the CRM") speaks of that result, not of this call's.
     """
     cues = claim_cues(langs or reply_languages(text))
     for clause, sentence_plain in _scopes(clip(text), cues, modal_is_condition=False):
@@ -209,7 +212,7 @@ def invented_result(
             claim = _success_in(clause, cues, states=sentence_plain)
             if claim is not None:
                 return claim
-        for pattern in cues.results:
+        for pattern in cues.results[1:] if after_result else cues.results:
             if pattern.search(clause):
                 return clause
         if new_values(clause, known_values):

@@ -48,9 +48,16 @@ def action_words(tools: Sequence[str]) -> tuple[str, ...]:
 
 @cache
 def _promise_res(langs: tuple[str, ...], words: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    # A whole word (`pago$`) ends with a look-ahead for its last letter, so that the
+    # patterns' endings (`\w*o\b`: first person) still read it: `pag(?=o\b)`.
     slot = (
         "(?:"
-        + "|".join(re.escape(w[:-1]) + r"\b" if w.endswith("$") else re.escape(w) for w in words)
+        + "|".join(
+            re.escape(w[:-2]) + "(?=" + re.escape(w[-2]) + r"\b)"
+            if w.endswith("$")
+            else re.escape(w)
+            for w in words
+        )
         + ")"
     )
     return tuple(
