@@ -71,13 +71,13 @@ from loragate.judge.acknowledgements import (
 )
 from loragate.judge.answer import (
     invented_result_problem,
-    is_refusal,
     text_reply_problem,
     unknown_data_problem,
 )
 from loragate.judge.claims import claims_success
 from loragate.judge.language import reply_languages
 from loragate.judge.promises import unkept_promise
+from loragate.judge.refusals import is_refusal
 from loragate.judge.text import group_problems, missing_groups
 
 if TYPE_CHECKING:

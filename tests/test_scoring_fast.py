@@ -41,7 +41,15 @@ from loragate.evalset.bfcl import (
     read_category,
 )
 from loragate.evalset.load import Evalset, load_evalset
-from loragate.formats.records import GenerationRecord, ResultRecord, ToolCall, Verdict, trusted
+from loragate.formats.records import (
+    RESULT_SCHEMA_VERSION,
+    GenerationRecord,
+    ResultRecord,
+    ToolCall,
+    Verdict,
+    trusted,
+)
+from loragate.judge.language import detect_language
 from loragate.score import scoring
 from loragate.score.processes import ForkedJudges
 from loragate.score.scoring import Scorer, score_records
@@ -75,6 +83,7 @@ def reference_score(scorer: Scorer, record: GenerationRecord) -> ResultRecord:
     parse, verdict = scorer.judge(record)
     entry = scorer.evalset.by_id[record.entry_id]
     fields = {**record.__dict__, "family": entry.family, "fault": entry.fault}
+    fields |= {"schema_version": RESULT_SCHEMA_VERSION, "language": detect_language(parse.answer)}
     return ResultRecord.model_validate({**fields, "parse": parse, "verdict": verdict})
 
 
@@ -445,8 +454,8 @@ def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
-    from loragate.judge.answer import answer_cues
     from loragate.judge.language import supported
+    from loragate.judge.refusals import answer_cues
     from loragate.judge.text import fold, sentences
 
     cues = answer_cues(supported())

@@ -31,10 +31,11 @@ from loragate.judge.acknowledgements import (
     acknowledges_non_action,
     topic_terms,
 )
-from loragate.judge.answer import answer_problem, is_refusal
+from loragate.judge.answer import answer_problem
 from loragate.judge.claims import claims_success
 from loragate.judge.language import reply_languages
 from loragate.judge.promises import unkept_promise
+from loragate.judge.refusals import is_refusal
 from loragate.judge.text import group_problems, missing_groups
 
 Setback = Literal["none", "denial", "failure", "not_done"]

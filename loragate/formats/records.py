@@ -16,11 +16,13 @@ from loragate.common.text import without_surrogates
 
 RECORD_SCHEMA_VERSION = 1
 """Version of `generations.jsonl` records."""
-RESULT_SCHEMA_VERSION = 2
+RESULT_SCHEMA_VERSION = 3
 """Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
-`claimed_success_after_denial`, `invented_result`); version 1 records still load."""
+`claimed_success_after_denial`, `invented_result`); 3: `language` (the reply's
+language) and the codes `unsupported_language` and `unkept_promise`. Versions 1 and 2
+still load."""
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
 FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
@@ -227,14 +229,18 @@ class ResultRecord(GenerationRecord):
     fault: FaultKind | None = None
     parse: ParseResult
     verdict: Verdict
+    language: str | None = None
+    """The language the reply's text is written in (ISO 639-1, `judge.language`);
+    None when it has no text or too little to tell. None in versions 1 and 2."""
 
 
 # -- summary.json --------------------------------------------------------------------
 
-SUMMARY_SCHEMA_VERSION = 3
+SUMMARY_SCHEMA_VERSION = 4
 """2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which entries carry each
-tag, so that compare and gate can pair runs per tag). Versions 1 and 2 still read."""
-READABLE_SUMMARY_VERSIONS = (1, 2, 3)
+tag, so that compare and gate can pair runs per tag); 4 adds per adapter `languages`
+and `unsupported_language`. Versions 1 to 3 still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
 
 
 class RateStats(BaseModel):
@@ -275,6 +281,13 @@ class AdapterSummary(BaseModel):
     tags: dict[str, RateStats] = Field(default_factory=dict)
     """Rates per tag of the evalset's entries (an entry counts in each of its tags),
     e.g. one row per BFCL category `bfcl:simple_python`. Empty in version 1."""
+    languages: dict[str, int] = Field(default_factory=dict)
+    """Samples per language their reply is written in (`ResultRecord.language`; replies
+    with no text or too little to tell are not counted). Empty before version 4."""
+    unsupported_language: dict[str, int] = Field(default_factory=dict)
+    """Per family, the samples whose reply is in a language the judge has no cue lists
+    for (reason `unsupported_language`); only families that have some. Empty before
+    version 4."""
 
 
 class EvalsetRef(BaseModel):

@@ -38,14 +38,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from loragate.families._base import Sample
 from loragate.families._checks import Call, call_attempt
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge import lexicon
 from loragate.judge.claims import invented_result, unknown_data
 from loragate.judge.figures import date_values, number_values
 from loragate.judge.language import (
@@ -55,7 +53,13 @@ from loragate.judge.language import (
     reply_languages,
     supported,
 )
-from loragate.judge.text import clip, fold, normalise, sentences, words
+from loragate.judge.refusals import (
+    REFUSAL_MAX_OTHER_WORDS,
+    _is_refusal,
+    answer_cues,
+    is_filler,
+)
+from loragate.judge.text import clip, sentences, words
 
 ECHO_SHARE = 0.8
 """Share of the reply's words that must come from one source for `echo`. Correct
@@ -79,12 +83,6 @@ said twice scores 0.5 (tolerated), three times 0.67; correct answers in the labe
 set stay under 0.2 (lists such as "CHF 250,000 is EUR ... / USD ..." included)."""
 RUN_OF_ONE_CHAR = 40
 """The same non-space character this many times in a row is a degenerate run."""
-REFUSAL_MAX_OTHER_WORDS = 2
-"""A sentence that matches a refusal pattern is a refusal only when its other pieces
-(cut at but / however / so / ; / :) carry at most this many content words: "I'm
-sorry, but I can't assist with that request" is one; "As an AI I have no opinion, but
-RACI stands for ..." is an answer."""
-
 _LEAK_RE = re.compile(
     r"<\|[a-z_]{2,30}\|>|</?tool_response>|</?tools>|</?tool_call>|\[/?INST\]|<</?SYS>>"
     r"|<(?:start|end)_of_turn>|<\|?(?:system|user|assistant)\|?>"
@@ -92,81 +90,6 @@ _LEAK_RE = re.compile(
     re.IGNORECASE,
 )
 _CHAR_RUN_RE = re.compile(rf"(\S)\1{{{RUN_OF_ONE_CHAR - 1},}}")
-
-
-@dataclass(frozen=True)
-class AnswerCues:
-    """The compiled answer-check cues of a set of languages (`answer_cues`)."""
-
-    langs: tuple[str, ...]
-    stopwords: frozenset[str]
-    """Words that carry no content."""
-    filler: re.Pattern[str]
-    """A sentence made only of filler ("OK.", "Let me check.", "Anything else?"),
-    matched on `normalise`d text."""
-    refusals: tuple[re.Pattern[str], ...]
-    """Refusals and capability excuses, matched on `fold`ed text."""
-    refusal_any: re.Pattern[str]
-    """One search instead of one per pattern: a piece holds a match of the alternation
-    exactly when it holds one of any pattern."""
-    continuation: re.Pattern[str]
-    """Where the refusal part of a sentence ends (but / however / ; / : / a dash)."""
-
-
-@cache
-def answer_cues(langs: tuple[str, ...]) -> AnswerCues:
-    """The answer-check cues of `langs` (the union of their lists), compiled once."""
-    filler = lexicon.alternation(langs, "filler")
-    refusals = tuple(re.compile(p) for p in lexicon.union(langs, "refusal"))
-    joins = lexicon.alternation(langs, "continuation")
-    return AnswerCues(
-        langs=langs,
-        stopwords=lexicon.word_set(langs, "stopwords"),
-        filler=re.compile(rf"^(?:{filler})(?: (?:{filler}))*$"),
-        refusals=refusals,
-        refusal_any=re.compile("|".join(f"(?:{p.pattern})" for p in refusals) or "(?!)"),
-        continuation=re.compile(rf",?\s+{joins}\b|[;:]|\s[-\u2013\u2014]\s"),
-    )
-
-
-def _content_words(text: str, stopwords: frozenset[str]) -> list[str]:
-    return [w for w in words(text) if w not in stopwords]
-
-
-FILLER_MAX_CHARS = 200
-"""Longer sentences are never filler (and the filler pattern stays cheap)."""
-
-
-def is_filler(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
-    """True when `sentence` is content-free filler ("OK.", "Let me check.", ...)."""
-    norm = normalise(sentence).strip()
-    if len(norm) > FILLER_MAX_CHARS:
-        return False
-    return not norm or answer_cues(langs or supported()).filler.match(norm) is not None
-
-
-def is_refusal(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
-    """True when `sentence` is a refusal or capability excuse with little else in it."""
-    return _is_refusal(sentence, answer_cues(langs or supported()))
-
-
-def _is_refusal(sentence: str, cues: AnswerCues) -> bool:
-    """A sentence whose refusal part (the piece that holds a refusal pattern, with the
-    pieces around it cut at but / however / so / ; / : / a dash) is joined by at most
-    `REFUSAL_MAX_OTHER_WORDS` content words elsewhere: "I'm sorry, but I can't provide
-    guidance on your internal procedures" is a refusal; "I'm not a lawyer, but the
-    controller decides why and how data is processed" answers."""
-    pieces = cues.continuation.split(fold(sentence))
-    hit = False
-    others = 0
-    for piece in pieces:
-        matched = cues.refusal_any.search(piece) is not None
-        hit = hit or matched
-        if not matched:
-            others += len(
-                [w for w in _content_words(piece, cues.stopwords) if not cues.filler.match(w)]
-            )
-    return hit and others <= REFUSAL_MAX_OTHER_WORDS
 
 
 # -- echo -------------------------------------------------------------------------------

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from loragate.judge import lexicon
-from loragate.judge.answer import is_filler
 from loragate.judge.language import reply_languages
+from loragate.judge.refusals import is_filler
 from loragate.judge.text import clip, fold, sentences, words
 
 

@@ -21,6 +21,7 @@ from loragate.results.formatting import (
     md_code,
     shorten,
 )
+from loragate.results.languages import languages_line, unsupported_note
 from loragate.score.aggregate import missing_entries
 
 if TYPE_CHECKING:
@@ -192,6 +193,12 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
                 f"generation and are not counted: {shown}{more}.",
             ]
         out += ["", *family_table_markdown(adapter)]
+        languages = languages_line(adapter)
+        if languages:
+            out += ["", languages + "."]
+        unsupported = unsupported_note(adapter)
+        if unsupported:
+            out += ["", f"**Unsupported languages:** {unsupported}"]
         faults = fault_table_markdown(adapter)
         if faults:
             out += ["", "### Recovery by injected fault", "", *faults]
@@ -250,6 +257,9 @@ def print_summary(summary: Summary, console: Console) -> None:
                 row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
             table.add_row(*row, _unparseable(stats), style=style)
         console.print(table)
+        unsupported = unsupported_note(adapter, name)
+        if unsupported:
+            console.print(f"[yellow]{unsupported}[/yellow]", markup=True, highlight=False)
         missing = len(summary.entry_ids) - adapter.overall.entries
         if missing:
             console.print(
