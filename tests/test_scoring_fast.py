@@ -42,7 +42,6 @@ from loragate.evalset.bfcl import (
 )
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.records import (
-    RESULT_SCHEMA_VERSION,
     GenerationRecord,
     ResultRecord,
     ToolCall,
@@ -83,7 +82,7 @@ def reference_score(scorer: Scorer, record: GenerationRecord) -> ResultRecord:
     parse, verdict = scorer.judge(record)
     entry = scorer.evalset.by_id[record.entry_id]
     fields = {**record.__dict__, "family": entry.family, "fault": entry.fault}
-    fields |= {"schema_version": RESULT_SCHEMA_VERSION, "language": detect_language(parse.answer)}
+    fields["language"] = detect_language(parse.answer)
     return ResultRecord.model_validate({**fields, "parse": parse, "verdict": verdict})
 
 

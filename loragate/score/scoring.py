@@ -29,7 +29,6 @@ from loragate.common.heap import no_cyclic_gc
 from loragate.evalset.load import Entry, Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
 from loragate.formats.records import (
-    RESULT_SCHEMA_VERSION,
     FaultKind,
     GenerationRecord,
     ParseResult,
@@ -178,16 +177,14 @@ def result_record(
     parse: ParseResult,
     verdict: Verdict,
 ) -> ResultRecord:
-    """`record` scored: its fields (with the result's own `schema_version`; before
-    version 3 a result carried its generation's), then the family, fault, parse,
-    verdict and the language of the reply.
+    """`record` scored: its fields (`schema_version` included, as results have always
+    carried it), then the family, fault, parse, verdict and the language of the reply.
 
     Built without re-validating what is valid already (a `GenerationRecord`, the
     parser's `ParseResult`, the family's `Verdict`): 1.5 us instead of 7.5 us a sample
     with `ResultRecord.model_validate`; `tests/test_scoring_fast.py` holds the two equal.
     """
     fields = dict(record.__dict__)
-    fields["schema_version"] = RESULT_SCHEMA_VERSION
     fields["family"] = family
     fields["fault"] = fault
     fields["parse"] = parse
