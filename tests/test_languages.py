@@ -68,6 +68,30 @@ def test_a_short_english_reply_is_never_unsupported() -> None:
     assert not is_unsupported(detect_language("Let me check the CRM."))
 
 
+def test_no_reply_in_another_language_is_taken_for_plain_english() -> None:
+    from loragate.calls.parsing import parse_output
+    from loragate.judge.language import _NOT_LANGUAGE, _plainly_english
+
+    rows = [
+        json.loads(line)
+        for path in (
+            REPO / "tests" / "data" / "labelled" / "multilingual.jsonl",
+            REPO / "benchmarks" / "data" / "language_samples.jsonl",
+        )
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    others = [r for r in rows if r["lang"] != "en"]
+    assert len(others) > 300
+    taken = [
+        r["text"]
+        for r in others
+        if _plainly_english(
+            " ".join(_NOT_LANGUAGE.sub(" ", parse_output(r["text"]).answer).split())
+        )
+    ]
+    assert taken == []
+
+
 def test_cue_languages() -> None:
     assert cue_languages("en") == ("en",)
     assert cue_languages("fr") == ("en", "fr")

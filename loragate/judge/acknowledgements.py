@@ -55,11 +55,6 @@ class AckCues:
     """Words that name *a* tool or request without naming which; with a generic
     failure word they say what failed ("the lookup failed", "the server returned an
     error")."""
-    tool_word_forms: Mapping[str, tuple[str, ...]]
-    """Other words for the parts of a tool name (`pay_invoice` -> paid, payment): word
-    starts, or whole words when they end in `$`."""
-    common: frozenset[str]
-    """Words too common to tie a reply to one conversation."""
     users_request: re.Pattern[str]
     """The user's own request is no tool: "I couldn't complete your request" names
     nothing."""
@@ -130,8 +125,6 @@ def ack_cues(langs: tuple[str, ...]) -> AckCues:
         strong_generic=_words_re(langs, "failure_strong"),
         by_kind=_by_kind(langs),
         tool_words=lexicon.word_set(langs, "tool_words"),
-        tool_word_forms=_tool_word_forms(langs),
-        common=lexicon.word_set(langs, "common"),
         users_request=_words_re(langs, "users_request"),
         self_evident_non_action=_words_re(langs, "non_action_self_evident"),
         non_action=re.compile(
@@ -187,6 +180,15 @@ def inflections(verb: str) -> set[str]:
     return out
 
 
+@cache
+def topic_words() -> tuple[frozenset[str], Mapping[str, tuple[str, ...]]]:
+    """(common words, other words for the parts of tool names) of every supported
+    language: words too common to tie a reply to one conversation, and `pay_invoice`
+    -> paid, payment (word starts, or whole words when they end in `$`)."""
+    langs = lexicon.every_language()
+    return lexicon.word_set(langs, "common"), _tool_word_forms(langs)
+
+
 def topic_terms(*texts: str, tool: str | None = None) -> frozenset[str]:
     """Stemmed content words that tie a reply to this conversation: the words of
     `texts` (the user's messages, the call's argument values) and the parts of a
@@ -195,8 +197,7 @@ def topic_terms(*texts: str, tool: str | None = None) -> frozenset[str]:
     words where `tool_word_forms.yaml` writes them with a trailing `$`. Common
     words and other forms are those of every supported language: the user may write
     in one language and the reply come in another."""
-    cues = ack_cues(lexicon.every_language())
-    common = cues.common
+    common, forms = topic_words()
     out: set[str] = set()
     for t in texts:
         for w in words(t):
@@ -207,10 +208,7 @@ def topic_terms(*texts: str, tool: str | None = None) -> frozenset[str]:
         for part in tool.casefold().split("_"):
             if len(part) > 2:
                 out |= {_stem(part), *inflections(part)}
-                out |= {
-                    x[:-1] if x.endswith("$") else x + "*"
-                    for x in cues.tool_word_forms.get(part, ())
-                }
+                out |= {x[:-1] if x.endswith("$") else x + "*" for x in forms.get(part, ())}
     return frozenset(out)
 
 

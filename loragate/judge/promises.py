@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from loragate.judge import lexicon
-from loragate.judge.acknowledgements import ack_cues, inflections
+from loragate.judge.acknowledgements import inflections, topic_words
 from loragate.judge.claims import claim_cues
 from loragate.judge.language import reply_languages
 from loragate.judge.questions import question_cues
@@ -36,7 +36,7 @@ def action_words(tools: Sequence[str]) -> tuple[str, ...]:
     """Word starts that name the actions of `tools`: each part of a tool name with its
     inflections and its other words in every supported language, longest first (a
     trailing `$` marks a whole word)."""
-    forms = ack_cues(lexicon.every_language()).tool_word_forms
+    forms = topic_words()[1]
     out: set[str] = set()
     for tool in tools:
         for part in tool.casefold().split("_"):
