@@ -24,6 +24,11 @@ not for the missing value; but an offer that puts a choice with a question mark 
 is a yes/no question that only repeats the user's own words ("Should I mark your
 printer ticket as resolved?" after "Mark my printer ticket as resolved"). Limits: a
 request phrased in none of these ways is missed.
+
+The examples are English; the words are those of the reply's language (the cue lists
+`cues/<lang>/wh.txt`, `question_opener.txt`, `request.txt`, `offer.txt`, ...:
+"À qui dois-je envoyer cet e-mail ?", "Welche Datenbank meinen Sie", "Mi serve
+l'indirizzo", "¿Qué archivo es?"), and the question mark needs no word at all.
 """
 
 from __future__ import annotations
