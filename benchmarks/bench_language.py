@@ -88,11 +88,11 @@ def _fasttext(restricted: bool) -> Callable[[str], str | None]:
 
 
 def _judge() -> Callable[[str], str | None]:
-    from loragate.judge.language import detect_language
+    from loragate.judge import language
 
     def detect(text: str) -> str | None:
-        detect_language.cache_clear()
-        return detect_language(text)
+        language._cache.clear()  # time the detection, not the memory of it
+        return language.detect_language(text)
 
     return detect
 
