@@ -103,7 +103,10 @@ class ShouldNotCall(Family[ShouldNotCallExpect]):
             (m.content or "" for m in reversed(sample.entry.messages) if m.role == "user"), ""
         )
         missing = missing_groups(
-            expect.answer_mentions, without_copied_runs(parse.answer, question), langs
+            expect.answer_mentions,
+            without_copied_runs(parse.answer, question),
+            langs,
+            affirmed=True,
         )
         if missing:
             return fail(

@@ -235,6 +235,9 @@ class SuccessCriteria(BaseModel):
     state_has: list[RecordCheck] = Field(default_factory=list)
     state_lacks: list[RecordCheck] = Field(default_factory=list)
     answer_mentions: list[list[str]] = Field(default_factory=list)
+    answer_forbids: list[str] = Field(default_factory=list)
+    """Statement patterns only a wrong final answer holds (evalset format 5): a report
+    that misstates what happened ("with sales in cc" after the cc was denied)."""
     outcome: Literal["done", "not_done"] = "done"
 
 
@@ -456,7 +459,7 @@ def _reply_problems(
 
 
 def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
-    from loragate.families import mention_group_problems
+    from loragate.families import forbid_problems, mention_group_problems
 
     out: list[tuple[str, str, str]] = []
     criteria = [("success", spec.success)] + [
@@ -468,6 +471,8 @@ def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
                 out += _matcher_problems(check.where, f"{at}.{kind}[{j}].where")
         for msg in mention_group_problems(f"{at}.answer_mentions", crit.answer_mentions):
             out.append((f"{at}.answer_mentions", msg, "write groups of plain terms"))
+        for msg in forbid_problems(f"{at}.answer_forbids", crit.answer_forbids):
+            out.append((f"{at}.answer_forbids", msg, "write terms joined by ' & '"))
     kinds = {f.kind for f in spec.faults}
     for k in spec.by_fault:
         if k not in kinds:

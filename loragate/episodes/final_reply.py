@@ -36,7 +36,12 @@ from loragate.judge.claims import claims_success
 from loragate.judge.language import reply_languages
 from loragate.judge.promises import unkept_promise
 from loragate.judge.refusals import is_refusal
-from loragate.judge.text import group_problems, missing_groups
+from loragate.judge.text import (
+    first_statement_match,
+    group_problems,
+    missing_groups,
+    pattern_list_problems,
+)
 
 Setback = Literal["none", "denial", "failure", "not_done"]
 
@@ -47,6 +52,7 @@ def final_reply_problem(
     sources: Sequence[tuple[str, str]],
     *,
     mentions: Sequence[Sequence[str]] = (),
+    forbids: Sequence[str] = (),
     setback: Setback = "none",
     fault_kind: str = "direct",
     topic: Sequence[str] = (),
@@ -102,7 +108,10 @@ def final_reply_problem(
                 ReasonCode.failure_not_acknowledged,
                 f"the reply does not say what failed ({fault_kind})",
             )
-    missing = missing_groups(mentions, answer, langs)
+    wrong = first_statement_match(forbids, answer, langs)
+    if wrong is not None:
+        return Verdict.fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
+    missing = missing_groups(mentions, answer, langs, affirmed=True)
     if missing:
         return Verdict.fail(
             ReasonCode.missing_content,
@@ -116,4 +125,9 @@ def mention_group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[
     return group_problems(field, groups)
 
 
-__all__ = ["Setback", "final_reply_problem", "mention_group_problems"]
+def forbid_problems(field: str, patterns: Sequence[str]) -> list[str]:
+    """Load-time problems of `answer_forbids`-style statement patterns (empty when fine)."""
+    return pattern_list_problems(field, patterns)
+
+
+__all__ = ["Setback", "final_reply_problem", "forbid_problems", "mention_group_problems"]

@@ -71,6 +71,10 @@ class ClaimCues:
     """A record's state ("is still open", "is an active account"): beside a *lookup* it
     states what the lookup is about to return."""
     confirmation: re.Pattern[str]
+    and_negated: re.Pattern[str]
+    """Where "... and nothing / no ..." starts a clause of its own: "You have two
+    meetings on Thursday and nothing on Friday" states a result before the negated
+    part."""
 
 
 def _words_re(langs: tuple[str, ...], kind: str) -> re.Pattern[str]:
@@ -109,6 +113,11 @@ def claim_cues(langs: tuple[str, ...]) -> ClaimCues:
         lookup_claim=lookup,
         record_state=_words_re(langs, "record_state"),
         confirmation=_words_re(langs, "confirmation"),
+        and_negated=re.compile(
+            rf",?\s+{lexicon.alternation(langs, 'and')}\s+"
+            rf"(?={lexicon.alternation(langs, 'mention_negation')}\b)",
+            re.IGNORECASE,
+        ),
     )
 
 
@@ -123,7 +132,8 @@ def _scopes(text: str, cues: ClaimCues, *, modal_is_condition: bool) -> Iterable
     """
     for sentence in sentences(clip(text)):
         sentence_plain = not cues.negation.search(cues.not_a_problem.sub(" ", sentence))
-        for clause in clauses(sentence, cues.langs):
+        pieces = (p for c in clauses(sentence, cues.langs) for p in cues.and_negated.split(c))
+        for clause in pieces:
             if clause.endswith("?"):
                 continue
             plain = cues.not_a_problem.sub(" ", clause).replace("_", " ").strip(" ,")

@@ -42,6 +42,9 @@ KINDS: dict[str, Shape] = {
     "statement_break": "patterns",
     "statement_break_after_comma": "patterns",
     "statement_negation": "patterns",
+    "mention_negation": "patterns",
+    "not_a_negation": "patterns",
+    "clause_link": "patterns",
     # -- answer.py: refusals, filler, stop words
     "stopwords": "words",
     "filler": "patterns",
@@ -107,6 +110,9 @@ KINDS: dict[str, Shape] = {
     "not_an_answer": "patterns",
     "asserts": "patterns",
     "modal_words": "patterns",
+    "hedge": "patterns",
+    "no_change": "patterns",
+    "and": "patterns",
     # -- unkept promises
     "promise": "patterns",
 }
