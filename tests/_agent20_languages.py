@@ -3,12 +3,14 @@
 Every expectation of agent20 written in English words - `question_mentions`,
 `answer_mentions`, `answer_forbids`, `success_patterns`, and the argument patterns
 that name a concept or an entity (the central bank, a regulation, a weekday) - also
-accepts the same meaning in the supported languages. The additions are listed in
+accepts the same meaning in the supported languages; so do the episodes' answer terms,
+the questions that get a simulated user's reply, the summaries a simulated approver
+accepts and the state they check. The additions are listed in
 `tests/data/agent20_languages.yaml`, per entry, and `apply` writes them into an `entries.jsonl` (idempotent: a term that is
 there already is not added again; a pattern that already holds the alternatives is
 left alone), so they can be laid again over another version of the file:
 
-    python -m tests._agent20_languages evalsets/agent20/entries.jsonl
+    python -m tests._agent20_languages evalsets/agent20/entries.jsonl evalsets/agent20/episodes.jsonl
 
 `tests/test_evalset_languages.py` holds the bundled file to them.
 """
@@ -26,14 +28,14 @@ DATA = Path(__file__).resolve().parent / "data" / "agent20_languages.yaml"
 """The additions: terms, widened patterns and `$any` alternatives, per entry."""
 
 
-def _load() -> tuple[dict[str, Any], dict[str, list[tuple[str, str, str]]], dict[str, Any]]:
+def _load() -> tuple[dict[str, Any], dict[str, list[tuple[str, str, str]]], dict[str, Any], dict[str, Any]]:
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     patterns = {k: [(p[0], p[1], p[2]) for p in v] for k, v in data["patterns"].items()}
     alternatives = {k: [(p, m) for p, m in v] for k, v in data["alternatives"].items()}
-    return data["mentions"], patterns, alternatives
+    return data["mentions"], patterns, alternatives, data["episodes"]
 
 
-MENTIONS, PATTERNS, ALTERNATIVES = _load()
+MENTIONS, PATTERNS, ALTERNATIVES, EPISODES = _load()
 
 
 def _walk(obj: Any, path: str) -> tuple[Any, str | int]:
@@ -67,8 +69,14 @@ def apply_entry(entry: dict[str, Any]) -> bool:
         new = [m for m in matchers if m not in container[key]]
         container[key] += new
         changed |= bool(new)
-    for path, english, wider in PATTERNS.get(eid, []):
-        container, key = _walk(expect, path)
+    return _widen(eid, expect, PATTERNS.get(eid, [])) or changed
+
+
+def _widen(eid: str, root: Any, patterns: list[tuple[str, str, str]] | list[list[str]]) -> bool:
+    """Replace the English part of each pattern at its path by the wider one."""
+    changed = False
+    for path, english, wider in patterns:
+        container, key = _walk(root, path)
         value = container[key]
         if wider in value or english == wider:
             continue
@@ -79,8 +87,22 @@ def apply_entry(entry: dict[str, Any]) -> bool:
     return changed
 
 
+def apply_episode(episode: dict[str, Any]) -> bool:
+    """Lay the additions of an episode's id over it; True when something changed."""
+    eid = episode["id"]
+    additions = EPISODES.get(eid, {})
+    changed = False
+    for path, terms in additions.get("add", []):
+        container, key = _walk(episode, path)
+        new = [t for t in terms if t not in container[key]]
+        container[key] += new
+        changed |= bool(new)
+    return _widen(eid, episode, additions.get("patterns", [])) or changed
+
+
 def apply(path: Path) -> int:
-    """Lay the additions over the entries file at `path`; the number of entries changed."""
+    """Lay the additions over the entries or episodes file at `path`; the number of
+    records changed."""
     lines = path.read_text(encoding="utf-8").splitlines()
     out = []
     changed = 0
@@ -89,7 +111,7 @@ def apply(path: Path) -> int:
             out.append(line)
             continue
         entry = json.loads(line)
-        if apply_entry(entry):
+        if apply_episode(entry) if "expect" not in entry else apply_entry(entry):
             changed += 1
             out.append(json.dumps(entry, ensure_ascii=False))
         else:
@@ -99,4 +121,5 @@ def apply(path: Path) -> int:
 
 
 if __name__ == "__main__":
-    print(apply(Path(sys.argv[1])), "entries changed")
+    for name in sys.argv[1:]:
+        print(name, apply(Path(name)), "records changed")
