@@ -42,7 +42,14 @@ from loragate.evalset.bfcl import (
     read_category,
 )
 from loragate.evalset.load import Evalset, load_evalset
-from loragate.formats.records import GenerationRecord, ResultRecord, ToolCall, Verdict, trusted
+from loragate.formats.records import (
+    GenerationRecord,
+    ResultRecord,
+    ToolCall,
+    Verdict,
+    trusted,
+)
+from loragate.judge.language import detect_language
 from loragate.score import scoring
 from loragate.score.processes import ForkedJudges
 from loragate.score.scoring import Scorer, score_records
@@ -77,6 +84,7 @@ def reference_score(scorer: Scorer, record: GenerationRecord) -> ResultRecord:
     parse, verdict = scorer.judge(record)
     entry = scorer.evalset.by_id[record.entry_id]
     fields = {**record.__dict__, "family": entry.family, "fault": entry.fault}
+    fields["language"] = detect_language(parse.answer)
     return ResultRecord.model_validate({**fields, "parse": parse, "verdict": verdict})
 
 
@@ -447,10 +455,11 @@ def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
-    from loragate.judge.answer import answer_cues
+    from loragate.judge.language import supported
+    from loragate.judge.refusals import answer_cues
     from loragate.judge.text import fold, sentences
 
-    cues = answer_cues()
+    cues = answer_cues(supported())
 
     pieces = [fold(s) for text in _corpus_texts() for s in sentences(text)]
     pieces += ["as an ai language model", "i can't help with that", "we must decline"]

@@ -115,6 +115,14 @@ class ReasonCode(str, Enum):
     no_decline = "no_decline"
     """Where no tool can serve the request, the reply neither declines nor says where it
     can be done."""
+    # The language of the reply, and what the judge cannot read (result schema 3).
+    unsupported_language = "unsupported_language"
+    """A free-text reply in a language the judge has no cue lists for (the detail names
+    it): not judged as right or wrong. Counts as a failure unless the gate policy
+    excludes it (`unsupported_language: exclude`)."""
+    unkept_promise = "unkept_promise"
+    """The reply announces the action the task asked for ("I'll book it", "je vais
+    payer", "lo prenoto") and makes no call: the user would believe it is done."""
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -245,6 +253,9 @@ class ResultRecord(GenerationRecord):
     fault: FaultKind | None = None
     parse: ParseResult
     verdict: Verdict
+    language: str | None = None
+    """The language the reply's text is written in (ISO 639-1, `judge.language`);
+    None when it has no text or too little to tell. None in versions 1 and 2."""
 
 
 # -- summary.json --------------------------------------------------------------------
@@ -316,6 +327,13 @@ class AdapterSummary(BaseModel):
     formats: dict[str, int] = Field(default_factory=dict)
     """Samples per call format they wrote (`hermes`, `qwen3_xml`, `none`): the format
     mix. Empty before version 4."""
+    languages: dict[str, int] = Field(default_factory=dict)
+    """Samples per language their reply is written in (`ResultRecord.language`; replies
+    with no text or too little to tell are not counted). Empty before version 4."""
+    unsupported_language: dict[str, int] = Field(default_factory=dict)
+    """Per family, the samples whose reply is in a language the judge has no cue lists
+    for (reason `unsupported_language`); only families that have some. Empty before
+    version 4."""
 
 
 class EvalsetRef(BaseModel):

@@ -58,15 +58,16 @@ RESULT_SCHEMA_VERSION = 3
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
 `claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
 `parse.calls_in_reasoning`, the reason code `truncated_reasoning` and the abstention
-reason codes (`invented_answer`, `policy_refusal`, `no_decline`). Versions 1 and 2 still
-load."""
+reason codes (`invented_answer`, `policy_refusal`, `no_decline`), `language` (the
+reply's language) and the codes `unsupported_language` and `unkept_promise`. Versions 1
+and 2 still load."""
 SUMMARY_SCHEMA_VERSION = 4
 """`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
 entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the
 serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
 `formats` and, per family and overall, `format_mix`, `calls_in_reasoning`,
-`truncated_reasoning`, `reasoning_tokens` and `answer_tokens`. Versions 1 to 3 still
-read."""
+`truncated_reasoning`, `reasoning_tokens` and `answer_tokens`; per adapter
+`languages` and `unsupported_language`. Versions 1 to 3 still read."""
 READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
 MANIFEST_SCHEMA_VERSION = 3
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and

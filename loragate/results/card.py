@@ -44,6 +44,7 @@ from loragate.results.formatting import (
     md_cell,
     md_text,
 )
+from loragate.results.languages import unsupported_note
 from loragate.results.runs import LoadedRun
 from loragate.stats.power import entries_to_detect
 from loragate.stats.reliability import percent, percent_floor, project
@@ -466,6 +467,9 @@ def build_card(
     calls = _call_lines(run)
     if calls:
         lines += ["", *calls]
+    unsupported = unsupported_note(run.stats)
+    if unsupported:
+        lines += ["", f"**Unsupported languages:** {md_text(unsupported)}"]
     if chart is not None:
         lines += ["", f"![pass@1 per family]({chart})"]
     tag_lines = _tag_lines(run, comparison)

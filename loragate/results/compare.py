@@ -28,6 +28,7 @@ from loragate.common.errors import BadInput, Problem
 from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
+from loragate.results.languages import unsupported_note
 from loragate.results.runs import LoadedRun
 from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.stats.paired import PairedTest, paired_test
@@ -496,6 +497,7 @@ def compare_runs(
     )
     tag_rows, tag_notes = _tag_rows(runs, ids, recompute, seed, tags, alpha)
     notes += tag_notes
+    notes += [n for r in runs if (n := unsupported_note(r.stats, r.label)) is not None]
     training_rows = _training_rows(runs) if training else []
     if training and not any(r.training for r in runs):
         notes.append(

@@ -51,6 +51,7 @@ from loragate.results.gate_rules import (
     RuleStatus,
     pct,
 )
+from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
 from loragate.results.runs import LoadedRun
 
 Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
@@ -149,6 +150,10 @@ class GatePolicy(BaseModel):
     """Refuse to run without --baseline (baseline rules would otherwise be skipped)."""
     episodes: EpisodeRules | None = None
     """Floors on the run's episodes (`loragate run --episodes`)."""
+    unsupported_language: LanguagePolicy = "fail"
+    """Replies in a language loragate has no cue lists for (reason
+    `unsupported_language`): `fail` counts them as failures; `exclude` leaves them out
+    of every figure, of the run and of the baseline, with a warning note."""
 
     @model_validator(mode="after")
     def _has_rules(self) -> GatePolicy:
@@ -348,6 +353,8 @@ def evaluate_gate(
     """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
     from loragate.score.aggregate import family_order
 
+    run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
+
     present = family_order(
         f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
     )
@@ -369,7 +376,7 @@ def evaluate_gate(
         )
 
     results: list[RuleResult] = []
-    notes: list[str] = []
+    notes: list[str] = language_notes
     groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
         (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
         for fam in present
@@ -464,6 +471,29 @@ def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:
     if "INCONCLUSIVE" in statuses and (policy.inconclusive == "block" or "PASS" not in statuses):
         return "INCONCLUSIVE"
     return "SHIP"
+def _apply_language_policy(
+    policy: GatePolicy, run: LoadedRun, baseline: LoadedRun | None
+) -> tuple[LoadedRun, LoadedRun | None, list[str]]:
+    """The run and baseline as the policy's `unsupported_language` wants them judged,
+    and the notes that say so."""
+    notes: list[str] = []
+    if policy.unsupported_language == "fail":
+        note = unsupported_note(run.stats, run.label)
+        if note is not None and baseline is None:  # with a baseline, compare's notes say it
+            notes.append(note)
+        return run, baseline, notes
+    sides = [run] if baseline is None else [run, baseline]
+    kept: list[LoadedRun] = []
+    for side in sides:
+        side, left_out = without_unsupported(side)
+        kept.append(side)
+        if left_out:
+            notes.append(
+                f"warning: {left_out} sample(s) of {side.label} answer in a language "
+                "loragate has no cue lists for; left out of every figure "
+                "(`unsupported_language: exclude`)"
+            )
+    return kept[0], kept[1] if baseline is not None else None, notes
 
 
 def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:

@@ -27,6 +27,7 @@ from loragate.results.formatting import (
     md_code,
     shorten,
 )
+from loragate.results.languages import languages_line, unsupported_note
 from loragate.score.aggregate import missing_entries
 
 if TYPE_CHECKING:
@@ -257,6 +258,12 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
         if formats:
             out += ["", formats]
         out += ["", *family_table_markdown(adapter)]
+        languages = languages_line(adapter)
+        if languages:
+            out += ["", languages + "."]
+        unsupported = unsupported_note(adapter)
+        if unsupported:
+            out += ["", f"**Unsupported languages:** {unsupported}"]
         faults = fault_table_markdown(adapter)
         if faults:
             out += ["", "### Recovery by injected fault", "", *faults]
@@ -327,6 +334,9 @@ def print_summary(summary: Summary, console: Console) -> None:
         formats = formats_line(summary, adapter)
         if formats and adapter.overall.format_mix:
             console.print(formats.replace("**", ""), highlight=False)
+        unsupported = unsupported_note(adapter, name)
+        if unsupported:
+            console.print(f"[yellow]{unsupported}[/yellow]", markup=True, highlight=False)
         missing = len(summary.entry_ids) - adapter.overall.entries
         if missing:
             console.print(

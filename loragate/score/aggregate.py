@@ -168,6 +168,8 @@ def summarize(
         by_fault: dict[str, list[EntryCounts]] = {f: [] for f in faults}
         by_tag: dict[str, list[EntryCounts]] = {t: [] for t in tags}
         reasons: Counter[str] = Counter()
+        languages: Counter[str] = Counter()
+        unsupported: Counter[str] = Counter()
         counted = {entry_id: entry_counts(samples) for entry_id, samples in per_entry.items()}
         by_entry_family: dict[str, list[str]] = defaultdict(list)
         for entry in evalset.entries:
@@ -183,6 +185,10 @@ def summarize(
                 by_tag[tag].append(counts)
             if counts[1] < counts[0]:
                 reasons.update(r.verdict.reason.value for r in samples if not r.verdict.passed)
+                unsupported[entry.family] += sum(
+                    r.verdict.reason is ReasonCode.unsupported_language for r in samples
+                )
+            languages.update(r.language for r in samples if r.language is not None)
         samples_of = {
             f: [r for e in by_entry_family.get(f, []) for r in per_entry[e]] for f in families
         }
@@ -202,6 +208,8 @@ def summarize(
             reasons=dict(
                 sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
             ),
+            languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+            unsupported_language={f: unsupported[f] for f in families if unsupported[f]},
         )
 
     return Summary(

@@ -42,6 +42,7 @@ from loragate.formats.records import (
     trusted,
 )
 from loragate.formats.runfolder import GENERATIONS, RESULTS, SUMMARY, dump_jsonl
+from loragate.judge.language import detect_language
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
@@ -211,7 +212,7 @@ def result_record(
     verdict: Verdict,
 ) -> ResultRecord:
     """`record` scored: its fields (`schema_version` included, as results have always
-    carried it), then the family, fault, parse and verdict.
+    carried it), then the family, fault, parse, verdict and the language of the reply.
 
     Built without re-validating what is valid already (a `GenerationRecord`, the
     parser's `ParseResult`, the family's `Verdict`): 1.5 us instead of 7.5 us a sample
@@ -222,6 +223,7 @@ def result_record(
     fields["fault"] = fault
     fields["parse"] = parse
     fields["verdict"] = verdict
+    fields["language"] = detect_language(parse.answer)
     return trusted(ResultRecord, fields)
 
 

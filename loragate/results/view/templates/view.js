@@ -52,6 +52,15 @@
     (ev ? " — evalset " + ev.name + " " + ev.version : "");
   if (!D.evalset) document.getElementById("notes").textContent =
     "The evalset these runs were scored on was not found: conversations and expectations are not shown (pass --evalset DIR).";
+  // Replies in a language with no cue lists were not judged (unsupported_language).
+  const langNotes = SIDES.filter((s) => Object.keys(s.summary.unsupported_language || {}).length).map((s) =>
+    s.label + ": " + Object.values(s.summary.unsupported_language).reduce((a, b) => a + b, 0) +
+    " sample(s) answer in a language loragate has no cue lists for (unsupported_language, counted as failures): " +
+    Object.entries(s.summary.unsupported_language).map(([f, n]) => f + " " + n).join(", ") + ".");
+  if (langNotes.length) {
+    const box = document.getElementById("notes");
+    box.textContent = [box.textContent, ...langNotes].filter(Boolean).join(" ");
+  }
 
   // -- overview: family table ---------------------------------------------------------
   // Issue 22's figures (summary schema 4): shown when a side has any of them.
