@@ -28,7 +28,9 @@ DATA = Path(__file__).resolve().parent / "data" / "agent20_languages.yaml"
 """The additions: terms, widened patterns and `$any` alternatives, per entry."""
 
 
-def _load() -> tuple[dict[str, Any], dict[str, list[tuple[str, str, str]]], dict[str, Any], dict[str, Any]]:
+def _load() -> tuple[
+    dict[str, Any], dict[str, list[tuple[str, str, str]]], dict[str, Any], dict[str, Any]
+]:
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     patterns = {k: [(p[0], p[1], p[2]) for p in v] for k, v in data["patterns"].items()}
     alternatives = {k: [(p, m) for p, m in v] for k, v in data["alternatives"].items()}

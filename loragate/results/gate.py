@@ -471,6 +471,8 @@ def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:
     if "INCONCLUSIVE" in statuses and (policy.inconclusive == "block" or "PASS" not in statuses):
         return "INCONCLUSIVE"
     return "SHIP"
+
+
 def _apply_language_policy(
     policy: GatePolicy, run: LoadedRun, baseline: LoadedRun | None
 ) -> tuple[LoadedRun, LoadedRun | None, list[str]]:
