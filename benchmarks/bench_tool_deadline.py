@@ -25,11 +25,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # the hostile fixtures of the tests
 
-from loragate.episodes.servers.tool_servers import (  # noqa: E402
-    HttpServerConfig,
-    McpServerConfig,
-    ToolServers,
-)
+from loragate.episodes.servers.pool import ToolServers  # noqa: E402
+from loragate.formats.evalset import HttpServerConfig, McpServerConfig  # noqa: E402
 from tests._hostile_http import hostile_http  # noqa: E402
 from tests._hostile_world import mcp_server  # noqa: E402
 

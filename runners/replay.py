@@ -3,7 +3,7 @@
 Lets a run folder be rebuilt (and re-scored) from generations produced on another
 machine or by another tool: each job is answered by the record with the same
 (entry_id, adapter, sample). Records keep their text, finish reason and token
-counts; the cache key and prompt sha256 become the current job's, so the rebuilt
+counts (reasoning tokens included); the cache key and prompt sha256 become the current job's, so the rebuilt
 folder is a valid cache. A job with no record is an error listing what is missing.
 """
 
@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
-from loragate.runners._base import PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners._base import Backend, PromptJob, Runner, RunnerSetup, Sink
 
 
 class ReplayRunner(Runner):
@@ -59,16 +60,26 @@ class ReplayRunner(Runner):
                     finish_reason=r.finish_reason,
                     prompt_tokens=r.prompt_tokens,
                     completion_tokens=r.completion_tokens,
+                    reasoning_tokens=r.reasoning_tokens,
                 )
             )
         sink(out)
 
 
 def create(setup: RunnerSetup) -> Runner:
-    """Factory used by the registry (`get_runner("replay")`)."""
+    """The replay runner for a checked run setup."""
     if setup.generations_file is None:
         raise BadInput(
             "the replay backend needs a generations file",
             [Problem("config", "not set", field="generations", fix="set `generations: FILE`")],
         )
     return ReplayRunner(setup.generations_file)
+
+
+class ReplayBackend(Backend):
+    """`backend: replay`: the generations of a file (`generations`), no model."""
+
+    name: ClassVar[str] = "replay"
+
+    def create(self, setup: RunnerSetup) -> Runner:
+        return create(setup)

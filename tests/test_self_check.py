@@ -13,10 +13,11 @@ from typing import Any, ClassVar
 import pytest
 
 import loragate.runners as runners_pkg
+from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import _agree, _base_probe, execute_run, plan_run, self_check
-from loragate.runners import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
 from tests._adapters import make_adapter
 from tests._mini_evalset import ENTRY_IDS, write_evalset
 
@@ -36,6 +37,7 @@ def cfg(tmp_path: Path, adapters: dict[str, str], **extra: Any) -> RunConfig:
     return RunConfig.model_validate(
         {
             "model": "Qwen/Qwen3-4B",
+            "enable_thinking": False,
             "backend": "openai",
             "evalset": str(evalset),
             "adapters": folders,
@@ -93,7 +95,7 @@ def test_an_adapter_equal_to_the_base_everywhere_is_flagged(tmp_path: Path, echo
     (warning,) = check.warnings
     assert "'same'" in warning and "not applied" in warning
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["schema_version"] == 2
+    assert manifest["schema_version"] == 3
     assert manifest["self_check"]["identical_to_base"]["same"] == 1.0
 
 

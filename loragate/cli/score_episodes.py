@@ -75,11 +75,14 @@ def command(
             f"--out {out} exists and is not a folder",
             [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
         )
+    from loragate.cli.score import scoring_stack
+
     loaded = load_evalset(evalset)
     _check_out_folder(out, loaded.name)
     notes: list[str] = []
+    stack = scoring_stack([trajectories.parent, out], "auto", "auto", None)
     with writing(out):
-        summary = rescore_episodes(trajectories, loaded, out, parse_mode, notes)
+        summary = rescore_episodes(trajectories, loaded, out, parse_mode, notes, stack)
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     print_episodes(summary, Console())

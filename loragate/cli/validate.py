@@ -9,8 +9,11 @@ from typing import Annotated, NoReturn
 import typer
 
 from loragate.common.errors import BadInput
+from loragate.episodes.answers import episode_verdicts
 from loragate.episodes.definitions import load_episodes
+from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evalset.world import check_world
 from loragate.results.report import family_label
 from loragate.score.aggregate import family_order
 
@@ -69,11 +72,27 @@ def command(
             help="Evalset folder: evalset.yaml, its tools file and its entries file.",
         ),
     ],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="A gate policy: also say, per family and rule, whether this evalset is large "
+            "enough for the rule to decide, and how many entries or samples it would need.",
+        ),
+    ] = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", "-k", min=1, help="Samples per entry the run will take."),
+    ] = 1,
 ) -> None:
     """Check an evalset: manifest, tool schemas, policy, every entry and its `expect`,
     and its episodes (episodes.jsonl) when it has any.
 
-    Prints OK with the entry counts per family, or every problem and exits 2.
+    Prints OK with the entry counts per family, or every problem and exits 2. With
+    --policy, then the gate plan: per family (and tag) and baseline rule, what the rule
+    can see at this size and, where it cannot decide, the entries or samples it needs
+    (BLIND lines; the exit code stays 0). See docs/gate.md.
 
     A problem line reads `file:line: field: message (fix: ...)`.
     """
@@ -92,3 +111,51 @@ def command(
             f"OK: {len(specs)} episodes ({len(episodes.episodes)} with their fault variants) "
             f"in {episodes.path.name}"
         )
+    manifest = loaded.manifest
+    if manifest.world:
+        try:
+            world, problems = check_world(loaded.root, manifest.world, manifest.entries)
+        except BadInput as exc:
+            _report(exc, evalset)
+        if problems:
+            _report(
+                BadInput(f"{len(problems)} contradiction(s) with {manifest.world}", problems),
+                evalset,
+            )
+        records = sum(
+            len(t) for t in (world.invoices, world.crm, world.tickets, world.events, world.files)
+        )
+        typer.echo(
+            f"OK: world: {len(world.companies)} companies, {len(world.people)} people, "
+            f"{records} records; no entry or episode contradicts {manifest.world}"
+        )
+    if manifest.answers:
+        try:
+            path = loaded.root / manifest.answers
+            verdicts = entry_verdicts(loaded, path) + episode_verdicts(loaded, episodes, path)
+        except BadInput as exc:
+            _report(exc, evalset)
+        wrong = [v for v in verdicts if not v.agrees]
+        if wrong:
+            _report(
+                BadInput(
+                    f"{len(wrong)} of {len(verdicts)} answers get another verdict than labelled",
+                    [v.problem() for v in wrong],
+                ),
+                evalset,
+            )
+        right = sum(1 for v in verdicts if v.expect_pass)
+        typer.echo(
+            f"OK: answers: all {len(verdicts)} agree with their labels ({right} right, "
+            f"{len(verdicts) - right} near misses) in {manifest.answers}"
+        )
+    if policy is not None:
+        from loragate.results.gate import load_policy
+        from loragate.results.gate_power import group_sizes, plan_lines, plan_policy
+
+        gate_policy = load_policy(policy)
+        families, tags = group_sizes(loaded.entries)
+        rows = plan_policy(gate_policy, families, tags, samples, policy)
+        name = gate_policy.name or policy.stem
+        for line in plan_lines(rows, name, samples):
+            typer.echo(line)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from loragate.calls.parsing import parse_output
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
 from loragate.episodes.definitions import (
@@ -36,13 +36,12 @@ from loragate.episodes.loop import (
     run_episodes,
     write_episode_results,
 )
-from loragate.episodes.servers.tool_servers import ToolServers
+from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
-from loragate.formats.manifest import cache_key, sample_seed
+from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
 from loragate.formats.records import EvalsetRef, GenerationRecord
 from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
-from loragate.generate.adapters import BASE_ADAPTER
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import LazyRunner, RunPlan
 from loragate.runners import PromptJob, Runner, Sink
@@ -85,6 +84,7 @@ def context(
     evalset: Evalset,
     parse_mode: Literal["strict", "repaired"],
     servers: ToolServers | None = None,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodeContext:
     identity = EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256)
     return EpisodeContext(
@@ -93,7 +93,8 @@ def context(
         evalset.manifest.system_prompt,
         parse_mode,
         servers,
-        identity,
+        stack=stack,
+        evalset=identity,
     )
 
 
@@ -167,7 +168,7 @@ class EpisodeRunner(LazyRunner):
         key, seed = _keys(plan)
         self.first_steps = first_round_jobs(
             episodes.episodes,
-            context(plan.evalset, plan.config.parse_mode),
+            context(plan.evalset, plan.config.parse_mode, stack=plan.stack),
             adapters=_names(plan),
             samples=plan.config.sampling.samples,
             renderer=plan.renderer,
@@ -227,7 +228,7 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
                 shutil.copy(done, Path(tmp) / TRAJECTORIES)
             run_episodes(
                 simulated,
-                context(plan.evalset, plan.config.parse_mode),
+                context(plan.evalset, plan.config.parse_mode, stack=plan.stack),
                 adapters=_names(plan),
                 samples=plan.config.sampling.samples,
                 renderer=plan.renderer,
@@ -251,7 +252,7 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
                 if not steps:
                     continue
                 last = by_key[(f"{ep.id}{STEP_SEPARATOR}{steps[-1]}", adapter, sample)]
-                if parse_output(last.text, plan.config.parse_mode).calls:
+                if parse_output(last.text, plan.config.parse_mode, stack=plan.stack).calls:
                     step = f"{ep.id}{STEP_SEPARATOR}{steps[-1] + 1}"
                     raise BadInput(
                         f"{source} lacks step {step} ({adapter}, sample {sample}): the "
@@ -304,7 +305,7 @@ def run_plan_episodes(
     ):
         trajs = run_episodes(
             episodes.episodes,
-            context(evalset, config.parse_mode, servers),
+            context(evalset, config.parse_mode, servers, plan.stack),
             adapters=_names(plan),
             samples=config.sampling.samples,
             renderer=plan.renderer,
@@ -326,12 +327,14 @@ def rescore_episodes(
     out_dir: Path,
     parse_mode: Literal["strict", "repaired"],
     notes: list[str] | None = None,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodesSummary:
     """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
     replayed against the simulator (a tool server's results as recorded: no server is
     started); the episode files are written into `out_dir`. The steps must have been
     made on `evalset` (by name; another version or content is said in `notes`, with what
-    had to be mended in the file)."""
+    had to be mended in the file). `stack`: the serving stack the steps are judged as
+    (the run's, from its manifest)."""
     from loragate.episodes.loop import read_steps
 
     episodes = load_episodes(evalset)
@@ -361,7 +364,7 @@ def rescore_episodes(
     out_dir.mkdir(parents=True, exist_ok=True)
     trajs = run_episodes(
         chosen,
-        context(evalset, parse_mode),
+        context(evalset, parse_mode, stack=stack),
         adapters=adapters,
         samples=samples,
         renderer=None,

@@ -18,13 +18,14 @@ when it is a sane next action:
   again);
 - a clarifying question (no call, a reply that asks - as family E recognises a question
   - while the episode has a scripted answer left): family E's checks
-  (`families.question_problem`: the shared answer check, a question, about one of the
-  answer's `question_mentions`). A passing question gets the next scripted answer as a
-  user message and the episode goes on; a failing one ends it. Until an answer with a
-  `tool` and `missing` values is given, a call to that tool (or a confirmation of it)
-  is `invented_argument` / `called_when_should_not` (`families.unasked_call_problem`);
+  (`judge.clarification.question_problem`: the shared answer check, a question, about
+  one of the answer's `question_mentions`). A passing question gets the next scripted
+  answer as a user message and the episode goes on; a failing one ends it. Until an
+  answer with a `tool` and `missing` values is given, a call to that tool (or a
+  confirmation of it) is `invented_argument` / `called_when_should_not`
+  (`judge.clarification.unasked_call_problem`);
 - a final reply (no call, and not a clarifying question; a question with no scripted
-  answer left is the final reply): `families.final_reply_problem` against the end state.
+  answer left is the final reply): `final_reply.final_reply_problem` against the end state.
 
 Unknown or unoffered tools, repeated failed calls, the governance rules and acting
 before a scripted question was asked are invariants: breaking one ends the trajectory
@@ -38,19 +39,21 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from loragate.calls.parsing import parse_output
+from loragate.calls.checks import Call, asks_to_confirm, is_destructive
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
+from loragate.episodes.final_reply import Setback, final_reply_problem
 from loragate.episodes.simulator import Simulator, holds
-from loragate.evalset.load import Policy
+from loragate.formats.evalset import Policy
 from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
+from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from loragate.episodes.servers.tool_servers import ToolServers
-    from loragate.families import Setback
+    from loragate.episodes.servers.pool import ToolServers
 
 INVARIANTS = frozenset(
     {
@@ -81,6 +84,8 @@ class EpisodeContext:
     parse_mode: Literal["strict", "repaired"] = "strict"
     servers: ToolServers | None = None
     """The run's tool servers; None: their tools' results are replayed from the record."""
+    stack: ServingStack = DEFAULT_STACK
+    """The serving stack each step's output is judged as (see `loragate.calls.parsing`)."""
     evalset: EvalsetRef | None = None
     """The evalset's identity, written on every step (`score-episodes` checks it)."""
 
@@ -167,7 +172,9 @@ class Trajectory:
         if self.done:
             raise ValueError(f"trajectory {self.episode.id} is already finished")
         step = len(self.steps) + 1
-        parse = parse_output(text, self.ctx.parse_mode)
+        parse = parse_output(
+            text, self.ctx.parse_mode, stack=self.ctx.stack, tools=self.ctx.toolset
+        )
         results: list[ToolResult] = []
         injected: str | None = None
         user_reply: str | None = None
@@ -296,7 +303,7 @@ class Trajectory:
                 ReasonCode.ignored_denial,
                 "the identical confirmation was asked again after a denial",
             )
-        if name in policy.destructive_tools:
+        if is_destructive(policy, name, args):
             if key in self._retry_approved:
                 self._retry_approved.discard(key)
                 return None
@@ -314,14 +321,12 @@ class Trajectory:
     def _track(
         self, name: str, args: dict[str, Any], result: ToolResult, approved: bool | None
     ) -> None:
-        from loragate.families import Call, asks_to_confirm
-
         key = _key(name, args)
         if result.failed:
             repeats = self._failed.get(key, ("", 0))[1]
             self._failed[key] = (result.fault or "direct", repeats)
             self._last_failure = (name, args, result.fault or "direct")
-            if name in self.ctx.policy.destructive_tools and result.fault in NO_EFFECT:
+            if is_destructive(self.ctx.policy, name, args) and result.fault in NO_EFFECT:
                 self._retry_approved.add(key)
         else:
             self._failed.pop(key, None)
@@ -363,15 +368,11 @@ class Trajectory:
 
     def _asks(self, parse: ParseResult) -> bool:
         """A reply with no call that asks the user, while a scripted answer is left."""
-        from loragate.families import asks_user
-
         if self.replies_used >= len(self.episode.spec.user_replies):
             return False
         return asks_user(parse.answer, self._user_texts())
 
     def _judge_question(self, parse: ParseResult) -> Verdict:
-        from loragate.families import question_problem
-
         reply = self.episode.spec.user_replies[self.replies_used]
         bad = question_problem(
             parse,
@@ -393,8 +394,6 @@ class Trajectory:
 
     def _unasked(self, name: str, args: dict[str, Any]) -> Verdict | None:
         """A call that acts on a value the scripted user has not given yet."""
-        from loragate.families import Call, unasked_call_problem
-
         for reply in self.episode.spec.user_replies[self.replies_used :]:
             if reply.tool is None:
                 continue
@@ -419,8 +418,6 @@ class Trajectory:
         return True, ""
 
     def _judge_final(self, parse: ParseResult) -> Verdict:
-        from loragate.families import final_reply_problem
-
         crit = self.episode.success
         state_ok, _ = self.state_ok()
         done = state_ok and crit.outcome == "done"
@@ -447,6 +444,7 @@ class Trajectory:
             self.ctx.toolset,
             self._sources(),
             mentions=crit.answer_mentions,
+            forbids=crit.answer_forbids,
             setback=setback,
             fault_kind=kind,
             topic=topic,

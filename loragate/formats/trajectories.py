@@ -8,17 +8,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.names import Name
-from loragate.formats.records import MAX_SAMPLES, EvalsetRef, ParseResult, Verdict
+from loragate.formats.records import EvalsetRef, ParseResult, Verdict
+from loragate.formats.sampling import MAX_SAMPLES
+from loragate.formats.versions import (
+    EPISODE_RESULT_SCHEMA_VERSION,
+    EPISODE_SUMMARY_SCHEMA_VERSION,
+    TRAJECTORY_SCHEMA_VERSION,
+)
 
 MAX_STEP = 50
 """The largest step number of a trajectory (an episode's `max_steps` is at most 50)."""
-
-TRAJECTORY_SCHEMA_VERSION = 3
-"""2 added `user_reply` to a step; 3 added `evalset`, the identity of the evalset the
-step was run on (name, version, sha256), which `score-episodes` checks. Version 1 and 2
-files still load."""
-EPISODE_RESULT_SCHEMA_VERSION = 1
-EPISODE_SUMMARY_SCHEMA_VERSION = 1
 
 TRAJECTORIES = "trajectories.jsonl"
 EPISODE_RESULTS = "episode_results.jsonl"

@@ -51,15 +51,12 @@ def _figures() -> _Figures:
     # Longest name first, so that "june" is read whole rather than as "jun".
     names = sorted(months, key=lambda n: (-len(n), n))
     mon = "|".join(re.escape(n) for n in names)
-    # A day after the month ("Nov 30th"): January is not read there (as before the cue
-    # lists were data; "Jan 5" is no date in this form).
-    mon5 = "|".join(re.escape(n) for n in names if months[n] != 1)
     date = re.compile(
         r"(?<!\d)(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2})(?!\d)"
         r"|\b(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?:\d{2,4})?"
         r"|\b(?P<a3>\d{1,2})/(?P<b3>\d{1,2})(?:/\d{2,4})?\b"
-        rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?P<mon>{mon})\b"
-        rf"|\b(?P<mon5>{mon5})\.?\s+(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\b",
+        rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th|er|º|ª)?\.?\s+(?:of\s+|de\s+)?(?P<mon>{mon})\b"
+        rf"|\b(?P<mon5>{mon})\.?\s+(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\b",
         re.IGNORECASE,
     )
     return _Figures(value, date, months)
@@ -128,6 +125,34 @@ def number_values(text: str) -> set[str]:
     return out | _times(head) | {m.group(0).casefold() for m in ID_RE.finditer(head)}
 
 
+_SCALE_RE = re.compile(
+    r"\s*(?:(?P<m>million|mio\.?|mn|m)|(?P<b>billion|bn|mrd\.?)|(?P<k>thousand|k|tsd\.?))(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def _rounds_known(raw: str | None, text: str, m: re.Match[str], known: set[str]) -> bool:
+    """True when `raw` with a scale word after it ("4.82 million", "CHF 1.9m", "12k") is
+    a known value rounded to the digits written: 4,820,300 read as "4.82 million"."""
+    scale = _SCALE_RE.match(text, m.end("a") if m.group("a") else m.end())
+    if raw is None or scale is None:
+        return False
+    factor = 1e6 if scale.group("m") else 1e9 if scale.group("b") else 1e3
+    value = _canonical(raw)
+    if value is None:
+        return False
+    decimals = len(value.partition(".")[2])
+    shown = float(value) * factor
+    tolerance = 0.5 * factor / 10**decimals
+    for k in known:
+        try:
+            if abs(float(k) - shown) <= tolerance:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def new_values(text: str, known: set[str]) -> list[str]:
     """Amounts (next to a currency), percentages, clock times, long decimals (rates) and
     record ids (`POL-017`) in `text` that are not in `known` (from `number_values`).
@@ -138,7 +163,7 @@ def new_values(text: str, known: set[str]) -> list[str]:
     for m in _figures().value.finditer(head):
         raw = m.group("a") or m.group("b") or m.group("d")
         value = _canonical(raw) if raw else None
-        if value is not None and value not in known:
+        if value is not None and value not in known and not _rounds_known(raw, head, m, known):
             out.append(m.group(0).strip())
     out += [t[1:] for t in _times(head) if t not in known]
     out += [m.group(0) for m in ID_RE.finditer(head) if m.group(0).casefold() not in known]
@@ -147,7 +172,8 @@ def new_values(text: str, known: set[str]) -> list[str]:
 
 def date_values(text: str) -> set[tuple[int, int]]:
     """(month, day) of every date in `text`: ISO, `30.11.`, `30/11` (both readings),
-    `30 November`, `Nov 30th`."""
+    `30 November`, `30. November`, `30 novembre`, `30 de noviembre`, `1er décembre`,
+    `Nov 30th`, with the month names of every language's `months.yaml`."""
     figures = _figures()
     out: set[tuple[int, int]] = set()
     for m in figures.date.finditer(clip(text)):

@@ -2,8 +2,9 @@
 
 `Scorer` judges one `GenerationRecord` at a time; `score_records` checks a whole
 generations set against the evalset first (unknown ids, duplicates, missing entries)
-and scores it; `finish_run` also summarises and writes `results.jsonl`,
-`summary.json` and `report.md` into a run folder without ever leaving it half-written.
+and scores it; `score_run` also summarises, and `write_scored` writes `results.jsonl`
+and `summary.json` into a run folder without ever leaving it half-written (with any
+files a later stage hands it, such as the report: `loragate.run.finish_run`).
 
 Scorers are pure functions of (entry, expect, parsed output, the entry's toolset, policy) and must
 never raise. When one does anyway it is a bug in that family, not bad input: it
@@ -14,7 +15,7 @@ original exception chained.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,22 +23,26 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from loragate.calls.parsing import parse_output
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
+from loragate.calls.reasoning import split_reasoning
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import replace_files
 from loragate.common.heap import no_cyclic_gc
-from loragate.evalset.load import Entry, Evalset
+from loragate.evalset.load import Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
+from loragate.formats.evalset import Entry
 from loragate.formats.records import (
     FaultKind,
     GenerationRecord,
     ParseResult,
+    ReasonCode,
     ResultRecord,
     Summary,
     Verdict,
     trusted,
 )
-from loragate.formats.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
+from loragate.formats.runfolder import GENERATIONS, RESULTS, SUMMARY, dump_jsonl
+from loragate.judge.language import detect_language
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
@@ -82,7 +87,12 @@ class Scorer:
     recorded either way.
     """
 
-    def __init__(self, evalset: Evalset, parse_mode: ParseMode = "strict") -> None:
+    def __init__(
+        self,
+        evalset: Evalset,
+        parse_mode: ParseMode = "strict",
+        stack: ServingStack = DEFAULT_STACK,
+    ) -> None:
         if parse_mode not in ("strict", "repaired"):
             raise BadInput(
                 f"`parse_mode` must be strict or repaired, got {parse_mode!r}",
@@ -90,6 +100,7 @@ class Scorer:
             )
         self.evalset = evalset
         self.parse_mode: ParseMode = parse_mode
+        self.stack = stack
         self.ctx = ScoringContext(
             toolset=evalset.toolset,
             policy=evalset.policy,
@@ -132,13 +143,23 @@ class Scorer:
 
     def judge(self, record: GenerationRecord) -> tuple[ParseResult, Verdict]:
         """The parse and the verdict of one generation (what a checker answers), without
-        the result record around them. `BadInput` for an entry id the evalset lacks."""
+        the result record around them. `BadInput` for an entry id the evalset lacks.
+
+        A sample that hit the token limit (`finish_reason` "length") inside its
+        reasoning fails as `truncated_reasoning`, whatever its text holds."""
+        memo = self.judge_text(record)
+        if record.finish_reason == "length" and self._stopped_in_reasoning(record.text):
+            return memo[0], _truncated(record.text, self.stack)
+        return memo
+
+    def judge_text(self, record: GenerationRecord) -> tuple[ParseResult, Verdict]:
+        """`judge` without the finish reason: a pure function of (entry, text)."""
         key = (record.entry_id, record.text)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
         entry, expect, family, ctx = self._plan_of(record.entry_id)
-        parse = parse_output(record.text, self.parse_mode)
+        parse = parse_output(record.text, self.parse_mode, stack=self.stack, tools=ctx.toolset)
         try:
             verdict = family.score(Sample(entry=entry, expect=expect, parse=parse, ctx=ctx))
         except Exception as exc:
@@ -153,6 +174,10 @@ class Scorer:
             self._memo.clear()  # bound the memory of a long-lived scorer
         self._memo[key] = memo = (parse, verdict)
         return memo
+
+    def _stopped_in_reasoning(self, text: str) -> bool:
+        stack = self.stack
+        return split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking).open_at_end
 
     def remember(
         self, judged: Iterable[tuple[GenerationRecord, tuple[ParseResult, Verdict]]]
@@ -169,6 +194,16 @@ class Scorer:
         return result_record(record, entry.family, entry.fault, parse, verdict)
 
 
+def _truncated(text: str, stack: ServingStack) -> Verdict:
+    split = split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking)
+    reasoning = split.reasoning or "".join(split.regions)
+    return Verdict.fail(
+        ReasonCode.truncated_reasoning,
+        f"stopped at the token limit inside its reasoning ({len(reasoning)} characters of "
+        "reasoning, no answer)",
+    )
+
+
 def result_record(
     record: GenerationRecord,
     family: str,
@@ -177,7 +212,7 @@ def result_record(
     verdict: Verdict,
 ) -> ResultRecord:
     """`record` scored: its fields (`schema_version` included, as results have always
-    carried it), then the family, fault, parse and verdict.
+    carried it), then the family, fault, parse, verdict and the language of the reply.
 
     Built without re-validating what is valid already (a `GenerationRecord`, the
     parser's `ParseResult`, the family's `Verdict`): 1.5 us instead of 7.5 us a sample
@@ -188,6 +223,7 @@ def result_record(
     fields["fault"] = fault
     fields["parse"] = parse
     fields["verdict"] = verdict
+    fields["language"] = detect_language(parse.answer)
     return trusted(ResultRecord, fields)
 
 
@@ -319,6 +355,7 @@ def score_records(
     progress: bool | None = None,
     jobs: int = 1,
     min_parallel: int = PARALLEL_MIN_OUTPUTS,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> list[ResultRecord]:
     """Check (`check_generations`) and score every record, in input order.
 
@@ -329,7 +366,7 @@ def score_records(
     same either way.
     """
     check_generations(evalset, records, allow_missing=allow_missing, source=source)
-    return _score_checked(evalset, records, parse_mode, progress, jobs, min_parallel)
+    return _score_checked(evalset, records, parse_mode, progress, jobs, min_parallel, stack)
 
 
 def _score_checked(
@@ -339,15 +376,16 @@ def _score_checked(
     progress: bool | None,
     jobs: int = 1,
     min_parallel: int = PARALLEL_MIN_OUTPUTS,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> list[ResultRecord]:
-    scorer = Scorer(evalset, parse_mode)
+    scorer = Scorer(evalset, parse_mode, stack)
     jobs = resolve_jobs(jobs)
     with no_cyclic_gc():
         distinct = _distinct(records) if jobs > 1 and can_fork() else []
         if len(distinct) >= max(2, min_parallel):
             # forked before the progress bar starts its thread
             with (
-                ForkedJudges(scorer.judge, distinct, jobs) as workers,
+                ForkedJudges(scorer.judge_text, distinct, jobs) as workers,
                 _progress(len(records), progress) as advance,
             ):
                 judged = workers.judge_all(advance)
@@ -401,13 +439,14 @@ def _progress(total: int, wanted: bool | None) -> Iterator[Callable[[int], None]
 
 @dataclass(frozen=True)
 class ScoredRun:
-    """What `finish_run` wrote: the summary, the scored records and the folder."""
+    """A scored generations set: the summary, the scored records, the entries with no
+    generation, and the run folder it was written to (None: not written)."""
 
     summary: Summary
     results: list[ResultRecord]
-    out_dir: Path
     missing: dict[str, list[str]]
     """Per adapter, entries without any generation (only with `allow_missing`)."""
+    out_dir: Path | None = None
 
 
 def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
@@ -422,48 +461,49 @@ def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
     replace_files(out_dir, files)
 
 
-def finish_run(
+def score_run(
     evalset: Evalset,
     generations: Sequence[GenerationRecord],
-    out_dir: Path,
     parse_mode: ParseMode = "strict",
     k: int | None = None,
     *,
     allow_missing: bool = False,
     source: Path | None = None,
     progress: bool | None = None,
-    include_generations: bool = False,
     jobs: int = 1,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> ScoredRun:
-    """Score `generations`, summarise, and write `results.jsonl`, `summary.json`,
-    `report.md` and `view.html` (`loragate view`'s page) into the run folder `out_dir`.
-
-    Everything is checked and scored before anything is written, so bad input
-    (`BadInput`) or a scorer bug (`ScorerError`) leaves `out_dir` untouched. Other files
-    in an existing `out_dir` (manifest.json, generations.jsonl) are kept. `k` is the k
-    of pass^k / pass@k (default: the smallest per-entry sample count). `source` is the
-    file the generations were read from, in order, so problems can name its lines.
-    `include_generations` also writes the generations as `generations.jsonl` when the
-    folder has none (so a run folder scored from a loose file is self-contained).
-    `jobs`: processes judging the distinct outputs (see `score_records`).
-    """
-    from loragate.results.report import render_markdown
-    from loragate.results.view.data import run_view_page
-
+    """Check, score and summarise `generations`; nothing is written. `BadInput` for bad input, `ScorerError` for a scorer bug. `k` is the k of
+    pass^k / pass@k (default: the smallest per-entry sample count). `source` is the file
+    the generations were read from, in order, so problems can name its lines. `jobs`:
+    processes judging the distinct outputs (see `score_records`). `stack`: the serving
+    stack the outputs are judged as (see `loragate.calls.parsing`)."""
     missing = check_generations(evalset, generations, allow_missing=allow_missing, source=source)
-    results = _score_checked(evalset, generations, parse_mode, progress, jobs)
-    summary = summarize(evalset, results, parse_mode, k)
-    files: dict[str, str] = {}
-    if include_generations and not (out_dir / GENERATIONS).exists():
-        files[GENERATIONS] = dump_jsonl(generations)
-    files |= {
-        RESULTS: dump_jsonl(results),
-        REPORT: render_markdown(summary, results),
-        VIEW: run_view_page(out_dir, summary, results, evalset),
-        SUMMARY: summary.model_dump_json(indent=2) + "\n",
-    }
-    write_run_files(out_dir, files)
-    return ScoredRun(summary=summary, results=results, out_dir=out_dir, missing=missing)
+    results = _score_checked(
+        evalset, generations, parse_mode, progress, jobs, PARALLEL_MIN_OUTPUTS, stack
+    )
+    summary = summarize(evalset, results, parse_mode, k, stack=stack)
+    return ScoredRun(summary=summary, results=results, missing=missing)
+
+
+def write_scored(
+    out_dir: Path,
+    scored: ScoredRun,
+    *,
+    generations: Sequence[GenerationRecord] | None = None,
+    files: Mapping[str, str] | None = None,
+) -> None:
+    """Write `results.jsonl`, then `files` (name -> text, from the stages after scoring),
+    then `summary.json` into `out_dir`, each atomically; also `generations`
+    as `generations.jsonl` when given and the folder has none (so a run folder scored
+    from a loose file is self-contained). Other files in the folder are kept."""
+    out: dict[str, str] = {}
+    if generations is not None and not (out_dir / GENERATIONS).exists():
+        out[GENERATIONS] = dump_jsonl(generations)
+    out[RESULTS] = dump_jsonl(scored.results)
+    out |= dict(files or {})
+    out[SUMMARY] = scored.summary.model_dump_json(indent=2) + "\n"
+    write_run_files(out_dir, out)
 
 
 __all__ = [
@@ -472,8 +512,9 @@ __all__ = [
     "Scorer",
     "ScorerError",
     "check_generations",
-    "finish_run",
     "result_record",
     "score_records",
+    "score_run",
     "write_run_files",
+    "write_scored",
 ]

@@ -25,16 +25,16 @@ import urllib.parse
 from typing import Any
 
 from loragate.common.errors import BadInput
-from loragate.episodes.servers.tool_servers import (
-    HttpServerConfig,
+from loragate.episodes.servers.base import (
     ServerCrashed,
     ToolReply,
     ToolServerError,
-    error_text,
     is_error_result,
     result_text,
     timeout_reply,
 )
+from loragate.evalset.faults import error_text
+from loragate.formats.evalset import HttpServerConfig
 
 MAX_RESPONSE_BYTES = 1 << 20
 """An HTTP tool's response is read up to this size (results are cut far shorter)."""
@@ -168,3 +168,6 @@ class HttpConnection:
 
     def close(self) -> None:
         return None
+
+
+__all__ = ["MAX_RESPONSE_BYTES", "HttpConnection"]
