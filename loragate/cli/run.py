@@ -250,7 +250,7 @@ def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
     rules (the shipped default policy unless one is given); never fails the run."""
     from loragate.common.errors import BadInput
     from loragate.results.gate import load_policy
-    from loragate.results.gate_power import group_sizes, plan_header, plan_policy
+    from loragate.results.gate_plan import group_sizes, plan_header, plan_policy
 
     path = policy if policy is not None else Path("configs/gates/default.yaml")
     try:

@@ -151,7 +151,7 @@ def command(
         )
     if policy is not None:
         from loragate.results.gate import load_policy
-        from loragate.results.gate_power import group_sizes, plan_lines, plan_policy
+        from loragate.results.gate_plan import group_sizes, plan_lines, plan_policy
 
         gate_policy = load_policy(policy)
         families, tags = group_sizes(loaded.entries)

@@ -55,16 +55,21 @@ from loragate.judge.figures import number_values
 from loragate.judge.questions import asking_sentences
 from loragate.judge.text import clauses, clip, fold, sentences, words
 
+_CUE_LANGS = ("en", "de")
+"""The cue languages abstention reads: its decline cues are written in English (German
+words mixed in, as agent20's users write); a reply in French, Italian or Spanish is not
+yet judged for abstention in its own words (docs/languages.md)."""
+
 
 @cache
 def cue_pattern(kind: str) -> re.Pattern[str]:
     """The cue list `kind` (`judge.lexicon`, the default languages) as one
     case-insensitive alternation; a `words` kind matches its phrases as whole words."""
     if lexicon.KINDS.get(kind) == "words":
-        phrases = lexicon.union(lexicon.DEFAULT, kind)
+        phrases = lexicon.union(_CUE_LANGS, kind)
         body = "|".join(r"\b" + r"\s+".join(map(re.escape, p.split())) + r"\b" for p in phrases)
         return re.compile(f"(?:{body or '(?!)'})", re.IGNORECASE)
-    return re.compile(lexicon.alternation(lexicon.DEFAULT, kind), re.IGNORECASE)
+    return re.compile(lexicon.alternation(_CUE_LANGS, kind), re.IGNORECASE)
 
 
 _GENERIC_OBJECTS = frozenset(
@@ -240,8 +245,8 @@ def _not_a_claim_re() -> re.Pattern[str]:
     """Negated and conditional clauses claim no state ("I can't see whether gate B is
     open", "once it is approved", `negation` and `condition` cues); "already" marks a
     state the user knows of ("it's already sent")."""
-    negation = lexicon.alternation(lexicon.DEFAULT, "negation")
-    condition = lexicon.alternation(lexicon.DEFAULT, "condition")
+    negation = lexicon.alternation(_CUE_LANGS, "negation")
+    condition = lexicon.alternation(_CUE_LANGS, "condition")
     return re.compile(
         rf"\b{negation}\b|n't\b|\b(?:already|without)\b|\b{condition}\b", re.IGNORECASE
     )

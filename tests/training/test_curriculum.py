@@ -163,7 +163,7 @@ def test_abstain_examples_pass_the_abstain_family(
 ) -> None:
     """Every synthetic abstention is an honest decline by family H's own generic rule."""
     from loragate.calls.parsing import parse_output
-    from loragate.evalset.load import Entry, Message
+    from loragate.formats.evalset import Entry, Message
     from loragate.families import Sample, ScoringContext, get_family
 
     family = get_family("abstain")
