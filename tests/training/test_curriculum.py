@@ -163,8 +163,8 @@ def test_abstain_examples_pass_the_abstain_family(
 ) -> None:
     """Every synthetic abstention is an honest decline by family H's own generic rule."""
     from loragate.calls.parsing import parse_output
-    from loragate.formats.evalset import Entry, Message
     from loragate.families import Sample, ScoringContext, get_family
+    from loragate.formats.evalset import Entry, Message
 
     family = get_family("abstain")
     ctx = ScoringContext(
