@@ -19,7 +19,11 @@ REPO = Path(__file__).resolve().parent.parent
 PAY: dict[str, Any] = {
     "id": "EP-PAY",
     "task": [
-        {"role": "user", "content": "Please pay invoice INV-58001 and tell me when it is done."}
+        {
+            "role": "user",
+            "content": "Please pay invoice INV-58001 and tell me when it is done "
+            "(not INV-11111 or INV-90000, those are settled).",
+        }
     ],
     "tools": ["get_invoice", "pay_invoice", "request_confirmation"],
     "state": {

@@ -209,7 +209,7 @@ def test_trajectory_records_and_rescore(tmp_path: Path) -> None:
     )
     assert all(t.result().passed for t in trajs)
     steps = read_steps(out / TRAJECTORIES)
-    assert {s.schema_version for s in steps} == {2}
+    assert {s.schema_version for s in steps} == {3}
     assert [s.user_reply for s in steps if s.step == 1] == ["It's INV-58240."] * 2
     again = tmp_path / "again"
     again.mkdir()
@@ -239,7 +239,7 @@ def test_version_1_steps_still_load(tmp_path: Path) -> None:
     path.write_text(json.dumps(old) + "\n")
     (step,) = read_steps(path)
     assert isinstance(step, StepRecord) and step.user_reply is None
-    newer = dict(old, schema_version=3)
+    newer = dict(old, schema_version=4)
     path.write_text(json.dumps(newer) + "\n")
     with pytest.raises(BadInput, match="newer"):
         read_steps(path)

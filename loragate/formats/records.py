@@ -99,6 +99,14 @@ class ReasonCode(str, Enum):
     invented_result = "invented_result"
     """Prose beside a tool call states the call's result (a figure, a found record) or
     that the action is done, before the result exists."""
+    unsupported_claim = "unsupported_claim"
+    """A reply states a figure, id, date, name or status that no tool result supports, or
+    that a result contradicts (episodes)."""
+    blind_retry = "blind_retry"
+    """A write that timed out was sent again without first reading whether it went
+    through (episodes: a double charge when it had)."""
+    duplicate_write = "duplicate_write"
+    """A write was sent again although a result showed it had gone through (episodes)."""
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -934,6 +934,11 @@ def date_values(text: str) -> set[tuple[int, int]]:
     return out
 
 
+def date_spans(text: str) -> list[tuple[int, int, set[tuple[int, int]]]]:
+    """(start, end, readings) of every date in `text`, readings as in `date_values`."""
+    return [(m.start(), m.end(), date_values(m.group(0))) for m in _DATE_RE.finditer(clip(text))]
+
+
 def _date_readings(raw: str) -> set[tuple[int, int]]:
     return date_values(raw)
 

@@ -38,6 +38,7 @@ from loragate.formats.records import (
     trusted,
 )
 from loragate.formats.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
+from loragate.formats.trajectories import EpisodesSummary
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
@@ -458,12 +459,23 @@ def finish_run(
         files[GENERATIONS] = dump_jsonl(generations)
     files |= {
         RESULTS: dump_jsonl(results),
-        REPORT: render_markdown(summary, results),
+        REPORT: render_markdown(summary, results, _episodes_of(out_dir)),
         VIEW: run_view_page(out_dir, summary, results, evalset),
         SUMMARY: summary.model_dump_json(indent=2) + "\n",
     }
     write_run_files(out_dir, files)
     return ScoredRun(summary=summary, results=results, out_dir=out_dir, missing=missing)
+
+
+def _episodes_of(out_dir: Path) -> EpisodesSummary | None:
+    """The run folder's episode figures for report.md (None: no episodes, or a summary
+    this loragate cannot read - the report goes without it)."""
+    from loragate.formats.runfolder import read_episodes_summary
+
+    try:
+        return read_episodes_summary(out_dir)
+    except BadInput:
+        return None
 
 
 __all__ = [
