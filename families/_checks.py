@@ -304,7 +304,7 @@ def asks_to_confirm(call: Call, action: str) -> bool:
 
 
 MATCHER_FIX = (
-    "see the argument matchers in README (Formats): $any, $all, $contains, $regex, $loose, "
+    "see the argument matchers in docs/formats.md: $any, $all, $contains, $regex, $loose, "
     "$integer, $absent, $present, $never"
 )
 

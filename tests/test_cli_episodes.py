@@ -124,8 +124,8 @@ def test_episodes_option_without_episodes(tmp_path: Path) -> None:
         pick_episodes(load_evalset(root), 1)
 
 
-def test_readme_episode_example_validates(tmp_path: Path) -> None:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_docs_episode_example_validates(tmp_path: Path) -> None:
+    text = (REPO / "docs" / "episodes.md").read_text(encoding="utf-8")
     block = text.split("<!-- episode-example -->\n```json\n", 1)[1].split("```", 1)[0]
     root = evalset_with(tmp_path, [block.strip()])
     episodes = pick_episodes(load_evalset(root), "all")

@@ -118,7 +118,7 @@ def test_every_problem_in_one_run(
     line_with(f"{entries}:4: family: ", "unknown family 'teleport'")
     line_with(
         f"{entries}:5: expect",
-        "(fix: see the `tool_call` family's expect fields (README: Families))",
+        "(fix: see the `tool_call` family's expect fields (docs/families.md))",
     )
     line_with(f"{entries}:6: expect.call[0].name: ", "unknown tool 'launch_rocket'", "(fix: ")
     line_with(f"{entries}:7: expect.call[0].arguments.from_currency: ", "'euro'", "(fix: ")

@@ -377,8 +377,8 @@ def test_run_with_a_server_that_crashes_exits_4(
     assert "failed to start" in err and "boom" in err and "Traceback" not in err
 
 
-def test_readme_tool_servers_example_loads(tmp_path: Path) -> None:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+def test_docs_tool_servers_example_loads(tmp_path: Path) -> None:
+    text = (REPO / "docs" / "episodes.md").read_text(encoding="utf-8")
     block = text.split("<!-- tool-servers-example -->\n```yaml\n", 1)[1].split("```", 1)[0]
     manifest = {"name": "doc", "version": "1", **yaml.safe_load(block)}
     root = write_evalset(tmp_path / "ev", {}, episodes=[])

@@ -20,7 +20,7 @@ def command(
     config: Annotated[
         Path,
         typer.Option(
-            "--config", "-c", help="Sweep file YAML (see the README).", show_default=False
+            "--config", "-c", help="Sweep file YAML (see docs/sweep.md).", show_default=False
         ),
     ],
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,

@@ -474,7 +474,7 @@ def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | No
             spec = EpisodeSpec.model_validate(raw)
         except ValidationError as exc:
             problems += validation_problems(
-                exc, where, line=lineno, fix="see README, Episodes (episodes.jsonl)"
+                exc, where, line=lineno, fix="see docs/episodes.md, the episode format"
             )
             continue
         if spec.id in first_line:

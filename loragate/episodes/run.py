@@ -48,7 +48,7 @@ def pick_episodes(evalset: Evalset, count: EpisodeCount) -> EpisodeSet:
                 Problem(
                     "--episodes",
                     "no episodes to run",
-                    fix="drop --episodes, or add episodes.jsonl to the evalset (README: Episodes)",
+                    fix="drop --episodes, or add episodes.jsonl to the evalset (docs/episodes.md)",
                 )
             ],
         )

@@ -401,7 +401,7 @@ def _read_manifest(root: Path) -> EvalsetManifest:
     except ValidationError as exc:
         raise BadInput(
             "invalid evalset manifest",
-            validation_problems(exc, str(manifest_path), fix="see DESIGN.md, evalset.yaml"),
+            validation_problems(exc, str(manifest_path), fix="see docs/formats.md, evalset folder"),
         ) from None
     if manifest.format_version > EVALSET_FORMAT_VERSION:
         raise BadInput(
@@ -620,7 +620,7 @@ def _read_entries(
             entry = Entry.model_validate(raw)
         except ValidationError as exc:
             problems += validation_problems(
-                exc, ef, line=lineno, fix="see DESIGN.md, entries.jsonl"
+                exc, ef, line=lineno, fix="see docs/formats.md, entries"
             )
             continue
         problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)
@@ -654,7 +654,7 @@ def _read_entries(
                 ef,
                 line=lineno,
                 prefix="expect",
-                fix=f"see the `{fam.name}` family's expect fields (README: Families)",
+                fix=f"see the `{fam.name}` family's expect fields (docs/families.md)",
             )
             continue
         problems += _expect_problems(fam, expect, toolset, lineno, ef)
@@ -665,7 +665,7 @@ def _read_entries(
         for v_entry in variants:
             for msg in fam.check_entry(v_entry, expect, entry_ctx):
                 expect_fix = fix_unless_said(
-                    msg, f"correct the `{fam.name}` expectation (README: Families)"
+                    msg, f"correct the `{fam.name}` expectation (docs/families.md)"
                 )
                 problems.append(Problem(ef, msg, line=lineno, field="expect", fix=expect_fix))
             out.entries.append(v_entry)

@@ -24,7 +24,7 @@ from loragate.common.names import Name, name_problem
 from loragate.generate.adapters import BASE_ADAPTER
 from loragate.generate.config import RunConfig
 
-EXAMPLE = "the `loragate sweep` section of the README"
+EXAMPLE = "docs/sweep.md"
 SWEEP_ONLY = ("evalsets", "adapter_globs", "group_size", "baseline", "cluster")
 """Keys of a sweep file that a run config does not have."""
 
