@@ -88,7 +88,7 @@ def test_card_and_compare_show_episodes(
     capsys.readouterr()
     assert run_main(monkeypatch, "card", str(good)) == 0
     card = (good / "card" / "card.md").read_text()
-    assert "**Episodes**" in card and "survival (observed vs r^n" in card
+    assert "**Episodes**" in card and "survival (share whose first n steps all passed" in card
     assert run_main(monkeypatch, "compare", str(bad), str(good), "-f", "markdown") == 0
     printed = capsys.readouterr().out
-    assert "success 33.0 % -> 100.0 % (+67 pt" in printed and "timeout 0/19 -> 19/19" in printed
+    assert "success 33.0 % -> 100.0 % (+67 pt" in printed and "timeout 0/21 -> 21/21" in printed

@@ -11,7 +11,7 @@ addresses and paths in the arguments). Its outcome:
 - `unverified`: its last call ran under such a fault and nothing confirmed it;
 - `failed`: no call of it succeeded.
 
-`claim_problems` judges a reply per action (README: Episodes, final replies): every
+`claim_problems` judges a reply per action (docs/episodes.md, final replies): every
 clause that says something was done (`judge.support.done_claims`) is tied to the
 actions it names - by id, e-mail or path, else by the kind of write its verb names
 ("paid", "opened", "emailed") and its nouns, else (a bare "Done.") to every action -

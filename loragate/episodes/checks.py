@@ -175,7 +175,7 @@ def _matcher_problems(matchers: dict[str, Any], at: str) -> list[tuple[str, str,
     for name, m in matchers.items():
         for msg in check_matcher(m, f"{at}.{name}"):
             field_, _, what = msg.partition(": ")
-            out.append((field_, what, "see the argument matchers in README (Formats)"))
+            out.append((field_, what, "see the argument matchers in docs/formats.md"))
     return out
 
 
@@ -336,7 +336,7 @@ def _server_problems(
         if backend.server not in servers:
             fix = (
                 f"{did_you_mean(backend.server, servers)}declare it under `tool_servers` in "
-                "evalset.yaml (README: Episodes, tool servers)"
+                "evalset.yaml (docs/episodes.md, tool servers)"
             )
             out.append((at, f"no tool server {backend.server!r} in evalset.yaml", fix))
         if name == policy.confirmation_tool:

@@ -84,7 +84,7 @@ EpisodeFaultKind = Literal[
     "forbidden",
 ]
 EPISODE_FAULT_KINDS: tuple[EpisodeFaultKind, ...] = get_args(EpisodeFaultKind)
-"""What an injected fault does (README of the simulator: `loragate.episodes.simulator`):
+"""What an injected fault does (docs/episodes.md, faults; `loragate.episodes.simulator`):
 `error` (500), `timeout` (504, the call did nothing), `rate_limit` (429 with a wait),
 `outage` (503 on this call and every later call of the tool), `unauthorized` (401) and
 `forbidden` (403) leave the state alone; `write_timeout` (the call ran - its change is

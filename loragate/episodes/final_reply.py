@@ -202,7 +202,7 @@ def _per_action(
             if denied
             else ReasonCode.claimed_success_after_error
         )
-        return Verdict.fail(code, f"claims {short(p.claim.phrase)!r} but {p.what}")
+        return Verdict.fail(code, f"claims {short(p.claim.phrase)} but {p.what}")
     if setback == "denial":
         terms = topic_terms(*topic, tool=tool)
         if acknowledges_non_action(answer, terms) is None and not _still_there(answer, topic):

@@ -210,10 +210,10 @@ def rescore_episodes(
     """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
     replayed against the simulator (a tool server's results as recorded: no server is
     started); the episode files are written into `out_dir`."""
-    from loragate.episodes.loop import read_steps
+    from loragate.episodes.loop import read_trajectory_input
 
     episodes = load_episodes(evalset)
-    steps: list[StepRecord] = read_steps(trajectories) if trajectories.is_file() else []
+    steps: list[StepRecord] = read_trajectory_input(trajectories) if trajectories.is_file() else []
     if episodes is None or not steps:
         what = "no episodes.jsonl in the evalset" if episodes is None else "no steps"
         raise BadInput(
