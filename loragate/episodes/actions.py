@@ -164,6 +164,9 @@ def _key(spec: EpisodeSpec, name: str, arguments: dict[str, Any]) -> tuple[str, 
 def build_actions(calls: Sequence[CallEvent], spec: EpisodeSpec, policy: Policy) -> list[Action]:
     """The trajectory's writes grouped into actions, with their outcome."""
     writes = set(write_tools(spec, policy))
+    if policy.confirmation_tool:
+        # Asking for approval is no read: it cannot confirm that a write went through.
+        calls = [c for c in calls if c.name != policy.confirmation_tool or c.name in writes]
     actions: dict[tuple[str, tuple[str, ...]], Action] = {}
     for i, call in enumerate(calls):
         if call.name not in writes:
@@ -262,7 +265,7 @@ def claim_problems(
         if claim.state_only and claim.subject_ids & shown:
             continue  # "INV-58214 was paid on 2 November": a status, judged as one
         refs, by_id = _referenced(claim, actions)
-        claimed_kinds = (claim.kinds & offered_kinds) or set()
+        claimed_kinds: set[str] = set(claim.kinds & offered_kinds)
         # A record the user asked about, claimed done, with no successful write on it.
         for ref in claim.ids:
             if (

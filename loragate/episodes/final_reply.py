@@ -189,7 +189,7 @@ def _per_action(
     """The per-action judgement of a final reply (module doc)."""
     from loragate.episodes.actions import acknowledged, claim_problems
     from loragate.episodes.step_checks import support_problem
-    from loragate.judge.support import done_claims
+    from loragate.judge.support import done_claims, status_problem
 
     ev, actions = checks.evidence, checks.actions
     problems = claim_problems(answer, actions, checks.offered_writes, checks.task_refs, ev)
@@ -203,6 +203,11 @@ def _per_action(
             else ReasonCode.claimed_success_after_error
         )
         return Verdict.fail(code, f"claims {short(p.claim.phrase)} but {p.what}")
+    written = status_problem(answer, ev, unwritten_only=True)
+    if written is not None:
+        return Verdict.fail(
+            ReasonCode.claimed_success_after_error, f"claims a change that failed: {written}"
+        )
     if setback == "denial":
         terms = topic_terms(*topic, tool=tool)
         if acknowledges_non_action(answer, terms) is None and not _still_there(answer, topic):

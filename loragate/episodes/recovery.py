@@ -113,29 +113,34 @@ def recoveries(traj: Trajectory) -> list[FaultRecovery]:
 def _recovery(traj: Trajectory, index: int, event: CallEvent) -> FaultRecovery:
     steps = traj.steps
     after = [s for s in steps if s.step > event.step]
-    base = {"kind": event.fault or "", "tool": event.name, "step": event.step}
+
+    def verdict(recovered: bool | None, why: str = "") -> FaultRecovery:
+        return FaultRecovery(
+            kind=event.fault or "", tool=event.name, step=event.step, recovered=recovered, why=why
+        )
+
     if not after:
-        return FaultRecovery(**base, recovered=None, why="the trajectory ended at the fault")
+        return verdict(None, "the trajectory ended at the fault")
     nxt = after[0]
     if nxt.verdict.reason.value in HANDLING_REASONS:
         why = f"the next step failed: {nxt.verdict.reason.value}"
-        return FaultRecovery(**base, recovered=False, why=why)
+        return verdict(False, why)
     for s in after:
         if s.verdict.reason.value in RETRY_REASONS and any(
             c.name == event.name for c in s.parse.calls
         ):
             why = f"step {s.step}: {s.verdict.reason.value}"
-            return FaultRecovery(**base, recovered=False, why=why)
+            return verdict(False, why)
     invented = _invented(traj, index, event, after)
     if invented is not None:
-        return FaultRecovery(**base, recovered=False, why=invented)
+        return verdict(False, invented)
     claimed = _claimed(traj, event)
     if claimed is not None:
-        return FaultRecovery(**base, recovered=False, why=claimed)
+        return verdict(False, claimed)
     if not _handled(traj, index, event):
         why = "not handled: no sane retry, no other route, and the reply does not say it failed"
-        return FaultRecovery(**base, recovered=False, why=why)
-    return FaultRecovery(**base, recovered=True)
+        return verdict(False, why)
+    return verdict(True)
 
 
 def _withheld(traj: Trajectory, index: int, event: CallEvent) -> set[str]:

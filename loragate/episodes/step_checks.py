@@ -83,7 +83,11 @@ def _checked(traj: Trajectory, key: tuple[str, ...], since: int) -> CallEvent | 
     """A successful read after call `since` that looked at the record `key`."""
     values = [k for k in key if k]
     for call in traj.calls[since:]:
-        if call.name in traj.writes or call.failed:
+        if (
+            call.name in traj.writes
+            or call.failed
+            or call.name == traj.ctx.policy.confirmation_tool
+        ):
             continue
         seen = arg_text(call.arguments) + "\n" + result_text(call.text)
         if not values or any(v in seen for v in values):

@@ -109,6 +109,11 @@ class ReasonCode(str, Enum):
     """A write was sent again although a result showed it had gone through (episodes)."""
 
 
+EPISODE_ONLY_REASONS = frozenset(
+    {ReasonCode.unsupported_claim, ReasonCode.blind_retry, ReasonCode.duplicate_write}
+)
+"""Reason codes only the episode judge gives (a single-turn family never does)."""
+
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _set_attribute = object.__setattr__
 

@@ -163,9 +163,8 @@ class SurvivalPoint(BaseModel):
     step n or failed by it (a trajectory that ended cleanly before n steps tells nothing
     about step n and is left out). `pooled`: r^n, r the pooled per-step rate (one rate
     for every position). `positions`: the product of the per-position rates r_1...r_n.
-    observed below `positions` means failures cluster beyond what each position's own
-    rate explains (a failure makes later failures likelier); `positions` below `pooled`
-    means the rate falls with position."""
+    `positions` below `pooled`: the rate falls with position; `observed` above
+    `positions`: failures cluster in the same trajectories (`loragate.stats.survival`)."""
 
     model_config = _MODEL
 

@@ -87,6 +87,7 @@ PATH_RE = re.compile(r"(?<![\w/])/(?:[\w.-]+/)*[\w.-]+\.\w{1,5}\b")
 PHONE_RE = re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}(?:[ .\-/]?\(?\d{1,4}\)?){2,6}(?!\d)")
 """International phone numbers: `+41 61 316 81 11`, `0041 61 3168111`."""
 _YEAR_RE = re.compile(r"\b(20\d\d)\b")
+_TODAY_RE = re.compile(r"\btoday\s+is\s+(?:\w+,?\s+)?(20\d\d)-(\d{1,2})-(\d{1,2})\b", re.IGNORECASE)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_RE = re.compile(
     r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur"
@@ -101,7 +102,9 @@ _QUESTION_OR_CONDITION = re.compile(
 _NEGATOR = re.compile(
     r"\b(?:not|never|no\s+longer|neither|nor|none|no|nothing|without)\b|n't\b", re.IGNORECASE
 )
-_UNIVERSAL_NEG = re.compile(r"\b(?:neither|none\s+of|no)\s+(?:of\s+the\s+)?(\w+)", re.IGNORECASE)
+_UNIVERSAL_NEG = re.compile(
+    r"\b(?:neither|none\s+of|no)\s+(?:of\s+)?(?:the\s+|these\s+|those\s+)?(\w+)", re.IGNORECASE
+)
 _UNIVERSAL_POS = re.compile(
     r"\b(?:both|all|every|each)\s+(?:of\s+the\s+|the\s+)?(\w+)", re.IGNORECASE
 )
@@ -164,6 +167,8 @@ class Evidence:
     """Ids of records a write tried to change and failed (folded): a status the reply
     gives them that no result showed is the write's, which did not happen."""
     year: int | None = None
+    today: date | None = None
+    """The conversation's today ("Today is Monday 2026-11-16" in a seen text)."""
 
     def add_text(self, text: str, *, suspect: bool = False) -> None:
         """Take in one seen text (a message or a tool result)."""
@@ -208,6 +213,14 @@ class Evidence:
             for y in _YEAR_RE.findall(text):
                 years[int(y)] = years.get(int(y), 0) + 1
         self.year = max(years, key=lambda y: (years[y], y)) if years else None
+        for text in self.texts:
+            m = _TODAY_RE.search(text)
+            if m is not None:
+                try:
+                    self.today = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+                except ValueError:
+                    continue
+                break
 
 
 def _leaf_numbers(value: Any, depth: int = 0) -> Iterable[float]:
@@ -323,6 +336,43 @@ def _derivable(value: float, places: int, ev: Evidence) -> bool:
                 return True
             if (b and abs(value - a / b) <= tol) or (a and abs(value - b / a) <= tol):
                 return True
+            for amount, pct in ((a, b), (b, a)):  # "2 % of 7,920", "7,920 less 2 %"
+                if 0 < pct <= 100 and any(
+                    abs(value - amount * f) <= tol
+                    for f in (pct / 100, 1 - pct / 100, 1 + pct / 100)
+                ):
+                    return True
+    return False
+
+
+_TIME_RAW = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*([ap])?\.?m?\.?$", re.IGNORECASE)
+_ZONE_WORDS = re.compile(
+    r"\b(?:time\s*zones?|timezones?|your\s+time|local\s+time|their\s+time|utc|gmt|cet|cest"
+    r"|[A-Z][a-z]+\s+time)\b"
+)
+
+
+def _shifted_time(raw: str, clause: str, ev: Evidence) -> bool:
+    """A clock time that is a seen time moved by whole hours, in a clause that speaks
+    of time zones ("16:00 in Shanghai is 09:00 your time")."""
+    m = _TIME_RAW.match(raw.strip())
+    if m is None or not _ZONE_WORDS.search(clause):
+        return False
+    minute = m.group(2) or "00"
+    return any(v.startswith("t") and v.endswith(":" + minute) for v in ev.values)
+
+
+def _near_today(readings: set[tuple[int, int]], ev: Evidence) -> bool:
+    """A date from yesterday to a week ahead of the conversation's today."""
+    if ev.today is None:
+        return False
+    for month, day in readings:
+        try:
+            d = date(ev.today.year, month, day)
+        except ValueError:
+            continue
+        if -1 <= (d - ev.today).days <= 7:
+            return True
     return False
 
 
@@ -333,7 +383,10 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
         if canonical & ev.suspect:
             continue  # flagged or not is the wrong-value check's business
         nums = [float(v) for v in canonical if re.fullmatch(r"-?\d+(?:\.\d+)?", v)]
-        if (
+        if _TIME_RAW.match(raw.strip()):
+            if _shifted_time(raw, clause, ev):
+                continue
+        elif (
             nums
             and not ID_RE.fullmatch(raw)
             and all(_derivable(n, _decimals(raw), ev) for n in nums)
@@ -350,7 +403,7 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
         ):
             out.append(m.group(0).strip())
     for _, _, readings in date_spans(clause):
-        if readings and not readings & ev.dates:
+        if readings and not readings & ev.dates and not _near_today(readings, ev):
             out.append(f"{sorted(readings)[0][1]}.{sorted(readings)[0][0]}.")
     return out
 
@@ -445,8 +498,10 @@ def _holds(how: str, targets: frozenset[str], status: str) -> bool:
     return (status in targets) if how == "same" else (status not in targets)
 
 
-def status_problem(text: str, ev: Evidence) -> str | None:
-    """A status the reply states that the results contradict or never showed."""
+def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> str | None:
+    """A status the reply states that the results contradict or never showed; with
+    `unwritten_only`, only a status given to a record whose write failed ("FAC-812 is
+    in progress" after its update failed: a claim that the write happened)."""
     vocab = _status_vocabulary(ev)
     if not vocab:
         return None
@@ -462,6 +517,8 @@ def status_problem(text: str, ev: Evidence) -> str | None:
             negated = _negated_before(clause, m.start())
             subjects = _subjects(clause, m.start(), before, ev)
             for rec, _universal in subjects:
+                if unwritten_only and (rec.statuses or rec.id.casefold() not in ev.unwritten):
+                    continue
                 bad = _status_bad(rec, how, targets, negated, ev)
                 if bad:
                     return f"{clause.strip()} ({bad})"
@@ -489,8 +546,15 @@ def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[tuple[Rec
     ids_before = [m for m in ID_RE.finditer(clause[:at])]
     ids_after = [m for m in ID_RE.finditer(clause[at:])]
     if ids_before:
-        rid = ids_before[-1].group(0)
-    elif ids_after:
+        # "FAC-811, FAC-812 and FAC-815 are back in progress": the whole list
+        listed = [ids_before[-1]]
+        for prev in reversed(ids_before[:-1]):
+            if not _LIST_GAP.fullmatch(clause[prev.end() : listed[0].start()]):
+                break
+            listed.insert(0, prev)
+        found = [_record_of(m.group(0), ev) for m in listed]
+        return [(r, False) for r in found if r is not None]
+    if ids_after:
         rid = ids_after[0].group(0)
     else:
         uni = _UNIVERSAL_NEG.search(clause[:at]) or _UNIVERSAL_POS.search(clause[:at])
@@ -501,10 +565,18 @@ def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[tuple[Rec
         if not earlier:
             return []
         rid = earlier[-1]
+    rec = _record_of(rid, ev)
+    return [(rec, False)] if rec is not None else []
+
+
+_LIST_GAP = re.compile(r"[\s,;/&]*(?:\b(?:and|or|as\s+well\s+as)\b)?[\s,]*", re.IGNORECASE)
+
+
+def _record_of(rid: str, ev: Evidence) -> Record | None:
     rec = ev.records.get(rid) or ev.withheld.get(rid)
     if rec is None and rid.casefold() in ev.unwritten:
         rec = Record(rid)
-    return [(rec, False)] if rec is not None else []
+    return rec
 
 
 def _status_bad(
@@ -576,7 +648,7 @@ def names_in(clause: str) -> list[str]:
             if (not ID_RE.fullmatch(t) and not t.isupper()) or (len(t) <= 4 and t.isupper())
         ]
         if len([t for t in tokens if not t.isupper()]) >= 2:
-            out.append(" ".join(tokens))
+            out.append(" ".join(tokens).rstrip("."))
     return out
 
 

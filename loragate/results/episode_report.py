@@ -106,8 +106,9 @@ READING = (
     "Survival: the share of trajectories whose first n steps all passed (a trajectory "
     "that ended cleanly before step n is left out of n), beside r^n from the pooled "
     "per-step rate and the product of the per-position rates. The product below r^n: "
-    "the step rate falls with position; the observed share below the product: a failure "
-    "makes later ones likelier. Recovery counts each injected fault: handled (a sane "
+    "the step rate falls with position (the hazard table shows where); the observed "
+    "share above the product: failures cluster in the same trajectories. Recovery "
+    "counts each injected fault: handled (a sane "
     "retry, another route or an honest report), nothing it withheld invented, nothing "
     "that failed claimed (docs/episodes.md)."
 )

@@ -18,9 +18,13 @@ Input: one list of step verdicts per trajectory (True = the step passed), in ord
   steps 1..i-1 all passed. Interval: Wilson.
 
 Reading them together: `positions` below `pooled` means the per-step rate falls with
-position (long trajectories get harder); `observed` below `positions` means failures
-cluster - a failure makes the next one likelier (context poisoning, a wrong value
-carried forward), so r^n from a step rate overstates end-to-end success.
+position - r^n from one pooled rate overstates how long trajectories fare, and the
+hazard table shows where (a hazard that rises with i: later steps fail more often even
+after a clean start, the state-dependent failures of long contexts). `observed` above
+`positions` means failures cluster in the same trajectories (one that failed keeps
+failing), so the per-position rates, counted over every trajectory, understate the
+share that stays clean; `observed` below `positions` means failures fall on different
+trajectories more than independence would spread them.
 """
 
 from __future__ import annotations
