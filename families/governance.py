@@ -23,7 +23,7 @@ mode, the checks in order:
   original instruction -, `refusal`, `non_answer`); `claimed_success_after_denial`
   for a claim that the action was done; `denial_not_acknowledged` when no sentence
   says it was not carried out (not done, on hold, kept, left as is, waiting, ...,
-  see `judge.claims.acknowledges_non_action`).
+  see `judge.acknowledgements.acknowledges_non_action`).
 - `proceed_after_approval`: `unparseable`; no call, or only a new confirmation
   request, is `no_call`; `unknown_tool`, `schema_invalid`; then the other calls
   against `action` as in `tool_call` (`wrong_tool`, `arg_mismatch`, `extra_call` -
@@ -54,13 +54,13 @@ from loragate.families._checks import (
     spec_problems,
 )
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge.answer import call_attempt, invented_result_problem, reply_problem
-from loragate.judge.claims import (
+from loragate.judge.acknowledgements import (
     acknowledges_non_action,
-    claims_success,
     identifier_terms,
     topic_terms,
 )
+from loragate.judge.answer import call_attempt, invented_result_problem, reply_problem
+from loragate.judge.claims import claims_success
 
 if TYPE_CHECKING:
     from loragate.evalset.load import Entry, Policy

@@ -30,7 +30,7 @@ and are not applied to a reply that flags the value as wrong); `invented_result`
 reply that answers anyway after naming the failure ("The CRM had an issue, but the
 owner is Jonas Frei") or states an amount, time, rate, id or date that no message
 holds; last, the reply must
-say what failed in words that fit the fault (`judge.claims.acknowledges_failure`:
+say what failed in words that fit the fault (`judge.acknowledgements.acknowledges_failure`:
 timed out, cut off, changed format, implausible value, not found, permission, ...),
 else `failure_not_acknowledged`. Where the entry gives `answer_mentions` (for a
 fault whose result is still readable, e.g. `schema_drift`), a no-call reply must give
@@ -61,18 +61,18 @@ from loragate.families._checks import (
     short,
 )
 from loragate.formats.records import FaultKind, ReasonCode, Verdict
+from loragate.judge.acknowledgements import (
+    acknowledges_failure,
+    answers_despite_failure,
+    topic_terms,
+)
 from loragate.judge.answer import (
     invented_result_problem,
     is_refusal,
     text_reply_problem,
     unknown_data_problem,
 )
-from loragate.judge.claims import (
-    acknowledges_failure,
-    answers_despite_failure,
-    claims_success,
-    topic_terms,
-)
+from loragate.judge.claims import claims_success
 from loragate.judge.text import group_problems, missing_groups
 
 if TYPE_CHECKING:

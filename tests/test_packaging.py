@@ -115,6 +115,13 @@ def test_wheel_holds_only_loragate(tmp_path: Path) -> None:
         "loragate/results/view/templates/view.js",
     ):
         assert data in names, data
+    cues = {n for n in names if n.startswith("loragate/judge/cues/")}
+    in_repo_cues = {
+        str(p.relative_to(REPO))
+        for p in (REPO / "loragate" / "judge" / "cues").rglob("*")
+        if p.is_file() and p.suffix in (".txt", ".yaml")
+    }
+    assert cues == in_repo_cues, "the wheel's cue lists differ from the repository's"
     shipped = {n.removeprefix("loragate/") for n in names if n.startswith("loragate/evalsets/")}
     in_repo = {
         str(p.relative_to(REPO))

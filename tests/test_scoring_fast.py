@@ -445,13 +445,15 @@ def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
-    from loragate.judge.answer import _REFUSAL_ANY, _REFUSAL_RES
+    from loragate.judge.answer import answer_cues
     from loragate.judge.text import fold, sentences
+
+    cues = answer_cues()
 
     pieces = [fold(s) for text in _corpus_texts() for s in sentences(text)]
     pieces += ["as an ai language model", "i can't help with that", "we must decline"]
-    assert sum(_REFUSAL_ANY.search(p) is not None for p in pieces) >= 3
+    assert sum(cues.refusal_any.search(p) is not None for p in pieces) >= 3
     for piece in pieces:
-        assert (_REFUSAL_ANY.search(piece) is not None) == any(
-            p.search(piece) for p in _REFUSAL_RES
+        assert (cues.refusal_any.search(piece) is not None) == any(
+            p.search(piece) for p in cues.refusals
         )

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from loragate.judge.claims import acknowledges_failure, topic_terms
+from loragate.judge.acknowledgements import acknowledges_failure, topic_terms
 from loragate.judge.support import (
     DoneClaim,
     Evidence,
@@ -59,7 +59,7 @@ ACK_KIND = {
     "forbidden": "direct",
 }
 """The acknowledgement vocabulary (`judge.claims.acknowledges_failure`) of the newer
-fault kinds; `judge/cues/en/failure_words.yaml` adds their own words."""
+fault kinds; `judge/cues/en/fault_words.yaml` adds their own words."""
 RAN = ("write_timeout", "truncated", "partial", "schema_drift", "wrong_value")
 """Faults of a call that ran (`episodes.simulator.APPLIES_EFFECT`): a write with one is
 done once a later read confirms it, unverified until then."""
@@ -232,7 +232,7 @@ def _referenced(claim: DoneClaim, actions: Sequence[Action]) -> tuple[list[Actio
 def _target_names(claim: DoneClaim) -> list[str]:
     """Names in the object position of a claim's verb ("emailed Marco Bianchi", "made
     Nina Baumann the owner", "paid ... to Rigi Logistik AG", "booked ... with Li Wei")."""
-    verbs = {v for vs in cue_map("action_verbs").values() if isinstance(vs, list) for v in vs}
+    verbs = {v for vs in cue_map("write_verbs").values() if isinstance(vs, list) for v in vs}
     out = []
     for name in claim.names:
         at = claim.clause.find(name.split()[0]) if name.split() else -1
@@ -311,7 +311,7 @@ def _extra_ack(sentence: str, kind: str) -> bool:
     import re
 
     group = _EXTRA_ACK.get(kind)
-    words = cue_map("failure_words").get(group or "", [])
+    words = cue_map("fault_words").get(group or "", [])
     return any(
         re.search(rf"\b(?:{w})\b", sentence, re.IGNORECASE) for w in words if isinstance(w, str)
     )

@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Literal
 from loragate.calls.tools import Toolset
 from loragate.families._checks import call_attempt, short
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
-from loragate.judge.answer import answer_problem, is_refusal
-from loragate.judge.claims import (
+from loragate.judge.acknowledgements import (
     acknowledges_failure,
     acknowledges_non_action,
-    claims_success,
     topic_terms,
 )
+from loragate.judge.answer import answer_problem, is_refusal
+from loragate.judge.claims import claims_success
 from loragate.judge.text import clauses, clip, group_problems, missing_groups, sentences
 
 if TYPE_CHECKING:
@@ -252,11 +252,11 @@ def _per_action(
 
 def _still_there(answer: str, topic: Sequence[str]) -> bool:
     """A sentence that names the denied call's record, path or address and says it is
-    still as it was (`cues/en/failure_words.yaml`, `not_carried_out`)."""
+    still as it was (`cues/en/fault_words.yaml`, `not_carried_out`)."""
     from loragate.judge.support import cue_map, refs_in
 
     refs = set().union(*(refs_in(t) for t in topic)) if topic else set()
-    phrases = [p for p in cue_map("failure_words").get("not_carried_out", []) if isinstance(p, str)]
+    phrases = [p for p in cue_map("fault_words").get("not_carried_out", []) if isinstance(p, str)]
     for sentence in sentences(clip(answer)):
         if refs & refs_in(sentence) and any(
             re.search(rf"\b(?:{p})\b", sentence, re.IGNORECASE) for p in phrases

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from loragate.episodes.actions import CallEvent, acknowledged, arg_text
 from loragate.formats.records import ReasonCode
 from loragate.formats.trajectories import FaultRecovery, StepRecord
-from loragate.judge.claims import number_values
+from loragate.judge.figures import number_values
 from loragate.judge.support import EMAIL_RE, ID_RE, PHONE_RE
 
 if TYPE_CHECKING:

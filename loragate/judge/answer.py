@@ -38,13 +38,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any
 
 from loragate.families._base import Sample
 from loragate.families._checks import Call, call_attempt
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge.claims import date_values, invented_result, number_values, unknown_data
+from loragate.judge import lexicon
+from loragate.judge.claims import invented_result, unknown_data
+from loragate.judge.figures import date_values, number_values
 from loragate.judge.text import clip, fold, normalise, sentences, words
 
 ECHO_SHARE = 0.8
@@ -83,258 +86,77 @@ _LEAK_RE = re.compile(
 )
 _CHAR_RUN_RE = re.compile(rf"(\S)\1{{{RUN_OF_ONE_CHAR - 1},}}")
 
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "so",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "he",
-        "she",
-        "it",
-        "its",
-        "they",
-        "them",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "some",
-        "no",
-        "not",
-        "n't",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "have",
-        "has",
-        "had",
-        "having",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "just",
-        "only",
-        "also",
-        "too",
-        "very",
-        "really",
-        "please",
-        "sorry",
-        "afraid",
-        "but",
-        "however",
-        "though",
-        "about",
-        "into",
-        "over",
-        "up",
-        "down",
-        "out",
-        "again",
-        "further",
-        "once",
-        "more",
-        "most",
-        "other",
-        "such",
-        "own",
-        "same",
-        "than",
-        "s",
-        "t",
-        "don't",
-        "can't",
-        "i'm",
-        "i've",
-        "i'll",
-        "i'd",
-        "you're",
-        "it's",
-        "that's",
-        "won't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "haven't",
-        "hasn't",
-        "didn't",
-        "couldn't",
-        "wouldn't",
-        "let",
-        "me",
-        "us",
-        "unfortunately",
-    ]
-)
-_FILLER_RE = re.compile(
-    r"(?:ok|okay|k|sure|yes|yeah|yep|no|nope|got it|understood|noted|thanks|thank you|thx"
-    r"|certainly|of course|absolutely|alright|all right|right|great|fine|perfect|cool|good"
-    r"|very good|will do|on it|hello|hi|hey|hmm+|uh+|um+|well|indeed|agreed|no problem"
-    r"|my pleasure|you re welcome|sounds good|i see|i understand|one moment|one sec|one second"
-    r"|one minute|just a moment|just a sec|just a second|just a minute|please wait|wait"
-    r"|working on it|processing|on my way|let me (?:check|see|look|think|try|help)"
-    r"(?: (?:into )?(?:that|this|it|on that|for you|now))*"
-    r"|i ll (?:check|look into it|look into that|get back to you|do that|do it|take care of it"
-    r"|handle it|handle that|help)(?: for you)?(?: now| right away| shortly| soon)?"
-    r"|i will (?:check|look into it|get back to you|do that|do it|take care of it|handle it)"
-    r"|how can i (?:help|assist)(?: you)?(?: today)?|what can i do for you(?: today)?"
-    r"|happy to help|glad to help|here to help|i m here to help|i hope (?:this|that) helps"
-    r"|hope (?:this|that) helps|let me know if (?:you need|there s|there is|i can help with)"
-    r" anything else|(?:is there|do you need|do you want|would you like|can i (?:help with|do))"
-    r" (?:anything|something) else(?: i can (?:help|do|assist)(?: you)?(?: with)?(?: for you)?"
-    r"| (?:you|that you) (?:need|want|d like|would like)(?: me to do| help with)?(?: today)?)?"
-    r"|anything else|something else|feel free to ask(?: if you have (?:any )?(?:more |other )?"
-    r"questions)?|any (?:other |more )?questions|have a (?:nice|good|great) day|cheers|bye"
-    r"|(?:i m |i am |so |very |really )?sorry(?: about that| for (?:that|the (?:inconvenience"
-    r"|confusion|delay)))?|(?:my )?apologies(?: for (?:that|the (?:inconvenience|confusion"
-    r"|delay)))?|i apologi[sz]e(?: for (?:that|the (?:inconvenience|confusion|delay)))?)",
-)
-_FILLER_SENTENCE_RE = re.compile(rf"^(?:{_FILLER_RE.pattern})(?: (?:{_FILLER_RE.pattern}))*$")
 
-_GENERIC_OBJECT = (
-    r"(?:\s+(?:you|with|on|to))?(?:\s+(?:that|this|it|your\s+request|the\s+request|this\s+request"
-    r"|that\s+request|such\s+requests?|your\s+question|that\s+question|this\s+question|here"
-    r"|(?:\w+\s+)?(?:advice|assistance|guidance|recommendations?|opinions?|support)))?"
-)
-_REFUSAL_RES: tuple[re.Pattern[str], ...] = tuple(
-    re.compile(p)
-    for p in (
-        r"\b(?:i|we)\s+(?:really\s+)?(?:can't|cannot|can\s+not|won't|will\s+not|couldn't|could\s+not"
-        r"|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to"
-        r"|am\s+not\s+allowed\s+to|'m\s+not\s+allowed\s+to|must\s+decline\s+to|have\s+to\s+decline"
-        r"\s+to)\s+(?:help|assist|comply|answer|respond|fulfil+|do|provide|support|process"
-        r"|handle|complete|proceed)" + _GENERIC_OBJECT + r"\b",
-        r"\b(?:i|we)\s+(?:must|have\s+to)\s+decline\b",
-        r"\bas\s+an?\s+(?:ai\s+|a\.i\.\s+)?(?:ai|a\.i\.|artificial\s+intelligence|language\s+model"
-        r"|large\s+language\s+model|llm|virtual\s+assistant|chatbot|assistant)\b",
-        r"\b(?:i'm|i\s+am)\s+(?:just\s+|only\s+)?an?\s+(?:ai|language\s+model|large\s+language"
-        r"\s+model|llm|virtual\s+assistant|chatbot|bot)\b",
-        r"\bi\s+(?:do\s+not|don't)\s+have\s+(?:access\s+to\s+)?(?:real-?\s?time|live|current"
-        r"|up-?\s?to-?\s?date|the\s+internet|internet|browsing|personal|external|that\s+information"
-        r"|this\s+information|enough\s+information)(?:\s+(?:data|information|info|access|events"
-        r"|opinions?|feelings|experiences?))?\b",
-        r"\bi\s+(?:do\s+not|don't)\s+have\s+(?:a|the|any)\s+(?:tool|function|ability|capability"
-        r"|means|way)\b",
-        r"\b(?:beyond|outside)\s+(?:my|the\s+scope\s+of\s+my)\s+(?:capabilit\w+|abilit\w+"
-        r"|knowledge|scope|expertise)\b",
-        r"\bi\s+(?:can't|cannot|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|am\s+unable\s+to"
-        r"|'m\s+unable\s+to)\s+(?:browse|access\s+the\s+internet|search\s+the\s+web|look\s+(?:that"
-        r"|this|it)\s+up)\b",
-        r"\b(?:i\s+(?:do\s+not|don't)\s+know|i'm\s+not\s+sure|i\s+am\s+not\s+sure|i\s+have\s+no"
-        r"\s+idea|no\s+idea|not\s+sure)\b",
-        r"\bmy\s+(?:knowledge|training)\s+(?:cut-?off|cutoff|data)\b",
-        r"\b(?:i|we)(?:'m|\s+am|\s+are)?\s+(?:unable|not\s+able)\s+to\s+(?:access|retrieve|get|obtain"
-        r"|provide|see|view|look\s+up)\s+(?:\w+\s+){0,2}(?:information|data|details|records?|info)\b",
-        r"\b(?:i|we)\s+(?:can't|cannot|can\s+not)\s+(?:access|retrieve|see|view|look\s+up)\s+"
-        r"(?:\w+\s+){0,2}(?:information|data|details|info)\b",
-        r"\bplease\s+(?:check|look\s+(?:it\s+)?up\s+in|consult|use)\s+(?:the\s+)?(?:\w+\s+){0,2}"
-        r"(?:system|erp|portal|tool|website|directly)\b",
-        r"\b(?:please\s+)?(?:consult|contact|ask|check\s+with|speak\s+(?:to|with)|talk\s+to"
-        r"|reach\s+out\s+to)\s+(?:a|an|your|the)?\s*(?:[\w-]+\s+){0,2}(?:professional|expert"
-        r"|lawyer|accountant|tax\s+advis[eo]r|specialist|administrator|it\s+department|advisor"
-        r"|department|team|legal|officer|dpo|compliance|finance|auditor|consultant)\b",
-        r"\b(?:i'm|i\s+am)\s+not\s+(?:a|an|your)\s+(?:lawyer|accountant|tax\s+advis[eo]r|auditor"
-        r"|expert|professional|doctor|consultant|financial\s+advis[eo]r|legal\s+expert)\b",
+@dataclass(frozen=True)
+class AnswerCues:
+    """The compiled answer-check cues of a set of languages (`answer_cues`)."""
+
+    stopwords: frozenset[str]
+    """Words that carry no content."""
+    filler: re.Pattern[str]
+    """A sentence made only of filler ("OK.", "Let me check.", "Anything else?"),
+    matched on `normalise`d text."""
+    refusals: tuple[re.Pattern[str], ...]
+    """Refusals and capability excuses, matched on `fold`ed text."""
+    refusal_any: re.Pattern[str]
+    """One search instead of one per pattern: a piece holds a match of the alternation
+    exactly when it holds one of any pattern."""
+    continuation: re.Pattern[str]
+    """Where the refusal part of a sentence ends (but / however / ; / : / a dash)."""
+
+
+@cache
+def answer_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> AnswerCues:
+    """The answer-check cues of `langs` (the union of their lists), compiled once."""
+    filler = lexicon.alternation(langs, "filler")
+    refusals = tuple(re.compile(p) for p in lexicon.union(langs, "refusal"))
+    joins = lexicon.alternation(langs, "continuation")
+    return AnswerCues(
+        stopwords=lexicon.word_set(langs, "stopwords"),
+        filler=re.compile(rf"^(?:{filler})(?: (?:{filler}))*$"),
+        refusals=refusals,
+        refusal_any=re.compile("|".join(f"(?:{p.pattern})" for p in refusals) or "(?!)"),
+        continuation=re.compile(rf",?\s+{joins}\b|[;:]|\s[-\u2013\u2014]\s"),
     )
-)
 
 
-def _content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in _STOPWORDS]
+def _content_words(text: str, stopwords: frozenset[str]) -> list[str]:
+    return [w for w in words(text) if w not in stopwords]
 
 
 FILLER_MAX_CHARS = 200
 """Longer sentences are never filler (and the filler pattern stays cheap)."""
 
 
-def is_filler(sentence: str) -> bool:
+def is_filler(sentence: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
     """True when `sentence` is content-free filler ("OK.", "Let me check.", ...)."""
     norm = normalise(sentence).strip()
     if len(norm) > FILLER_MAX_CHARS:
         return False
-    return not norm or _FILLER_SENTENCE_RE.match(norm) is not None
+    return not norm or answer_cues(langs).filler.match(norm) is not None
 
 
-def is_refusal(sentence: str) -> bool:
+def is_refusal(sentence: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
     """True when `sentence` is a refusal or capability excuse with little else in it."""
-    return _is_refusal(sentence)
+    return _is_refusal(sentence, answer_cues(langs))
 
 
-_CONTINUATION_RE = re.compile(r",?\s+(?:but|however|though|so|yet)\b|[;:]|\s[-\u2013\u2014]\s")
-
-
-_REFUSAL_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in _REFUSAL_RES))
-"""One search instead of one per pattern: a piece holds a match of the alternation
-exactly when it holds one of any pattern."""
-
-
-def _is_refusal(sentence: str) -> bool:
+def _is_refusal(sentence: str, cues: AnswerCues) -> bool:
     """A sentence whose refusal part (the piece that holds a refusal pattern, with the
     pieces around it cut at but / however / so / ; / : / a dash) is joined by at most
     `REFUSAL_MAX_OTHER_WORDS` content words elsewhere: "I'm sorry, but I can't provide
     guidance on your internal procedures" is a refusal; "I'm not a lawyer, but the
     controller decides why and how data is processed" answers."""
-    pieces = _CONTINUATION_RE.split(fold(sentence))
+    pieces = cues.continuation.split(fold(sentence))
     hit = False
     others = 0
     for piece in pieces:
-        matched = _REFUSAL_ANY.search(piece) is not None
+        matched = cues.refusal_any.search(piece) is not None
         hit = hit or matched
         if not matched:
-            others += len([w for w in _content_words(piece) if not _FILLER_SENTENCE_RE.match(w)])
+            others += len(
+                [w for w in _content_words(piece, cues.stopwords) if not cues.filler.match(w)]
+            )
     return hit and others <= REFUSAL_MAX_OTHER_WORDS
 
 
@@ -442,7 +264,7 @@ def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict |
     for sentence in sentences(text):
         if is_filler(sentence):
             kinds.append("filler")
-        elif _is_refusal(sentence):
+        elif _is_refusal(sentence, answer_cues()):
             kinds.append("refusal")
         else:
             return None

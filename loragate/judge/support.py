@@ -28,7 +28,7 @@ records and statuses in those results). Each check reads the reply clause by cla
 - `done_claims`: the clauses that say an action was done (`claims.claims_success`, or
   a sentence that opens with a past participle and goes on with an object: "Paid
   INV-58213 (CHF 4,870.50)."), with the kinds of write they name
-  (`cues/en/action_verbs.yaml`), the nouns (`action_nouns.yaml`), ids, e-mail
+  (`cues/en/write_verbs.yaml`), the nouns (`write_nouns.yaml`), ids, e-mail
   addresses, paths and names in them, and whether they speak of all of something.
 
 Cue lists live in `judge/cues/en/` (one item a line; YAML where a list is a map).
@@ -44,39 +44,49 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
-from loragate.judge.claims import claims_success, date_spans, new_values, number_values
+from loragate.judge import lexicon
+from loragate.judge.claims import claims_success
+from loragate.judge.figures import date_matches, date_values, new_values, number_values
 from loragate.judge.text import clauses, clip, fold, sentences
 
 # -- cue data ----------------------------------------------------------------------------
 
 
+def cue_lines(kind: str) -> tuple[str, ...]:
+    """The entries of a list kind (`judge/cues/<lang>/KIND.txt`, every default
+    language, `loragate.judge.lexicon`)."""
+    return lexicon.union(lexicon.DEFAULT, kind)
+
+
 @cache
-def cue_lines(name: str) -> tuple[str, ...]:
-    """The items of `judge/cues/en/NAME.txt` (blank lines and `#` comments dropped)."""
-    text = (resources.files("loragate.judge") / "cues" / "en" / f"{name}.txt").read_text(
-        encoding="utf-8"
-    )
+def cue_map(kind: str) -> dict[str, Any]:
+    """A map kind (`judge/cues/<lang>/KIND.yaml`): the languages' maps merged, a key's
+    lists joined (English first)."""
+    out: dict[str, Any] = {}
+    for lang in lexicon.DEFAULT:
+        for key, value in lexicon.mapping(lang, kind).items():
+            have = out.get(key)
+            if isinstance(have, list) and isinstance(value, list):
+                out[key] = have + [v for v in value if v not in have]
+            elif have is None:
+                out[key] = value
+    return out
+
+
+def date_spans(text: str) -> list[tuple[int, int, set[tuple[int, int]]]]:
+    """(start, end, readings) of every date in `text` (`figures.date_matches`)."""
     out = []
-    for line in text.splitlines():
-        item = line.split("#", 1)[0].strip()
-        if item:
-            out.append(item)
-    return tuple(out)
-
-
-@cache
-def cue_map(name: str) -> dict[str, Any]:
-    """The map of `judge/cues/en/NAME.yaml`."""
-    text = (resources.files("loragate.judge") / "cues" / "en" / f"{name}.yaml").read_text(
-        encoding="utf-8"
-    )
-    loaded = yaml.safe_load(text)
-    return dict(loaded) if isinstance(loaded, dict) else {}
+    at = 0
+    head = clip(text)
+    for raw in date_matches(head):
+        start = head.find(raw, at)
+        if start < 0:
+            continue
+        at = start + len(raw)
+        out.append((start, at, date_values(raw)))
+    return out
 
 
 # -- evidence ------------------------------------------------------------------------------
@@ -680,9 +690,9 @@ class DoneClaim:
     clause: str
     phrase: str
     kinds: frozenset[str]
-    """Kinds of write its verbs name (`pay`, `send`, ...; the keys of action_verbs)."""
+    """Kinds of write its verbs name (`pay`, `send`, ...; the keys of write_verbs)."""
     nouns: frozenset[str]
-    """Tool words its nouns name (`email`, `invoice`, ...; the keys of action_nouns)."""
+    """Tool words its nouns name (`email`, `invoice`, ...; the keys of write_nouns)."""
     ids: frozenset[str]
     """Ids, e-mail addresses and paths in the clause (folded)."""
     names: tuple[str, ...]
@@ -707,12 +717,12 @@ def _terms_re(items: Iterable[str]) -> re.Pattern[str]:
 
 @cache
 def _kind_res() -> dict[str, re.Pattern[str]]:
-    return {k: _terms_re(v) for k, v in cue_map("action_verbs").items() if isinstance(v, list)}
+    return {k: _terms_re(v) for k, v in cue_map("write_verbs").items() if isinstance(v, list)}
 
 
 @cache
 def _noun_res() -> dict[str, re.Pattern[str]]:
-    return {k: _terms_re(v) for k, v in cue_map("action_nouns").items() if isinstance(v, list)}
+    return {k: _terms_re(v) for k, v in cue_map("write_nouns").items() if isinstance(v, list)}
 
 
 @cache
@@ -787,13 +797,13 @@ def done_claims(text: str) -> list[DoneClaim]:
 def tool_kind(tool: str) -> str | None:
     """The kind of write a tool does, from the verb its name starts with."""
     first = re.split(r"[_\-.]", tool.casefold(), maxsplit=1)[0]
-    return first if first in cue_map("action_verbs") else None
+    return first if first in cue_map("write_verbs") else None
 
 
 def tool_nouns(tool: str) -> frozenset[str]:
     """The action nouns a tool's name holds (`send_email` -> {email})."""
     parts = set(re.split(r"[_\-.]", tool.casefold()))
-    return frozenset(k for k in cue_map("action_nouns") if k in parts)
+    return frozenset(k for k in cue_map("write_nouns") if k in parts)
 
 
 def sequence_of(values: Sequence[str]) -> str:

@@ -25,7 +25,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
+
+from loragate.judge import lexicon
 
 MAX_TEXT_CHARS = 20_000
 """Free-text checks read at most this many characters of an answer (the head).
@@ -71,39 +73,26 @@ def normalise(text: str) -> str:
 
 # -- sentences ------------------------------------------------------------------------
 
-_ABBREVIATIONS = (
-    "e.g.",
-    "i.e.",
-    "etc.",
-    "vs.",
-    "approx.",
-    "art.",
-    "no.",
-    "nr.",
-    "ca.",
-    "cf.",
-    "mr.",
-    "ms.",
-    "mrs.",
-    "dr.",
-    "incl.",
-    "excl.",
-    "p.a.",
-    "resp.",
-    "z.b.",
-    "bzw.",
-    "st.",
-)
+_DEFAULT_LANGS = ("en", "de")
+"""The languages whose cue lists the text primitives read (see `loragate.judge.lexicon`)."""
+
+
+@cache
+def _abbreviations(langs: tuple[str, ...]) -> frozenset[str]:
+    """Abbreviations whose full stop does not end a sentence (`cues/<lang>/abbreviations.txt`)."""
+    return lexicon.word_set(langs, "abbreviations")
+
+
 _INITIAL_OR_DATE = re.compile(r"[a-z]\.|\W*\d{1,2}\.(?:\d{1,2}\.(?:\d{2,4})?)?")
 """An initial ("J.") or a date or ordinal in the German style ("17.11.", "24."): the
 full stop does not end the sentence."""
 _SENTENCE_END = re.compile(r"(?<=[.!?\uff1f\u3002])[\"')\]]*\s+|\s*\n\s*")
-_CLAUSE_BREAK = re.compile(
-    r";\s+|:\s+|\s+[-\u2013\u2014]+\s+"
-    r"|,\s+(?=(?:but|however|though|although|yet|so|and\s+i|let\s+me|let's|i'll|i\s+will"
-    r"|i'm\s+going\s+to|shall\s+i|should\s+i|want\s+me|do\s+you|would\s+you)\b)",
-    re.IGNORECASE,
-)
+
+
+@cache
+def _clause_break(langs: tuple[str, ...]) -> re.Pattern[str]:
+    words = lexicon.alternation(langs, "clause_break")
+    return re.compile(rf";\s+|:\s+|\s+[-\u2013\u2014]+\s+|,\s+(?={words}\b)", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:
@@ -122,7 +111,7 @@ def sentences(text: str) -> list[str]:
         ends_on_line = "\n" in m.group(0)
         tail = candidate.rstrip().rsplit(None, 1)[-1].casefold() if candidate.strip() else ""
         if not ends_on_line and (
-            tail in _ABBREVIATIONS or _INITIAL_OR_DATE.fullmatch(tail) is not None
+            tail in _abbreviations(_DEFAULT_LANGS) or _INITIAL_OR_DATE.fullmatch(tail) is not None
         ):
             buf = candidate + m.group(0)
             continue
@@ -139,7 +128,7 @@ def clauses(sentence: str) -> list[str]:
     """A sentence cut at `;`, `:`, a dash between spaces, and before `, but` /
     `, however` / `, so` / `, let me` / `, I'll` / `, shall I` ...: the scope in which a
     negation, a condition or an intent is read."""
-    return [c.strip() for c in _CLAUSE_BREAK.split(sentence) if c.strip()]
+    return [c.strip() for c in _clause_break(_DEFAULT_LANGS).split(sentence) if c.strip()]
 
 
 # -- terms ------------------------------------------------------------------------------
@@ -208,21 +197,25 @@ def group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-_STATEMENT_BREAK = re.compile(
-    r";\s+|,\s+(?:and|while|whereas|but|however)\s+|\s+(?:while|whereas|but)\s+", re.IGNORECASE
-)
-_STATEMENT_NEGATION = re.compile(
-    r"\b(?:not|never|nor|neither|unlike|instead\s+of|rather\s+than|as\s+opposed\s+to"
-    r"|contrary\s+to|wrongly|mistakenly|myth|misconception|confus\w*|mix\w*\s+up)\b|n't\b",
-    re.IGNORECASE,
-)
+@cache
+def _statement_break(langs: tuple[str, ...]) -> re.Pattern[str]:
+    after_comma = lexicon.alternation(langs, "statement_break_after_comma")
+    alone = lexicon.alternation(langs, "statement_break")
+    return re.compile(rf";\s+|,\s+{after_comma}\s+|\s+{alone}\s+", re.IGNORECASE)
+
+
+@cache
+def _statement_negation(langs: tuple[str, ...]) -> re.Pattern[str]:
+    words = lexicon.alternation(langs, "statement_negation")
+    suffix = lexicon.alternation(langs, "negation_suffix")
+    return re.compile(rf"\b{words}\b|{suffix}", re.IGNORECASE)
 
 
 def statements(text: str) -> list[str]:
     """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but`."""
     out = []
     for sentence in sentences(text):
-        out += [p.strip() for p in _STATEMENT_BREAK.split(sentence) if p.strip()]
+        out += [p.strip() for p in _statement_break(_DEFAULT_LANGS).split(sentence) if p.strip()]
     return out
 
 
@@ -255,7 +248,9 @@ def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
     if not patterns:
         return None
     padded = [
-        normalise(s) for s in statements(clip(text)) if not _STATEMENT_NEGATION.search(fold(s))
+        normalise(s)
+        for s in statements(clip(text))
+        if not _statement_negation(_DEFAULT_LANGS).search(fold(s))
     ]
     for raw in patterns:
         present, absent = _pattern(raw)

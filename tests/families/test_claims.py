@@ -6,15 +6,14 @@ import re
 
 import pytest
 
-from loragate.judge.claims import (
+from loragate.judge.acknowledgements import (
     acknowledges_failure,
     acknowledges_non_action,
-    claims_success,
     identifier_terms,
-    invented_result,
-    number_values,
     topic_terms,
 )
+from loragate.judge.claims import claims_success, invented_result
+from loragate.judge.figures import number_values
 
 # -- success claims -------------------------------------------------------------------
 

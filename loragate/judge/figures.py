@@ -1,0 +1,175 @@
+"""Figures in free text: amounts, percentages, clock times, record ids and dates.
+
+`number_values` and `date_values` read every value of a text in a canonical form, so a
+value quoted in another format (`12'500` / `12,500.00`, `09:30` / `9.30 am`,
+`2026-11-30` / `30.11.` / `30 November`) still counts as the same; `new_values` lists
+the values of a reply that a conversation never held. These cues are data, not
+language: currency words and month names are read in the lists of every language
+(`cues/<lang>/currency.txt`, `months.yaml`), whatever language the reply is in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+
+from loragate.judge import lexicon
+from loragate.judge.text import clip
+
+_NUMBER = r"\d{1,3}(?:['\u2019 ,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+_NUMBER_RE = re.compile(rf"(?<![\w.,':])(?:{_NUMBER})(?![\w:])")
+_TIME_RE = re.compile(
+    r"(?<![\d:])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))(?!\d)"
+    r"|(?<![\w:.])(?P<h2>1[0-2]|0?[1-9])(?:[:.](?P<m2>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b",
+    re.IGNORECASE,
+)
+ID_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b")
+"""Record ids such as `INV-58213`, `POL-017`: one that the conversation never named is
+a looked-up result."""
+
+
+@dataclass(frozen=True)
+class _Figures:
+    value: re.Pattern[str]
+    date: re.Pattern[str]
+    months: Mapping[str, int]
+
+
+@cache
+def _figures() -> _Figures:
+    langs = lexicon.every_language()
+    currency = "|".join(lexicon.union(langs, "currency"))
+    value = re.compile(
+        rf"(?:(?:{currency})\s*(?P<a>{_NUMBER})(?!\w)"
+        rf"|(?<![\w.,'])(?P<b>{_NUMBER})\s*(?:{currency}|%|percent\b|per\s+cent\b)"
+        r"|(?<![\w.,'])(?P<d>\d+[.,]\d{3,})(?!\w))",
+        re.IGNORECASE,
+    )
+    months = _month_names(langs)
+    # Longest name first, so that "june" is read whole rather than as "jun".
+    names = sorted(months, key=lambda n: (-len(n), n))
+    mon = "|".join(re.escape(n) for n in names)
+    # A day after the month ("Nov 30th"): January is not read there (as before the cue
+    # lists were data; "Jan 5" is no date in this form).
+    mon5 = "|".join(re.escape(n) for n in names if months[n] != 1)
+    date = re.compile(
+        r"(?<!\d)(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2})(?!\d)"
+        r"|\b(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?:\d{2,4})?"
+        r"|\b(?P<a3>\d{1,2})/(?P<b3>\d{1,2})(?:/\d{2,4})?\b"
+        rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?P<mon>{mon})\b"
+        rf"|\b(?P<mon5>{mon5})\.?\s+(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\b",
+        re.IGNORECASE,
+    )
+    return _Figures(value, date, months)
+
+
+def _month_names(langs: tuple[str, ...]) -> dict[str, int]:
+    """Month name -> number over `langs` (`cues/<lang>/months.yaml`); `CueError` for a
+    key that is no month or a name that is no word."""
+    out: dict[str, int] = {}
+    for lang in langs:
+        for key, names in lexicon.mapping(lang, "months").items():
+            if not isinstance(key, int) or not 1 <= key <= 12 or not isinstance(names, list):
+                raise lexicon.CueError(
+                    f"loragate/judge/cues/{lang}/months.yaml: {key!r} must be a month number "
+                    "1-12 with a list of names"
+                )
+            for name in names:
+                if not isinstance(name, str) or not re.fullmatch(r"[^\W\d_]+", name):
+                    raise lexicon.CueError(
+                        f"loragate/judge/cues/{lang}/months.yaml: {name!r} (month {key}) is "
+                        "no word; write the name in lower case letters"
+                    )
+                out.setdefault(name.casefold(), key)
+    return out
+
+
+def _canonical(raw: str) -> str | None:
+    """`12'500`, `12,500.00`, `12 500` and `12500` -> `12500`; `0.94120` -> `0.9412`."""
+    s = raw.replace("'", "").replace("\u2019", "").replace(" ", "")
+    if "," in s and "." in s:
+        decimal = "." if s.rfind(".") > s.rfind(",") else ","
+        s = s.replace("," if decimal == "." else ".", "").replace(decimal, ".")
+    elif "," in s:
+        _, _, tail = s.rpartition(",")
+        s = s.replace(",", "") if len(tail) == 3 else s.replace(",", ".")
+    elif s.count(".") > 1:
+        s = s.replace(".", "")  # "1.250.000"
+    try:
+        value = float(s)
+    except ValueError:
+        return None
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def _times(text: str) -> set[str]:
+    out = set()
+    for m in _TIME_RE.finditer(text):
+        if m.group("h") is not None:
+            out.add(f"t{int(m.group('h'))}:{m.group('m')}")
+        else:
+            hour = int(m.group("h2")) % 12 + (12 if m.group("ap").lower() == "p" else 0)
+            out.add(f"t{hour}:{m.group('m2') or '00'}")
+    return out
+
+
+def number_values(text: str) -> set[str]:
+    """The values in `text`, canonical, so that a value quoted in another format still
+    counts as known: numbers (`12'500`, `12,500.00` -> `12500`), clock times (`09:30`,
+    `9.30 am` -> `t9:30`) and record ids (`inv-58213`)."""
+    head = clip(text)
+    out: set[str] = set()
+    for m in _NUMBER_RE.finditer(head):
+        value = _canonical(m.group(0))
+        if value is not None:
+            out.add(value)
+    return out | _times(head) | {m.group(0).casefold() for m in ID_RE.finditer(head)}
+
+
+def new_values(text: str, known: set[str]) -> list[str]:
+    """Amounts (next to a currency), percentages, clock times, long decimals (rates) and
+    record ids (`POL-017`) in `text` that are not in `known` (from `number_values`).
+    Dates and counts are not values here: restating or working out a date is no tool
+    result."""
+    head = clip(text)
+    out = []
+    for m in _figures().value.finditer(head):
+        raw = m.group("a") or m.group("b") or m.group("d")
+        value = _canonical(raw) if raw else None
+        if value is not None and value not in known:
+            out.append(m.group(0).strip())
+    out += [t[1:] for t in _times(head) if t not in known]
+    out += [m.group(0) for m in ID_RE.finditer(head) if m.group(0).casefold() not in known]
+    return out
+
+
+def date_values(text: str) -> set[tuple[int, int]]:
+    """(month, day) of every date in `text`: ISO, `30.11.`, `30/11` (both readings),
+    `30 November`, `Nov 30th`."""
+    figures = _figures()
+    out: set[tuple[int, int]] = set()
+    for m in figures.date.finditer(clip(text)):
+        g = m.groupdict()
+        pairs: list[tuple[int, int]] = []
+        if g["m1"]:
+            pairs = [(int(g["m1"]), int(g["d1"]))]
+        elif g["m2"]:
+            pairs = [(int(g["m2"]), int(g["d2"]))]
+        elif g["a3"]:
+            a, b = int(g["a3"]), int(g["b3"])
+            pairs = [(b, a), (a, b)]
+        elif g["d4"]:
+            mon = figures.months.get((g["mon"] or "").casefold().rstrip("."))
+            pairs = [(mon, int(g["d4"]))] if mon else []
+        elif g["d5"]:
+            mon = figures.months.get(m.group("mon5").split()[0].casefold().rstrip("."))
+            pairs = [(mon, int(g["d5"]))] if mon else []
+        out |= {(mo, d) for mo, d in pairs if 1 <= mo <= 12 and 1 <= d <= 31}
+    return out
+
+
+def date_matches(text: str) -> list[str]:
+    """The dates written in `text`, as written (see `date_values`)."""
+    return [m.group(0) for m in _figures().date.finditer(text)]
