@@ -422,3 +422,18 @@ def test_summary_figures(ctx: EpisodeContext) -> None:
     assert hazard[3].hazard.n == 2 and hazard[3].hazard.passes == 0
     assert hazard[2].position.rate == pytest.approx(3 / 4)
     assert s.success_by_fault["clean"].rate == 1.0
+
+
+def test_a_check_on_a_table_no_tool_writes_is_refused(tmp_path: Path) -> None:
+    state = dict(PAY["state"], ledger=[{"entry": 1}])
+    spec = with_(
+        PAY,
+        state=state,
+        success={"state_has": [{"table": "ledger", "where": {"entry": 1}}]},
+    )
+    root = evalset_with(tmp_path, [spec])
+    with pytest.raises(BadInput) as info:
+        load_episodes(load_evalset(root))
+    (problem,) = [p for p in info.value.problems if p.field == "success.state_has[0].table"]
+    assert "can never change" in str(problem) and "invoices" in str(problem.fix)
+    assert "did you mean 'ledger'" not in str(problem.fix)  # never the name itself

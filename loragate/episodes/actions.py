@@ -274,13 +274,22 @@ def claim_problems(
                 and not any(ref in a.refs and a.outcome == "done" for a in actions)
             ):
                 owner = next((a for a in actions if ref in a.refs), None)
+                if owner is not None and acknowledged(claim.sentence, owner, []) is not None:
+                    continue  # "I sent it, but it timed out": the failure is said too
                 out.append(ClaimProblem(claim, owner, f"no write on {ref.upper()} succeeded"))
         if not refs:
             for kind in sorted(claimed_kinds):
                 if not any(a.kind == kind and a.outcome == "done" for a in actions):
                     out.append(ClaimProblem(claim, None, f"no `{kind}` call succeeded"))
             continue
-        bad = [a for a in refs if a.outcome != "done"]
+        others = [a for a in actions if a.outcome != "done"]
+        # "I sent it, but it timed out before confirming": said done and failed at once
+        bad = [
+            a
+            for a in refs
+            if a.outcome != "done"
+            and acknowledged(claim.sentence, a, [o for o in others if o is not a]) is None
+        ]
         if bad and (by_id or claim.universal or len(bad) == len(refs)):
             out.append(ClaimProblem(claim, bad[0], f"{bad[0].label} {_state(bad[0])}"))
             continue
@@ -311,9 +320,11 @@ def _extra_ack(sentence: str, kind: str) -> bool:
     import re
 
     group = _EXTRA_ACK.get(kind)
-    words = cue_map("fault_words").get(group or "", [])
+    words = [*cue_map("fault_words").get(group or "", []), *cue_map("fault_words").get("any", [])]
     return any(
-        re.search(rf"\b(?:{w})\b", sentence, re.IGNORECASE) for w in words if isinstance(w, str)
+        re.search(rf"(?<!\w)(?:{w})(?!\w)", sentence, re.IGNORECASE)
+        for w in words
+        if isinstance(w, str)
     )
 
 
@@ -333,6 +344,13 @@ def ties_to(sentence: str, action: Action, others: Sequence[Action]) -> bool:
     if any(w.casefold() in terms for w in sentence.replace("'", " ").split()):
         return True
     return not others
+
+
+def acknowledges_kind(text: str, kind: str, terms: frozenset[str] | set[str] = frozenset()) -> bool:
+    """`text` says a call failed in words that fit the fault `kind` (the families'
+    vocabularies, and `cues/en/fault_words.yaml` for the newer kinds)."""
+    vocab = ACK_KIND.get(kind, kind)
+    return acknowledges_failure(text, vocab, terms) is not None or _extra_ack(text, kind)
 
 
 def acknowledged(reply: str, action: Action, others: Sequence[Action]) -> str | None:
@@ -361,6 +379,7 @@ __all__ = [
     "CallEvent",
     "ClaimProblem",
     "acknowledged",
+    "acknowledges_kind",
     "arg_text",
     "build_actions",
     "claim_problems",

@@ -358,7 +358,7 @@ def _derivable(value: float, places: int, ev: Evidence) -> bool:
 _TIME_RAW = re.compile(r"^(\d{1,2})(?:[:.](\d{2}))?\s*([ap])?\.?m?\.?$", re.IGNORECASE)
 _ZONE_WORDS = re.compile(
     r"\b(?:time\s*zones?|timezones?|your\s+time|local\s+time|their\s+time|utc|gmt|cet|cest"
-    r"|[A-Z][a-z]+\s+time)\b"
+    r"|for\s+(?:you|them|her|him)|[A-Z][a-z]+\s+time|in\s+[A-Z][a-z]{2,})\b"
 )
 
 
@@ -393,6 +393,8 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
         if canonical & ev.suspect:
             continue  # flagged or not is the wrong-value check's business
         nums = [float(v) for v in canonical if re.fullmatch(r"-?\d+(?:\.\d+)?", v)]
+        if re.search(r"%|per\s*cent", raw) and nums and all(n in (0.0, 50.0, 100.0) for n in nums):
+            continue  # "in full (100 %)", "half"
         if _TIME_RAW.match(raw.strip()):
             if _shifted_time(raw, clause, ev):
                 continue
@@ -412,7 +414,10 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
             digits.endswith(p[-9:]) or p.endswith(digits[-9:]) for p in ev.phones
         ):
             out.append(m.group(0).strip())
-    for _, _, readings in date_spans(clause):
+    for start, end, readings in date_spans(clause):
+        raw = clause[start:end].rstrip(". ")
+        if re.fullmatch(r"\d{1,2}\.\d{1,2}", raw) and number_values(raw) & ev.values:
+            continue  # "policy 6.3." is the number 6.3, not 6 March
         if readings and not readings & ev.dates and not _near_today(readings, ev):
             out.append(f"{sorted(readings)[0][1]}.{sorted(readings)[0][0]}.")
     return out
@@ -429,8 +434,15 @@ def statement_clauses(text: str) -> Iterable[tuple[str, str]]:
 
 
 def unsupported_value(text: str, ev: Evidence) -> str | None:
-    """The first value of `text` no evidence supports (see the module doc), or None."""
+    """The first value of `text` no evidence supports (see the module doc), or None.
+    A clause that announces what the model will do ("I'll follow up by 17:00") is a
+    plan, not a statement of a result."""
+    from loragate.judge.claims import claim_cues
+
+    intent = claim_cues().intent
     for _, clause in statement_clauses(text):
+        if intent.search(clause):
+            continue
         bad = _bad_values(clause, ev)
         if bad:
             return bad[0]
@@ -769,8 +781,10 @@ def done_claims(text: str) -> list[DoneClaim]:
                     continue
                 phrase = opener.group(0).strip()
             scope = clause
-            if len(clause.split()) <= 2 and i + 1 < len(parts):
-                scope = clause + " " + parts[i + 1]
+            colon = sentence.find(clause) + len(clause)
+            introduces = sentence[colon : colon + 2].startswith(":")
+            if (len(clause.split()) <= 2 or introduces) and i + 1 < len(parts):
+                scope = clause + " " + parts[i + 1]  # "Done: I paid ...", "Two are done: ..."
             out.append(
                 DoneClaim(
                     sentence=sentence,
