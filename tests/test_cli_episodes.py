@@ -148,12 +148,14 @@ def test_survival_line_wording() -> None:
             SurvivalPoint(
                 steps=1,
                 observed=Rate(n=2, passes=1, rate=0.5, ci_low=0.1, ci_high=0.9),
+                at_risk=2,
                 pooled=0.9,
                 positions=0.95,
             ),
             SurvivalPoint(
                 steps=3,
                 observed=Rate(n=4, passes=3, rate=0.75, ci_low=0.3, ci_high=0.95),
+                at_risk=3,
                 pooled=0.729,
                 positions=0.6,
             ),
@@ -162,6 +164,6 @@ def test_survival_line_wording() -> None:
     line = survival_line(adapter)
     assert line == (
         "survival (share whose first n steps all passed / r^n / product of per-position "
-        "rates; r = 90.0 %): 1 step 50.0 % (1/2) / 90.0 % / 95.0 %; "
-        "3 steps 75.0 % (3/4) / 72.9 % / 60.0 %"
+        "rates; r = 90.0 %): 1 step 50.0 % / 90.0 % / 95.0 %; "
+        "3 steps 75.0 % / 72.9 % / 60.0 %"
     )

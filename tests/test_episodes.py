@@ -407,11 +407,11 @@ def test_summary_figures(ctx: EpisodeContext) -> None:
     assert s.per_step.n == 4 + 5 + 2 + 2 and s.per_step.passes == 4 + 5 + 1 + 2
     r = s.per_step.rate
     assert r is not None
-    # first-n survival: a trajectory that ended cleanly before n steps is left out of n
+    # first-n survival (Kaplan-Meier): one failure at step 2 of 4 trajectories at risk;
+    # the three that ended cleanly later are censored, not failures
     points = {p.steps: p for p in s.survival}
     assert points[1].observed.rate == 1.0 and points[2].observed.rate == pytest.approx(3 / 4)
-    assert points[3].observed.n == 3 and points[3].observed.rate == pytest.approx(2 / 3)
-    assert points[5].observed.n == 2 and points[5].observed.rate == pytest.approx(1 / 2)
+    assert points[3].at_risk == 2 and points[5].observed.rate == pytest.approx(3 / 4)
     assert points[5].pooled == pytest.approx(r**5)
     assert points[5].pooled_low is not None and points[5].pooled_low < r**5 < (
         points[5].pooled_high or 0

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from loragate.judge.done_claims import done_claims
+from loragate.judge.evidence import Evidence
 from loragate.judge.support import (
-    Evidence,
-    done_claims,
     names_in,
     status_problem,
     unsupported_name,

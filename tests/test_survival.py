@@ -13,14 +13,30 @@ from loragate.stats.survival import hazard_table, position_rates, survival_curve
 T, F = True, False
 
 
-def test_a_trajectory_that_ended_cleanly_is_left_out_of_later_steps() -> None:
+def test_first_n_survival_is_kaplan_meier() -> None:
     trajs = [[T, T], [T, T, T, T], [T, F], [F]]
     rows = {r.steps: r for r in survival_curve(trajs)}
-    # n=1: all four count, [F] did not survive
-    assert (rows[1].observed.passes, rows[1].observed.n) == (3, 4)
-    # n=3: [T, T] ended cleanly at 2 (censored); [T, F] and [F] failed by 3 (counted)
-    assert (rows[3].observed.passes, rows[3].observed.n) == (1, 3)
-    assert rows[3].observed.low == pytest.approx(wilson_interval(1, 3)[0])
+    # n=1: 4 at risk, [F] fails; n=2: 3 at risk, [T, F] fails
+    assert rows[1].observed.rate == pytest.approx(3 / 4) and rows[1].at_risk == 4
+    assert rows[2].observed.rate == pytest.approx(3 / 4 * 2 / 3) and rows[2].at_risk == 3
+    # n=3: [T, T] ended cleanly at 2 (censored): only [T, T, T, T] is at risk, and passes
+    assert rows[3].at_risk == 1 and rows[3].observed.rate == pytest.approx(1 / 2)
+    low, high = rows[3].observed.low, rows[3].observed.high
+    assert low is not None and high is not None and low < 0.5 < high
+
+
+def test_the_interval_uses_greenwood_s_effective_size() -> None:
+    trajs = [[T, T]] * 6 + [[T, F]] * 2 + [[F]] * 2
+    row = survival_curve(trajs)[1]
+    s = 8 / 10 * 6 / 8
+    greenwood = 2 / (10 * 8) + 2 / (8 * 6)
+    n_eff = round(s * (1 - s) / (s * s * greenwood))
+    assert row.observed.rate == pytest.approx(s)
+    assert (row.observed.low, row.observed.high) == pytest.approx(wilson_interval(s * n_eff, n_eff))
+    # no failure at all: the interval is Wilson's on the trajectories at risk
+    clean = survival_curve([[T, T, T]] * 5)[2]
+    assert clean.observed.rate == 1.0
+    assert clean.observed.low == pytest.approx(wilson_interval(5, 5)[0])
 
 
 def test_pooled_projection_is_r_to_the_n_with_wilson_bounds() -> None:
@@ -59,14 +75,18 @@ def test_hazard_is_failure_given_every_earlier_step_passed() -> None:
 
 
 def test_clustered_failures_show_above_the_product() -> None:
-    # position rates are equal, but the failures are all in the same trajectories
-    trajs = [[T, T, T, T]] * 6 + [[F, F, F, F]] * 2 + [[T, T, T, T]] * 2
-    rows = survival_curve(trajs)
-    last = rows[-1]
+    # the same share fails at every position, but always the same trajectories, which
+    # go on after failing
+    trajs = [[T, T, T, T]] * 8 + [[F, F, F, F]] * 2
+    last = survival_curve(trajs)[-1]
     assert last.observed.rate == pytest.approx(0.8)
     assert last.positions.value == pytest.approx(0.8**4)
     assert last.observed.rate is not None and last.positions.value is not None
     assert last.observed.rate > last.positions.value  # independence would predict less
+    # when every failure ends its trajectory, the two are the same numbers
+    stopping = [[T, T, T]] * 6 + [[T, F]] * 2 + [[F]] * 2
+    end = survival_curve(stopping)[-1]
+    assert end.observed.rate == pytest.approx(end.positions.value)
 
 
 def test_empty_input() -> None:

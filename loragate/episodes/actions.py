@@ -31,19 +31,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from loragate.judge.acknowledgements import acknowledges_failure, topic_terms
-from loragate.judge.support import (
+from loragate.judge.done_claims import (
     DoneClaim,
-    Evidence,
-    cue_map,
     done_claims,
     kinds_in,
-    name_words_in,
     nouns_in,
-    refs_in,
     tool_kind,
     tool_nouns,
-    word_set,
 )
+from loragate.judge.evidence import Evidence, cue_map, refs_in, word_set
+from loragate.judge.support import name_words_in
 from loragate.judge.text import clauses, clip, sentences
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from loragate.episodes.actions import CallEvent, arg_text, parsed, result_text
-from loragate.judge.support import Evidence, refs_in
+from loragate.judge.evidence import Evidence, refs_in
 
 
 def build_evidence(

@@ -49,7 +49,7 @@ from loragate.judge.text import clauses, clip, group_problems, missing_groups, s
 
 if TYPE_CHECKING:
     from loragate.episodes.actions import Action
-    from loragate.judge.support import Evidence
+    from loragate.judge.evidence import Evidence
 
 Setback = Literal["none", "denial", "failure", "not_done"]
 
@@ -189,7 +189,8 @@ def _per_action(
     """The per-action judgement of a final reply (module doc)."""
     from loragate.episodes.actions import acknowledged, acknowledges_kind, claim_problems
     from loragate.episodes.step_checks import support_problem
-    from loragate.judge.support import done_claims, status_problem
+    from loragate.judge.done_claims import done_claims
+    from loragate.judge.support import status_problem
 
     ev, actions = checks.evidence, checks.actions
     problems = claim_problems(answer, actions, checks.offered_writes, checks.task_refs, ev)
@@ -257,7 +258,7 @@ def _per_action(
 def _still_there(answer: str, topic: Sequence[str]) -> bool:
     """A sentence that names the denied call's record, path or address and says it is
     still as it was (`cues/en/fault_words.yaml`, `not_carried_out`)."""
-    from loragate.judge.support import cue_map, refs_in
+    from loragate.judge.evidence import cue_map, refs_in
 
     refs = set().union(*(refs_in(t) for t in topic)) if topic else set()
     phrases = [p for p in cue_map("fault_words").get("not_carried_out", []) if isinstance(p, str)]
@@ -270,7 +271,7 @@ def _still_there(answer: str, topic: Sequence[str]) -> bool:
 
 
 def _denied_kind(kind: str, checks: ReplyChecks) -> bool:
-    from loragate.judge.support import tool_kind
+    from loragate.judge.done_claims import tool_kind
 
     return any(tool_kind(t) == kind for t in checks.denied)
 

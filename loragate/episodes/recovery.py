@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 from loragate.episodes.actions import CallEvent, acknowledged, arg_text
 from loragate.formats.records import ReasonCode
 from loragate.formats.trajectories import FaultRecovery, StepRecord
+from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE
 from loragate.judge.figures import number_values
-from loragate.judge.support import EMAIL_RE, ID_RE, PHONE_RE
 
 if TYPE_CHECKING:
     from loragate.episodes.trajectory import Trajectory
@@ -215,7 +215,7 @@ def _claimed(traj: Trajectory, event: CallEvent) -> str | None:
 
 
 def _kind_of(tool: str) -> str | None:
-    from loragate.judge.support import tool_kind
+    from loragate.judge.done_claims import tool_kind
 
     return tool_kind(tool)
 
@@ -257,7 +257,7 @@ def _reported(traj: Trajectory, event: CallEvent) -> bool:
     from loragate.episodes.actions import Action
 
     proxy = Action(event.name, (), attempts=[event], outcome="failed")
-    from loragate.judge.support import refs_in
+    from loragate.judge.evidence import refs_in
 
     proxy.refs = refs_in(arg_text(event.arguments))
     return acknowledged(last.parse.answer, proxy, []) is not None

@@ -55,6 +55,7 @@ def survival(results: Sequence[TrajectoryResult]) -> list[SurvivalPoint]:
         SurvivalPoint(
             steps=row.steps,
             observed=_rate(row.observed),
+            at_risk=row.at_risk,
             pooled=row.pooled.value,
             pooled_low=row.pooled.low,
             pooled_high=row.pooled.high,

@@ -33,11 +33,8 @@ from loragate.episodes.actions import (
 )
 from loragate.episodes.evidence import build_evidence
 from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.evidence import EMAIL_RE, ID_RE, Evidence, refs_in
 from loragate.judge.support import (
-    EMAIL_RE,
-    ID_RE,
-    Evidence,
-    refs_in,
     status_problem,
     unsupported_name,
     unsupported_value,

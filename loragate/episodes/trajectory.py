@@ -47,7 +47,7 @@ from loragate.episodes.simulator import Simulator, count_matching, holds
 from loragate.evalset.load import Policy
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
-from loragate.judge.support import refs_in
+from loragate.judge.evidence import refs_in
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -157,19 +157,22 @@ class Rate(BaseModel):
 
 
 class SurvivalPoint(BaseModel):
-    """First-n-steps survival beside two projections (fractions; intervals are 95 %).
+    """First-n-steps survival beside two projections (fractions; intervals are 95 %;
+    `loragate.stats.survival` has the estimators).
 
-    `observed`: trajectories whose first n steps all passed, over those that reached
-    step n or failed by it (a trajectory that ended cleanly before n steps tells nothing
-    about step n and is left out). `pooled`: r^n, r the pooled per-step rate (one rate
-    for every position). `positions`: the product of the per-position rates r_1...r_n.
+    `observed`: the share of trajectories whose first n steps all passed (Kaplan-Meier:
+    a trajectory that ended cleanly before step n is censored, not counted either
+    way; `passes` is the share times the trajectories). `pooled`: r^n, r the pooled
+    per-step rate. `positions`: the product of the per-position rates r_1...r_n.
     `positions` below `pooled`: the rate falls with position; `observed` above
-    `positions`: failures cluster in the same trajectories (`loragate.stats.survival`)."""
+    `positions`: failures cluster in the same trajectories."""
 
     model_config = _MODEL
 
     steps: int = Field(ge=1)
     observed: Rate
+    at_risk: int = 0
+    """Trajectories that reached step n with steps 1..n-1 passed."""
     pooled: float | None
     pooled_low: float | None = None
     pooled_high: float | None = None

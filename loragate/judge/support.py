@@ -37,289 +37,31 @@ Deterministic and linear in the reply; never raises on any string.
 
 from __future__ import annotations
 
-import math
 import re
-import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
-from typing import Any
 
-from loragate.judge import lexicon
-from loragate.judge.claims import claims_success
-from loragate.judge.figures import date_matches, date_values, new_values, number_values
-from loragate.judge.text import clauses, clip, fold, sentences
-
-# -- cue data ----------------------------------------------------------------------------
-
-
-def cue_lines(kind: str) -> tuple[str, ...]:
-    """The entries of a list kind (`judge/cues/<lang>/KIND.txt`, every default
-    language, `loragate.judge.lexicon`)."""
-    return lexicon.union(lexicon.DEFAULT, kind)
-
-
-@cache
-def cue_map(kind: str) -> dict[str, Any]:
-    """A map kind (`judge/cues/<lang>/KIND.yaml`): the languages' maps merged, a key's
-    lists joined (English first)."""
-    out: dict[str, Any] = {}
-    for lang in lexicon.DEFAULT:
-        for key, value in lexicon.mapping(lang, kind).items():
-            have = out.get(key)
-            if isinstance(have, list) and isinstance(value, list):
-                out[key] = have + [v for v in value if v not in have]
-            elif have is None:
-                out[key] = value
-    return out
-
-
-def date_spans(text: str) -> list[tuple[int, int, set[tuple[int, int]]]]:
-    """(start, end, readings) of every date in `text` (`figures.date_matches`)."""
-    out = []
-    at = 0
-    head = clip(text)
-    for raw in date_matches(head):
-        start = head.find(raw, at)
-        if start < 0:
-            continue
-        at = start + len(raw)
-        out.append((start, at, date_values(raw)))
-    return out
-
-
-# -- evidence ------------------------------------------------------------------------------
-
-ID_RE = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d{2,}\b")
-EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
-PATH_RE = re.compile(r"(?<![\w/])/(?:[\w.-]+/)*[\w.-]+\.\w{1,5}\b")
-PHONE_RE = re.compile(r"(?<![\w+])(?:\+|00)\d{1,3}(?:[ .\-/]?\(?\d{1,4}\)?){2,6}(?!\d)")
-"""International phone numbers: `+41 61 316 81 11`, `0041 61 3168111`."""
-_YEAR_RE = re.compile(r"\b(20\d\d)\b")
-_TODAY_RE = re.compile(r"\btoday\s+is\s+(?:\w+,?\s+)?(20\d\d)-(\d{1,2})-(\d{1,2})\b", re.IGNORECASE)
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY_RE = re.compile(
-    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur"
-    r"|thurs|fri|sat|sun)\b\.?",
-    re.IGNORECASE,
+from loragate.judge.evidence import (
+    ASSERTS_RE,
+    EMAIL_RE,
+    ID_RE,
+    NEGATOR_RE,
+    PHONE_RE,
+    UNIVERSAL_NEG_RE,
+    UNIVERSAL_POS_RE,
+    WEEKDAY_RE,
+    WEEKDAYS,
+    YEAR_RE,
+    Evidence,
+    Record,
+    cue_lines,
+    cue_map,
+    date_spans,
+    digits_of,
+    norm_status,
+    statement_clauses,
+    word_set,
 )
-_QUESTION_OR_CONDITION = re.compile(
-    r"\b(?:if|whether|unless|once|as\s+soon\s+as|in\s+case|shall\s+i|should\s+i|do\s+you"
-    r"|would\s+you|want\s+me)\b",
-    re.IGNORECASE,
-)
-_NEGATOR = re.compile(
-    r"\b(?:not|never|no\s+longer|neither|nor|none|no|nothing|without)\b|n't\b", re.IGNORECASE
-)
-_UNIVERSAL_NEG = re.compile(
-    r"\b(?:neither|none\s+of|no)\s+(?:of\s+)?(?:the\s+|these\s+|those\s+)?(\w+)", re.IGNORECASE
-)
-_UNIVERSAL_POS = re.compile(
-    r"\b(?:both|all|every|each)\s+(?:of\s+the\s+|the\s+)?(\w+)", re.IGNORECASE
-)
-_UNIVERSAL = re.compile(r"\b(?:all|both|every|everything|each|none)\b", re.IGNORECASE)
-_ASSERTS = re.compile(
-    r"\b(?:is|was|are|were|owns|owned|manages|managed|handles|handled|belongs|responsible)\b",
-    re.IGNORECASE,
-)
-_FOLD_LETTERS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-
-
-def _plain(text: str) -> str:
-    """Folded text with umlauts spelled out and accents dropped (names, words)."""
-    folded = fold(text).translate(_FOLD_LETTERS)
-    return "".join(c for c in unicodedata.normalize("NFKD", folded) if not unicodedata.combining(c))
-
-
-def word_set(text: str) -> set[str]:
-    """The plain words of `text` (letters and digits), for name matching."""
-    return set(re.findall(r"[a-z0-9]+", _plain(text)))
-
-
-def _digits(text: str) -> str:
-    return re.sub(r"\D", "", text.replace("+", "00", 1) if text.startswith("+") else text)
-
-
-@dataclass
-class Record:
-    """A record some tool result showed (or a failed read withheld)."""
-
-    id: str
-    kind: str | None = None
-    statuses: list[str] = field(default_factory=list)
-    """Every status it was shown with, in order (normalised: `in_progress` -> `in
-    progress`)."""
-
-
-@dataclass
-class Evidence:
-    """What the model could know: the texts it saw, and what the results held."""
-
-    texts: list[str] = field(default_factory=list)
-    values: set[str] = field(default_factory=set)
-    """Canonical values (`claims.number_values`) of every seen text."""
-    numbers: list[float] = field(default_factory=list)
-    """Numbers seen in tool results (for worked-out amounts)."""
-    totals: set[float] = field(default_factory=set)
-    """Column totals of the lists in tool results."""
-    suspect: set[str] = field(default_factory=set)
-    """Values seen only in results known to be wrong (a `wrong_value` fault)."""
-    dates: set[tuple[int, int]] = field(default_factory=set)
-    days: set[date] = field(default_factory=set)
-    emails: set[str] = field(default_factory=set)
-    phones: set[str] = field(default_factory=set)
-    words: set[str] = field(default_factory=set)
-    records: dict[str, Record] = field(default_factory=dict)
-    withheld: dict[str, Record] = field(default_factory=dict)
-    """Records only in the clean results that a failed read withheld."""
-    unwritten: set[str] = field(default_factory=set)
-    """Ids of records a write tried to change and failed (folded): a status the reply
-    gives them that no result showed is the write's, which did not happen."""
-    year: int | None = None
-    today: date | None = None
-    """The conversation's today ("Today is Monday 2026-11-16" in a seen text)."""
-
-    def add_text(self, text: str, *, suspect: bool = False) -> None:
-        """Take in one seen text (a message or a tool result)."""
-        head = clip(text)
-        found = number_values(head)
-        if suspect:
-            self.suspect |= found - self.values
-        else:
-            self.values |= found
-            self.suspect -= found
-        self.texts.append(head)
-        for _, _, readings in date_spans(head):
-            self.dates |= readings
-        self.emails |= {m.group(0).casefold() for m in EMAIL_RE.finditer(head)}
-        self.phones |= {_digits(m.group(0)) for m in PHONE_RE.finditer(head)}
-        self.words |= word_set(head)
-        for m in re.finditer(r"\b(20\d\d)-(\d{1,2})-(\d{1,2})", head):
-            try:
-                self.days.add(date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
-            except ValueError:
-                continue
-
-    def add_result(self, value: Any, *, withheld: bool = False) -> None:
-        """Take in a parsed tool result: its numbers, column totals and records."""
-        if withheld:
-            for rec in records_in(value):
-                if rec.id not in self.records:
-                    self.withheld.setdefault(rec.id, rec)
-            return
-        self.numbers += [n for n in _leaf_numbers(value)][:500]
-        self.totals |= _column_totals(value)
-        for rec in records_in(value):
-            have = self.records.setdefault(rec.id, Record(rec.id, rec.kind))
-            have.kind = have.kind or rec.kind
-            have.statuses += rec.statuses
-            self.withheld.pop(rec.id, None)
-
-    def finish(self) -> None:
-        """Settle the year dates without one are read in (the most common seen)."""
-        years: dict[int, int] = {}
-        for text in self.texts:
-            for y in _YEAR_RE.findall(text):
-                years[int(y)] = years.get(int(y), 0) + 1
-        self.year = max(years, key=lambda y: (years[y], y)) if years else None
-        for text in self.texts:
-            m = _TODAY_RE.search(text)
-            if m is not None:
-                try:
-                    self.today = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-                except ValueError:
-                    continue
-                break
-
-
-def _leaf_numbers(value: Any, depth: int = 0) -> Iterable[float]:
-    if depth > 20:
-        return
-    if isinstance(value, bool):
-        return
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        yield float(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _leaf_numbers(v, depth + 1)
-    elif isinstance(value, list):
-        for v in value[:200]:
-            yield from _leaf_numbers(v, depth + 1)
-
-
-def _column_totals(value: Any, depth: int = 0) -> set[float]:
-    """Sums of the numbers at the same place across the items of each list."""
-    out: set[float] = set()
-    if depth > 10:
-        return out
-    if isinstance(value, dict):
-        for v in value.values():
-            out |= _column_totals(v, depth + 1)
-    elif isinstance(value, list) and len(value) >= 2:
-        columns: dict[Any, float] = {}
-        for item in value[:500]:
-            cells = (
-                item.items()
-                if isinstance(item, dict)
-                else enumerate(item)
-                if isinstance(item, list)
-                else ()
-            )
-            for k, v in cells:
-                if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-                    columns[k] = columns.get(k, 0.0) + float(v)
-        out |= set(columns.values())
-        for item in value[:50]:
-            out |= _column_totals(item, depth + 1)
-    return out
-
-
-def _norm_status(value: str) -> str:
-    return re.sub(r"[_\s]+", " ", value.strip().casefold())
-
-
-def records_in(value: Any, depth: int = 0) -> list[Record]:
-    """Records in a parsed result: objects with an id (`*_id`, `id`, or a value that
-    looks like `ABC-123`) and their `status`/`state`; table rows (`columns` + `rows`)
-    are read as objects."""
-    out: list[Record] = []
-    if depth > 12:
-        return out
-    if isinstance(value, dict):
-        cols = value.get("columns")
-        rows = value.get("rows")
-        if isinstance(cols, list) and isinstance(rows, list):
-            for row in rows[:500]:
-                if isinstance(row, list) and len(row) == len(cols):
-                    out += records_in(dict(zip(map(str, cols), row, strict=True)), depth + 1)
-        rec = _record(value)
-        if rec is not None:
-            out.append(rec)
-        for v in value.values():
-            if isinstance(v, (dict, list)):
-                out += records_in(v, depth + 1)
-    elif isinstance(value, list):
-        for v in value[:500]:
-            out += records_in(v, depth + 1)
-    return out
-
-
-def _record(obj: dict[str, Any]) -> Record | None:
-    keys = {str(k).casefold().removesuffix("_v2"): v for k, v in obj.items()}
-    rid: str | None = None
-    kind: str | None = None
-    for k, v in keys.items():
-        if isinstance(v, str) and ID_RE.fullmatch(v) and (k == "id" or k.endswith("_id")):
-            rid, kind = v, (k.removesuffix("_id") if k not in ("id", "record_id") else None)
-            break
-    if rid is None:
-        return None
-    kind = kind or (str(keys["type"]).casefold() if isinstance(keys.get("type"), str) else None)
-    status = keys.get("status", keys.get("state"))
-    statuses = [_norm_status(status)] if isinstance(status, str) and status.strip() else []
-    return Record(rid, kind, statuses)
-
+from loragate.judge.figures import new_values, number_values
 
 # -- values ---------------------------------------------------------------------------------
 
@@ -409,7 +151,7 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
         if m.group(0).casefold().rstrip(".") not in ev.emails:
             out.append(m.group(0))
     for m in PHONE_RE.finditer(clause):
-        digits = _digits(m.group(0))
+        digits = digits_of(m.group(0))
         if len(digits) >= 8 and not any(
             digits.endswith(p[-9:]) or p.endswith(digits[-9:]) for p in ev.phones
         ):
@@ -421,16 +163,6 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
         if readings and not readings & ev.dates and not _near_today(readings, ev):
             out.append(f"{sorted(readings)[0][1]}.{sorted(readings)[0][0]}.")
     return out
-
-
-def statement_clauses(text: str) -> Iterable[tuple[str, str]]:
-    """(sentence, clause) of the clauses that state something: not questions, not
-    conditions or offers."""
-    for sentence in sentences(clip(text)):
-        for clause in clauses(sentence):
-            if clause.rstrip().endswith("?") or _QUESTION_OR_CONDITION.search(clause):
-                continue
-            yield sentence, clause
 
 
 def unsupported_value(text: str, ev: Evidence) -> str | None:
@@ -462,14 +194,14 @@ def weekday_problem(text: str, ev: Evidence) -> str | None:
     not fall on; None otherwise."""
     for _, clause in statement_clauses(text):
         spans = date_spans(clause)
-        for m in _WEEKDAY_RE.finditer(clause):
+        for m in WEEKDAY_RE.finditer(clause):
             if len(m.group(1)) <= 4 and not m.group(0).istitle():
                 continue  # "sun", "wed" in lower case are words, not days
             for start, end, readings in spans:
                 near = 0 <= start - m.end() <= 3 or 0 <= m.start() - end <= 3
                 if not near or not readings:
                     continue
-                year = _YEAR_RE.search(clause[start:end])
+                year = YEAR_RE.search(clause[start:end])
                 y = int(year.group(1)) if year else ev.year
                 if y is None:
                     continue
@@ -494,18 +226,18 @@ def _status_vocabulary(ev: Evidence) -> dict[str, tuple[str, frozenset[str]]]:
     known = {s for r in (*ev.records.values(), *ev.withheld.values()) for s in r.statuses}
     vocab: dict[str, tuple[str, frozenset[str]]] = {}
     for word in cue_lines("status_words"):
-        if _norm_status(word) in known:
-            vocab[_norm_status(word)] = ("same", frozenset({_norm_status(word)}))
+        if norm_status(word) in known:
+            vocab[norm_status(word)] = ("same", frozenset({norm_status(word)}))
     for s in known:
-        if s in {_norm_status(w) for w in cue_lines("status_words")}:
+        if s in {norm_status(w) for w in cue_lines("status_words")}:
             vocab[s] = ("same", frozenset({s}))
     for word, spec in cue_map("status_synonyms").items():
         if not isinstance(spec, dict):
             continue
         for how in ("same", "not"):
-            targets = {_norm_status(t) for t in spec.get(how, []) if isinstance(t, str)}
+            targets = {norm_status(t) for t in spec.get(how, []) if isinstance(t, str)}
             if targets & known:
-                vocab[_norm_status(str(word))] = (how, frozenset(targets))
+                vocab[norm_status(str(word))] = (how, frozenset(targets))
     return vocab
 
 
@@ -534,7 +266,7 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
     for sentence, clause in statement_clauses(text):
         before = sentence[: max(0, sentence.find(clause))]
         for m in pattern.finditer(clause):
-            word = _norm_status(m.group(0).replace("-", " "))
+            word = norm_status(m.group(0).replace("-", " "))
             how, targets = vocab[word]
             negated = _negated_before(clause, m.start())
             subjects = _subjects(clause, m.start(), before, ev)
@@ -560,7 +292,7 @@ def _negated_before(clause: str, at: int) -> bool:
     start = 0
     for m in _SCOPE_BREAK.finditer(clause, 0, at):
         start = m.end()
-    return bool(_NEGATOR.search(clause[start:at]))
+    return bool(NEGATOR_RE.search(clause[start:at]))
 
 
 def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[tuple[Record, bool]]:
@@ -579,7 +311,7 @@ def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[tuple[Rec
     if ids_after:
         rid = ids_after[0].group(0)
     else:
-        uni = _UNIVERSAL_NEG.search(clause[:at]) or _UNIVERSAL_POS.search(clause[:at])
+        uni = UNIVERSAL_NEG_RE.search(clause[:at]) or UNIVERSAL_POS_RE.search(clause[:at])
         if uni is not None:
             recs = [r for r in ev.records.values() if _kind_matches(uni.group(1), r.kind)]
             return [(r, True) for r in recs]
@@ -683,7 +415,7 @@ def name_words_in(name: str, words: set[str]) -> bool:
 def unsupported_name(text: str, ev: Evidence) -> str | None:
     """A name stated as a fact ("X is the owner", "owned by X") that no seen text holds."""
     for _, clause in statement_clauses(text):
-        if not _ASSERTS.search(clause) or _NEGATOR.search(clause):
+        if not ASSERTS_RE.search(clause) or NEGATOR_RE.search(clause):
             continue
         for name in names_in(clause):
             if not name_words_in(name, ev.words):
@@ -691,157 +423,11 @@ def unsupported_name(text: str, ev: Evidence) -> str | None:
     return None
 
 
-# -- done claims ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DoneClaim:
-    """A clause that says an action was done."""
-
-    sentence: str
-    clause: str
-    phrase: str
-    kinds: frozenset[str]
-    """Kinds of write its verbs name (`pay`, `send`, ...; the keys of write_verbs)."""
-    nouns: frozenset[str]
-    """Tool words its nouns name (`email`, `invoice`, ...; the keys of write_nouns)."""
-    ids: frozenset[str]
-    """Ids, e-mail addresses and paths in the clause (folded)."""
-    names: tuple[str, ...]
-    universal: bool
-    """It speaks of all of something ("all three", "both", "everything")."""
-    subject_ids: frozenset[str] = frozenset()
-    """The ids it is about: its own, else the last one of its sentence before it ("...
-    INV-58214, but it was paid")."""
-    state_only: bool = False
-    """It only says a record is in a state ("was paid", "is booked"): about a record the
-    results showed, that is a status claim (`status_problem`), not an action claim."""
-
-
-def _terms_re(items: Iterable[str]) -> re.Pattern[str]:
-    alts = sorted({re.escape(i).replace(r"\ ", r"\s+") for i in items}, key=len, reverse=True)
-    return (
-        re.compile(r"\b(?:" + "|".join(alts) + r")\b", re.IGNORECASE)
-        if alts
-        else re.compile(r"(?!)")
-    )
-
-
-@cache
-def _kind_res() -> dict[str, re.Pattern[str]]:
-    return {k: _terms_re(v) for k, v in cue_map("write_verbs").items() if isinstance(v, list)}
-
-
-@cache
-def _noun_res() -> dict[str, re.Pattern[str]]:
-    return {k: _terms_re(v) for k, v in cue_map("write_nouns").items() if isinstance(v, list)}
-
-
-@cache
-def _opener_re() -> re.Pattern[str]:
-    verbs = "|".join(re.escape(v) for v in cue_lines("done_openers"))
-    return re.compile(
-        rf"^\W*(?:{verbs})\b(?!\s+(?:by|on|at|in|for)\b)\s*[:\-\u2013\u2014]?\s*\S", re.IGNORECASE
-    )
-
-
-_BARE_STATE = re.compile(r"^(?:is|are|was|were|'s|'re)\b", re.IGNORECASE)
-
-
-def refs_in(text: str) -> set[str]:
-    """Ids, e-mail addresses and paths in `text`, folded."""
-    out = {m.group(0).casefold() for m in ID_RE.finditer(text)}
-    out |= {m.group(0).casefold().rstrip(".") for m in EMAIL_RE.finditer(text)}
-    out |= {m.group(0).casefold() for m in PATH_RE.finditer(text)}
-    return out
-
-
-def kinds_in(text: str) -> frozenset[str]:
-    return frozenset(k for k, r in _kind_res().items() if r.search(text))
-
-
-def nouns_in(text: str) -> frozenset[str]:
-    return frozenset(k for k, r in _noun_res().items() if r.search(text))
-
-
-def done_claims(text: str) -> list[DoneClaim]:
-    """Every clause of `text` that says something was done (see the module doc). A
-    bare verdict ("Done:", "Booked:") takes its ids and names from the clause after it."""
-    out = []
-    for sentence in sentences(clip(text)):
-        parts = clauses(sentence)
-        for i, clause in enumerate(parts):
-            if _NEGATOR.search(clause) and not _opener_re().search(clause):
-                continue
-            phrase = claims_success(clause)
-            state_only = phrase is not None and bool(_BARE_STATE.match(phrase))
-            if phrase is None:
-                opener = _opener_re().search(clause)
-                if opener is None or _NEGATOR.search(clause):
-                    continue
-                phrase = opener.group(0).strip()
-            scope = clause
-            colon = sentence.find(clause) + len(clause)
-            introduces = sentence[colon : colon + 2].startswith(":")
-            if (len(clause.split()) <= 2 or introduces) and i + 1 < len(parts):
-                scope = clause + " " + parts[i + 1]  # "Done: I paid ...", "Two are done: ..."
-            out.append(
-                DoneClaim(
-                    sentence=sentence,
-                    clause=clause,
-                    phrase=phrase,
-                    kinds=kinds_in(scope),
-                    nouns=nouns_in(scope),
-                    ids=frozenset(refs_in(scope)),
-                    names=tuple(names_in(scope)),
-                    universal=bool(_UNIVERSAL.search(scope)),
-                    subject_ids=frozenset(
-                        refs_in(scope)
-                        or {
-                            m.casefold()
-                            for m in ID_RE.findall(sentence[: sentence.find(clause)])[-1:]
-                        }
-                    ),
-                    state_only=state_only,
-                )
-            )
-    return out
-
-
-def tool_kind(tool: str) -> str | None:
-    """The kind of write a tool does, from the verb its name starts with."""
-    first = re.split(r"[_\-.]", tool.casefold(), maxsplit=1)[0]
-    return first if first in cue_map("write_verbs") else None
-
-
-def tool_nouns(tool: str) -> frozenset[str]:
-    """The action nouns a tool's name holds (`send_email` -> {email})."""
-    parts = set(re.split(r"[_\-.]", tool.casefold()))
-    return frozenset(k for k in cue_map("write_nouns") if k in parts)
-
-
-def sequence_of(values: Sequence[str]) -> str:
-    return ", ".join(values)
-
-
 __all__ = [
-    "DoneClaim",
-    "Evidence",
-    "Record",
-    "cue_lines",
-    "cue_map",
-    "done_claims",
-    "kinds_in",
     "name_words_in",
     "names_in",
-    "nouns_in",
-    "records_in",
-    "refs_in",
     "status_problem",
-    "tool_kind",
-    "tool_nouns",
     "unsupported_name",
     "unsupported_value",
     "weekday_problem",
-    "word_set",
 ]

@@ -32,7 +32,7 @@ def _projection(value: float | None, low: float | None, high: float | None) -> s
 
 def _line_points(adapter: EpisodeAdapterSummary) -> list[int]:
     """The step counts the survival line shows: 1, 2, 3, ... thinned to the cap."""
-    ns = [p.steps for p in adapter.survival if p.observed.n > 0]
+    ns = [p.steps for p in adapter.survival if p.at_risk > 0]
     if len(ns) <= SURVIVAL_LINE_POINTS:
         return ns
     step = (len(ns) - 1) / (SURVIVAL_LINE_POINTS - 1)
@@ -40,8 +40,8 @@ def _line_points(adapter: EpisodeAdapterSummary) -> list[int]:
 
 
 def survival_line(adapter: EpisodeAdapterSummary) -> str:
-    """`survival (first n steps passed / r^n / per-position product, r = 81.0 %): 1
-    step 100 % / 81 % / 96 %; ...`."""
+    """`survival (share whose first n steps all passed / r^n / product of per-position
+    rates; r = 81.0 %): 1 step 100 % / 81 % / 96 %; ...`."""
     r = adapter.per_step.rate
     head = (
         f"survival (share whose first n steps all passed / r^n / product of per-position "
@@ -54,8 +54,7 @@ def survival_line(adapter: EpisodeAdapterSummary) -> str:
             continue
         parts.append(
             f"{p.steps} step{'' if p.steps == 1 else 's'} {format_rate(p.observed.rate)} "
-            f"({p.observed.passes:g}/{p.observed.n}) / {format_rate(p.pooled)} / "
-            f"{format_rate(p.positions)}"
+            f"/ {format_rate(p.pooled)} / {format_rate(p.positions)}"
         )
     return head + ": " + ("; ".join(parts) if parts else "no trajectories")
 
@@ -65,16 +64,23 @@ def survival_table(adapter: EpisodeAdapterSummary) -> list[str]:
     rows = [
         [
             str(p.steps),
-            fmt_rate(p.observed),
+            str(p.at_risk),
+            _projection(p.observed.rate, p.observed.ci_low, p.observed.ci_high),
             _projection(p.pooled, p.pooled_low, p.pooled_high),
             _projection(p.positions, p.positions_low, p.positions_high),
         ]
         for p in adapter.survival
     ]
     return markdown_table(
-        ["n", "first n steps all passed", "r^n (pooled r)", "product of per-position rates"],
+        [
+            "n",
+            "at risk",
+            "first n steps all passed",
+            "r^n (pooled r)",
+            "product of per-position rates",
+        ],
         rows,
-        "rrrr",
+        "rrrrr",
     )
 
 
@@ -103,8 +109,8 @@ def adapter_rows(adapter: EpisodeAdapterSummary) -> list[tuple[str, str]]:
 
 
 READING = (
-    "Survival: the share of trajectories whose first n steps all passed (a trajectory "
-    "that ended cleanly before step n is left out of n), beside r^n from the pooled "
+    "Survival: the share of trajectories whose first n steps all passed (Kaplan-Meier: "
+    "a trajectory that ended cleanly before step n is censored), beside r^n from the pooled "
     "per-step rate and the product of the per-position rates. The product below r^n: "
     "the step rate falls with position (the hazard table shows where); the observed "
     "share above the product: failures cluster in the same trajectories. Recovery "

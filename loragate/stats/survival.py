@@ -3,28 +3,32 @@
 Input: one list of step verdicts per trajectory (True = the step passed), in order.
 
 - **first-n survival** `observed(n)`: the share of trajectories whose first n steps all
-  passed, over the trajectories that reached step n or failed at or before it. A
-  trajectory that ended with every step passed before step n carries no information
-  about step n and is left out of that n (it is censored, not counted as a survivor).
-  Interval: Wilson.
+  passed, estimated with Kaplan-Meier: a trajectory is at risk at step i when it
+  reached step i with steps 1..i-1 passed; its first failing step is the event; one
+  that ended with every step passed before step n is censored at its last step (it
+  tells nothing about later steps, and counting it either way would bias the share).
+  `observed(n)` is then the product of 1 - h_i over i <= n, h_i the hazard below.
+  Interval: Wilson's on the effective sample size of Greenwood's variance (Dorey and
+  Korn's interval for a Kaplan-Meier estimate: sound near 0 and 1, where Greenwood's
+  own interval collapses).
 - **pooled projection** `r^n`: r the pooled per-step rate (all steps of all
   trajectories); the interval raises the Wilson bounds of r to the n-th power.
-- **per-position projection** `r_1 r_2 ... r_n`: r_i the pass rate of the steps at
-  position i. It allows the rate to change with position but still assumes steps fail
+- **per-position projection** `r_1 r_2 ... r_n`: r_i the pass rate of every step at
+  position i (also the steps of trajectories that failed earlier and went on). It
+  allows the rate to change with position but still assumes steps fail
   independently. Interval: the delta method on the log of the product, with each
   rate smoothed by Jeffreys' +1/2 (so a position with no failure still has a spread):
   `exp(log P +- 1.96 sqrt(sum (1 - p_i) / (n_i p_i)))`, clipped to [0, 1].
-- **hazard** `h_i`: failures at step i over the trajectories that reached step i with
-  steps 1..i-1 all passed. Interval: Wilson.
+- **hazard** `h_i`: failures at step i over the trajectories at risk at step i.
+  Interval: Wilson.
 
 Reading them together: `positions` below `pooled` means the per-step rate falls with
 position - r^n from one pooled rate overstates how long trajectories fare, and the
 hazard table shows where (a hazard that rises with i: later steps fail more often even
-after a clean start, the state-dependent failures of long contexts). `observed` above
-`positions` means failures cluster in the same trajectories (one that failed keeps
-failing), so the per-position rates, counted over every trajectory, understate the
-share that stays clean; `observed` below `positions` means failures fall on different
-trajectories more than independence would spread them.
+after a clean start, the state-dependent failures of long contexts). When every
+failure ends its trajectory, `observed` and `positions` are the same numbers; when
+trajectories go on after a failing step, `observed` above `positions` means failures
+cluster in the same trajectories (one that failed keeps failing).
 """
 
 from __future__ import annotations
@@ -43,14 +47,14 @@ Z95 = 1.959963984540054
 class Proportion:
     """`passes` of `n` with its 95 % interval (None when n is 0)."""
 
-    passes: int
+    passes: float
     n: int
     rate: float | None
     low: float | None
     high: float | None
 
 
-def proportion(passes: int, n: int) -> Proportion:
+def proportion(passes: float, n: int) -> Proportion:
     """`passes` of `n` with the 95 % Wilson interval."""
     if n == 0:
         return Proportion(passes, 0, None, None, None)
@@ -73,6 +77,9 @@ class SurvivalRow:
 
     steps: int
     observed: Proportion
+    """Kaplan-Meier first-n survival (`passes` = the share times all trajectories)."""
+    at_risk: int
+    """Trajectories that reached step n with steps 1..n-1 passed."""
     pooled: Projection
     positions: Projection
 
@@ -84,14 +91,6 @@ class HazardStep:
     step: int
     hazard: Proportion
     position: Proportion
-
-
-def _first_failure(steps: Sequence[bool]) -> int | None:
-    """1-based position of the first failing step (None: every step passed)."""
-    for i, ok in enumerate(steps, 1):
-        if not ok:
-            return i
-    return None
 
 
 def position_rates(trajectories: Sequence[Sequence[bool]]) -> list[Proportion]:
@@ -136,22 +135,35 @@ def _product(rates: Sequence[Proportion]) -> Projection:
     return Projection(value, max(0.0, low), high)
 
 
+def _kaplan_meier(hazards: Sequence[HazardStep]) -> list[Proportion]:
+    """First-n survival for n = 1..len(hazards), with the Dorey-Korn interval."""
+    out = []
+    surv = 1.0
+    greenwood = 0.0
+    for h in hazards:
+        at_risk, failed = h.hazard.n, h.hazard.passes
+        if at_risk:
+            surv *= 1 - failed / at_risk
+            if at_risk > failed:
+                greenwood += failed / (at_risk * (at_risk - failed))
+        total = hazards[0].hazard.n
+        variance = surv * surv * greenwood
+        if variance > 0 and 0 < surv < 1:
+            n_eff = max(1, min(total, round(surv * (1 - surv) / variance)))
+        else:
+            n_eff = at_risk or max((x.hazard.n for x in hazards if x.hazard.n), default=0)
+        low, high = wilson_interval(surv * n_eff, n_eff) if n_eff else (None, None)
+        out.append(Proportion(surv * total, total, surv, low, high))
+    return out
+
+
 def survival_curve(trajectories: Sequence[Sequence[bool]]) -> list[SurvivalRow]:
     """One row per n = 1..longest trajectory (see the module doc)."""
-    longest = max((len(t) for t in trajectories), default=0)
     pooled = _pooled(trajectories)
     positions = position_rates(trajectories)
-    first_fail = [_first_failure(t) for t in trajectories]
+    hazards = hazard_table(trajectories)
     out = []
-    for n in range(1, longest + 1):
-        at_risk = 0
-        survived = 0
-        for t, f in zip(trajectories, first_fail, strict=True):
-            if len(t) >= n:
-                at_risk += 1
-                survived += f is None or f > n
-            elif f is not None:  # failed before n and stopped: did not survive n
-                at_risk += 1
+    for n, (observed, h) in enumerate(zip(_kaplan_meier(hazards), hazards, strict=True), 1):
         if pooled.rate is None:
             projected = Projection(None, None, None)
         else:
@@ -160,9 +172,7 @@ def survival_curve(trajectories: Sequence[Sequence[bool]]) -> list[SurvivalRow]:
                 (pooled.low or 0.0) ** n,
                 (pooled.high if pooled.high is not None else 1.0) ** n,
             )
-        out.append(
-            SurvivalRow(n, proportion(survived, at_risk), projected, _product(positions[:n]))
-        )
+        out.append(SurvivalRow(n, observed, h.hazard.n, projected, _product(positions[:n])))
     return out
 
 
