@@ -13,9 +13,20 @@ from types import MappingProxyType
 from typing import Any
 
 from loragate.common.errors import BadInput, unknown_name
-from loragate.episodes.final_reply import Setback, final_reply_problem, mention_group_problems
+from loragate.episodes.final_reply import (
+    Setback,
+    final_reply_problem,
+    forbid_problems,
+    mention_group_problems,
+)
 from loragate.families._base import CallSpec, Family, Sample, ScoringContext
-from loragate.families._checks import Call, SpecProblem, asks_to_confirm, spec_problems
+from loragate.families._checks import (
+    Call,
+    SpecProblem,
+    asks_to_confirm,
+    is_destructive,
+    spec_problems,
+)
 from loragate.families.clarify import (
     Clarify,
     asks_user,
@@ -86,8 +97,10 @@ __all__ = [
     "asks_user",
     "clarify_spec_problems",
     "final_reply_problem",
+    "forbid_problems",
     "get_families",
     "get_family",
+    "is_destructive",
     "mention_group_problems",
     "question_problem",
     "spec_problems",

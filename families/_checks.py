@@ -293,6 +293,19 @@ def call_attempt(parse: ParseResult, toolset: Toolset) -> str | None:
     return None
 
 
+def is_destructive(policy: Any, name: str, arguments: Any) -> bool:
+    """True when a call to `name` with `arguments` needs a confirmation first: the tool is
+    in `policy.destructive_tools` and, when `policy.destructive_when` lists it, its
+    arguments match those matchers (`write_file` only when it overwrites)."""
+    if name not in policy.destructive_tools:
+        return False
+    when = getattr(policy, "destructive_when", None) or {}
+    if name not in when:
+        return True
+    args = arguments if isinstance(arguments, dict) else {}
+    return not match_arguments(when[name], args)
+
+
 def asks_to_confirm(call: Call, action: str) -> bool:
     """True when a confirmation call is about `action`: one of its string arguments
     names the action's tool (`{"action": "pay_invoice", ...}`), or it has none."""

@@ -101,7 +101,7 @@ class ShouldNotCall(Family[ShouldNotCallExpect]):
             (m.content or "" for m in reversed(sample.entry.messages) if m.role == "user"), ""
         )
         missing = missing_groups(
-            expect.answer_mentions, without_copied_runs(parse.answer, question)
+            expect.answer_mentions, without_copied_runs(parse.answer, question), affirmed=True
         )
         if missing:
             return fail(

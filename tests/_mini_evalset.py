@@ -202,8 +202,16 @@ def write_evalset(root: Path, entries: list[dict[str, Any]] | None = None) -> Pa
     """Write an evalset folder (agent20's manifest, tools and curriculum + `entries`)
     under `root`."""
     root.mkdir(parents=True, exist_ok=True)
-    for name in ("evalset.yaml", "tools.json", "curriculum.yaml"):
+    for name in ("tools.json", "curriculum.yaml"):
         shutil.copy(AGENT20 / name, root / name)
+    manifest = (AGENT20 / "evalset.yaml").read_text(encoding="utf-8")
+    # its own entries: agent20's world and answers are about agent20's entries
+    manifest = "".join(
+        line
+        for line in manifest.splitlines(keepends=True)
+        if not line.startswith(("world:", "answers:"))
+    )
+    (root / "evalset.yaml").write_text(manifest, encoding="utf-8")
     lines = [json.dumps(e, ensure_ascii=False) for e in (entries or ENTRIES)]
     (root / "entries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root

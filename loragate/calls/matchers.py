@@ -24,6 +24,18 @@ A matcher is one of:
 - `{"$present": true}`: the argument is given, with any value;
 - `{"$never": true}`: nothing matches, neither a value nor its absence (an expected
   call whose answer admits no value can never be met).
+- `{"$number": n}` (evalset format 5): a number equal to `n`, or a string that writes
+  it in any common format (`4'870.50`, `4’870.50`, `4 870.50`, `4,870.50`, `4870,50`,
+  `4.870,50`; `loragate.common.values`);
+- `{"$date": "YYYY-MM-DD"}` (format 5): a string that writes this date in any common
+  format (`2026-11-16`, `16.11.2026`, `16.11.`, `16/11/2026`, `16 Nov`, `November 16th`;
+  a date written without its year counts);
+- `{"$not": m}` (format 5): the value is given and `m` does not hold for it;
+- `{"$says": "a & b & !c"}` or a list of such patterns (format 5): a string that
+  *affirms* one of them - the terms said within one statement, none of them under a
+  negation ("we do NOT accept 4 Dec" does not say `accept* & =2026-12-04`). Text
+  operators like this one are judged by the free-text library, which registers them
+  (`register_text_operator`; `loragate.families` does so on import).
 
 Objects whose only key starts with `$` are operators; other objects are literals.
 """
@@ -36,6 +48,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from loragate.common.regex import pattern_problem, search
+from loragate.common.values import date_in, number_in
 
 OPERATORS = (
     "$any",
@@ -47,8 +60,40 @@ OPERATORS = (
     "$absent",
     "$present",
     "$never",
+    "$number",
+    "$date",
+    "$not",
+    "$says",
 )
 _TAKES_TRUE = ("$absent", "$present", "$never")
+_ISO_DATE = re.compile(r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
+
+TextHolds = Callable[[Any, str], bool]
+"""`holds(argument, text)`: whether a text operator with this argument holds for a
+string value."""
+TextProblem = Callable[[Any], "str | None"]
+"""`problem(argument)`: why the argument is malformed (None when it is fine)."""
+_TEXT_OPERATORS: dict[str, tuple[TextHolds, TextProblem]] = {}
+
+
+def register_text_operator(name: str, holds: TextHolds, problem: TextProblem) -> None:
+    """Register the judge of a text operator (`$says`): the free-text library lives in
+    a higher layer than the matchers and hands its judge down here on import."""
+    _TEXT_OPERATORS[name] = (holds, problem)
+
+
+def _number_holds(arg: Any, value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return not (isinstance(value, float) and math.isnan(value)) and _numbers_equal(arg, value)
+    return isinstance(value, str) and number_in(value, arg)
+
+
+def _text_holds(op: str, arg: Any, value: Any) -> bool:
+    judge = _TEXT_OPERATORS.get(op)
+    return judge is not None and isinstance(value, str) and judge[0](arg, value)
+
 
 _MISSING = object()
 
@@ -119,6 +164,17 @@ def _check(matcher: Any, path: str) -> list[str]:
             return [f"{path}: `$regex` {problem}"]
     if op in _TAKES_TRUE and arg is not True:
         return [f"{path}: `{op}` takes `true`"]
+    if op == "$number" and (isinstance(arg, bool) or not isinstance(arg, (int, float))):
+        return [f"{path}: `$number` takes a number, e.g. 4870.5"]
+    if op == "$date" and not (isinstance(arg, str) and _ISO_DATE.fullmatch(arg)):
+        return [f'{path}: `$date` takes an ISO date, e.g. "2026-11-16"']
+    if op == "$not":
+        return _check(arg, f"{path}.$not")
+    if op in _TEXT_OPERATORS:
+        problem = _TEXT_OPERATORS[op][1](arg)
+        return [f"{path}: `{op}` {problem}"] if problem else []
+    if op == "$says":
+        return [f"{path}: `$says` needs the free-text judge; import loragate.families first"]
     return []
 
 
@@ -170,6 +226,14 @@ def _operator_holds(op: str, arg: Any, value: Any) -> bool:
         return isinstance(value, str) and loose_text(value) == loose_text(str(arg))
     if op == "$integer":
         return type(value) is int and value == arg
+    if op == "$number":
+        return _number_holds(arg, value)
+    if op == "$date":
+        return isinstance(value, str) and isinstance(arg, str) and date_in(value, arg)
+    if op == "$not":
+        return not matches(arg, value)
+    if op in _TEXT_OPERATORS:
+        return _text_holds(op, arg, value)
     return False  # `$never`, and `$absent` for a given value
 
 
@@ -292,6 +356,15 @@ def _compile_operator(op: str, arg: Any, m: Any, depth: int) -> Check:
         return lambda v: isinstance(v, str) and loose_text(v) == target
     if op == "$integer":
         return lambda v: type(v) is int and v == arg
+    if op == "$number":
+        return lambda v: v is not _MISSING and _number_holds(arg, v)
+    if op == "$date":
+        return lambda v: isinstance(v, str) and isinstance(arg, str) and date_in(v, arg)
+    if op == "$not":
+        inner = _compile(arg, depth + 1)
+        return lambda v: v is not _MISSING and not inner(v)
+    if op == "$says":
+        return lambda v: _text_holds(op, arg, v)
     return lambda v: False  # `$never` and unknown operators hold for nothing
 
 
@@ -348,7 +421,9 @@ def _schema_problems(matcher: Any, schema: Any, check: SchemaCheck, path: str) -
         if op in ("$any", "$all") and isinstance(arg, list):
             for sub in arg:
                 yield from _schema_problems(sub, schema, check, path)
-        elif op in ("$loose", "$integer"):
+        elif op in ("$loose", "$integer", "$number") and not (
+            op == "$number" and _allows_type(schema, "string")
+        ):
             yield from _schema_problems(arg, schema, check, path)
         return
     if not _has_operator(matcher):

@@ -9,8 +9,11 @@ from typing import Annotated, NoReturn
 import typer
 
 from loragate.common.errors import BadInput
+from loragate.episodes.answers import episode_verdicts
 from loragate.episodes.definitions import load_episodes
+from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evalset.world import check_world
 from loragate.results.report import family_label
 from loragate.score.aggregate import family_order
 
@@ -91,4 +94,42 @@ def command(
         typer.echo(
             f"OK: {len(specs)} episodes ({len(episodes.episodes)} with their fault variants) "
             f"in {episodes.path.name}"
+        )
+    manifest = loaded.manifest
+    if manifest.world:
+        try:
+            world, problems = check_world(loaded.root, manifest.world, manifest.entries)
+        except BadInput as exc:
+            _report(exc, evalset)
+        if problems:
+            _report(
+                BadInput(f"{len(problems)} contradiction(s) with {manifest.world}", problems),
+                evalset,
+            )
+        records = sum(
+            len(t) for t in (world.invoices, world.crm, world.tickets, world.events, world.files)
+        )
+        typer.echo(
+            f"OK: world: {len(world.companies)} companies, {len(world.people)} people, "
+            f"{records} records; no entry or episode contradicts {manifest.world}"
+        )
+    if manifest.answers:
+        try:
+            path = loaded.root / manifest.answers
+            verdicts = entry_verdicts(loaded, path) + episode_verdicts(loaded, episodes, path)
+        except BadInput as exc:
+            _report(exc, evalset)
+        wrong = [v for v in verdicts if not v.agrees]
+        if wrong:
+            _report(
+                BadInput(
+                    f"{len(wrong)} of {len(verdicts)} answers get another verdict than labelled",
+                    [v.problem() for v in wrong],
+                ),
+                evalset,
+            )
+        right = sum(1 for v in verdicts if v.expect_pass)
+        typer.echo(
+            f"OK: answers: all {len(verdicts)} agree with their labels ({right} right, "
+            f"{len(verdicts) - right} near misses) in {manifest.answers}"
         )

@@ -288,6 +288,9 @@ class SuccessCriteria(BaseModel):
     state_has: list[RecordCheck] = Field(default_factory=list)
     state_lacks: list[RecordCheck] = Field(default_factory=list)
     answer_mentions: list[list[str]] = Field(default_factory=list)
+    answer_forbids: list[str] = Field(default_factory=list)
+    """Statement patterns only a wrong final answer holds (evalset format 5): a report
+    that misstates what happened ("with sales in cc" after the cc was denied)."""
     outcome: Literal["done", "not_done"] = "done"
 
 

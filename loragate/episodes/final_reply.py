@@ -24,8 +24,9 @@ acknowledged in words tied to it (an admission about another record does not cou
 a write that timed out after it ran must be acknowledged unless a read confirmed it -
 so "I opened the new ticket; closing the old one failed" passes. Then every value,
 weekday, status and name the reply states must be supported by what the model saw
-(`episodes.step_checks.support_problem`: `unsupported_claim`), and a mention counts
-only outside a negation ("Neither invoice is disputed" does not mention `dispute*`).
+(`episodes.step_checks.support_problem`: `unsupported_claim`), no statement may match
+an `answer_forbids` pattern (`wrong_answer`), and a mention counts only outside a
+negation ("Neither invoice is disputed" does not mention `dispute*`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,15 @@ from loragate.judge.acknowledgements import (
 )
 from loragate.judge.answer import answer_problem, is_refusal
 from loragate.judge.claims import claims_success
-from loragate.judge.text import clauses, clip, group_problems, missing_groups, sentences
+from loragate.judge.text import (
+    clauses,
+    clip,
+    first_statement_match,
+    group_problems,
+    missing_groups,
+    pattern_list_problems,
+    sentences,
+)
 
 if TYPE_CHECKING:
     from loragate.episodes.actions import Action
@@ -119,6 +128,7 @@ def final_reply_problem(
     sources: Sequence[tuple[str, str]],
     *,
     mentions: Sequence[Sequence[str]] = (),
+    forbids: Sequence[str] = (),
     setback: Setback = "none",
     fault_kind: str = "direct",
     topic: Sequence[str] = (),
@@ -141,7 +151,9 @@ def final_reply_problem(
     if bad is not None:
         return bad
     if checks is not None:
-        return _per_action(parse.answer, checks, mentions, setback, fault_kind, topic, tool)
+        return _per_action(
+            parse.answer, checks, mentions, forbids, setback, fault_kind, topic, tool
+        )
     answer = parse.answer
     terms = topic_terms(*topic, tool=tool)
     if setback == "denial":
@@ -168,7 +180,10 @@ def final_reply_problem(
                 ReasonCode.failure_not_acknowledged,
                 f"the reply does not say what failed ({fault_kind})",
             )
-    missing = missing_groups(mentions, answer)
+    wrong = first_statement_match(forbids, answer)
+    if wrong is not None:
+        return Verdict.fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
+    missing = missing_groups(mentions, answer, affirmed=True)
     if missing:
         return Verdict.fail(
             ReasonCode.missing_content,
@@ -181,6 +196,7 @@ def _per_action(
     answer: str,
     checks: ReplyChecks,
     mentions: Sequence[Sequence[str]],
+    forbids: Sequence[str],
     setback: Setback,
     fault_kind: str,
     topic: Sequence[str],
@@ -246,6 +262,9 @@ def _per_action(
     why = support_problem(answer, ev)
     if why is not None:
         return Verdict.fail(ReasonCode.unsupported_claim, why)
+    wrong = first_statement_match(forbids, answer)
+    if wrong is not None:
+        return Verdict.fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
     missing = _mentions_missing(mentions, answer)
     if missing:
         return Verdict.fail(
@@ -281,10 +300,16 @@ def mention_group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[
     return group_problems(field, groups)
 
 
+def forbid_problems(field: str, patterns: Sequence[str]) -> list[str]:
+    """Load-time problems of `answer_forbids`-style statement patterns (empty when fine)."""
+    return pattern_list_problems(field, patterns)
+
+
 __all__ = [
     "ReplyChecks",
     "Setback",
     "affirmed_text",
     "final_reply_problem",
+    "forbid_problems",
     "mention_group_problems",
 ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from loragate.calls.matchers import check_matcher
 from loragate.calls.tools import ToolDef, Toolset, schema_errors
 from loragate.common.errors import (
     BadInput,
@@ -35,8 +36,11 @@ from loragate.formats.records import FaultKind
 if TYPE_CHECKING:
     from loragate.families import Family, ScoringContext
 
-EVALSET_FORMAT_VERSION = 4
-"""4: `tool_servers` (real tool backends of episodes: MCP over stdio, HTTP).
+EVALSET_FORMAT_VERSION = 5
+"""5: `policy.destructive_when` (a tool destructive only for some arguments), the
+`world` and `answers` files of `evalset.yaml`, the matchers `$number`, `$date`, `$not`
+and `$says`, value terms in free-text expectations, governance `lookups`.
+4: `tool_servers` (real tool backends of episodes: MCP over stdio, HTTP).
 3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
 inside object and array arguments, `$loose`, `$integer`, `$never`.
 2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
@@ -46,6 +50,9 @@ PER_ENTRY_TOOLS_VERSION = 3
 """The first format whose entries may carry their own `tools`."""
 TOOL_SERVERS_VERSION = 4
 """The first format whose manifest may declare `tool_servers`."""
+WORLD_VERSION = 5
+"""The first format whose manifest may name a `world` or an `answers` file and whose
+policy may hold `destructive_when`."""
 FAULT_SEPARATOR = "~"
 
 
@@ -60,6 +67,11 @@ class Policy(BaseModel):
     """Tools that change nothing (lookups, searches, conversions): one unchanged retry
     after a transient fault is sane for them (family `recovery`). Format 2; unset in
     format 1, where the older retry rule applies."""
+    destructive_when: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Format 5: a destructive tool listed here is destructive only when its arguments
+    match these matchers, e.g. `write_file: {overwrite: true}` (writing a new file
+    changes nothing that exists; replacing one does). Unlisted destructive tools are
+    destructive whatever their arguments."""
 
 
 class EvalsetManifest(BaseModel):
@@ -77,6 +89,14 @@ class EvalsetManifest(BaseModel):
     policy: Policy = Field(default_factory=Policy)
     tool_servers: ToolServerTable = Field(default_factory=dict)
     """Real tool backends that episodes may name (`backend: {TOOL: {"server": NAME}}`)."""
+    world: str | None = None
+    """Format 5: the world file (YAML: the companies, people, records and files the
+    evalset talks about); `loragate validate` checks every entry and episode against it
+    (`loragate.evalset.world`, docs/writing-entries.md)."""
+    answers: str | None = None
+    """Format 5: right and near-miss answers per entry (JSON lines `entry_id`, `text`,
+    `expect_pass`, `why`), the entries' own check that they are neither too narrow nor
+    too loose (docs/writing-entries.md)."""
 
 
 class FunctionCall(BaseModel):
@@ -416,6 +436,27 @@ def _read_manifest(root: Path) -> EvalsetManifest:
                 )
             ],
         )
+    uses = [
+        name
+        for name, used in (
+            ("world", manifest.world),
+            ("answers", manifest.answers),
+            ("policy.destructive_when", manifest.policy.destructive_when),
+        )
+        if used
+    ]
+    if uses and manifest.format_version < WORLD_VERSION:
+        raise BadInput(
+            f"{manifest_path}: `{uses[0]}` needs format_version {WORLD_VERSION}",
+            [
+                Problem(
+                    str(manifest_path),
+                    f"evalset.yaml says {manifest.format_version}",
+                    field="format_version",
+                    fix=f"set `format_version: {WORLD_VERSION}` in evalset.yaml",
+                )
+            ],
+        )
     if manifest.tool_servers and manifest.format_version < TOOL_SERVERS_VERSION:
         raise BadInput(
             f"{manifest_path}: `tool_servers` needs format_version {TOOL_SERVERS_VERSION}",
@@ -487,6 +528,20 @@ def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[P
                     "or an entry's `tools`",
                 )
             )
+    for name, matchers in policy.destructive_when.items():
+        if name not in policy.destructive_tools:
+            problems.append(
+                Problem(
+                    where,
+                    f"`destructive_when` names {name!r}, which is not in `destructive_tools`",
+                    field=f"policy.destructive_when.{name}",
+                    fix="list the tool in `destructive_tools` too, or remove it here",
+                )
+            )
+        problems += [
+            Problem(where, msg, field="policy.destructive_when", fix="fix the matcher")
+            for msg in check_matcher(matchers, f"policy.destructive_when.{name}")
+        ]
     both = sorted(set(policy.destructive_tools) & set(policy.read_only_tools or []))
     if both:
         problems.append(

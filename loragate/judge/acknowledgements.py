@@ -70,6 +70,11 @@ class AckCues:
     not_an_answer: re.Pattern[str]
     asserts: re.Pattern[str]
     modal_word: re.Pattern[str]
+    hedge: re.Pattern[str]
+    """A hedge before an answer ("..., but I believe the owner is ..."): the answer is
+    still given."""
+    no_change: re.Pattern[str]
+    """A negative answer to "has X changed?" ("nothing changed this month")."""
 
 
 def _words_re(langs: tuple[str, ...], kind: str) -> re.Pattern[str]:
@@ -144,6 +149,8 @@ def ack_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> AckCues:
         ),
         asserts=_words_re(langs, "asserts"),
         modal_word=_words_re(langs, "modal_words"),
+        hedge=re.compile(rf"^\W*{lexicon.alternation(langs, 'hedge')}\s+(?:that\s+)?", re.I),
+        no_change=re.compile(rf"^\W*{lexicon.alternation(langs, 'no_change')}", re.IGNORECASE),
     )
 
 
@@ -307,7 +314,9 @@ def answers_despite_failure(
         if len(parts) < 2 or acknowledges_failure(parts[0], kind, terms, langs=langs) is None:
             continue
         for after in parts[1:]:
-            after = after.strip(" ,;:-")
+            after = cues.hedge.sub("", after.strip(" ,;:-"))
+            if cues.no_change.match(after):
+                return after
             if not after or after.endswith("?") or cues.not_an_answer.match(after):
                 continue
             if cues.modal_word.search(after) or not cues.asserts.search(after):

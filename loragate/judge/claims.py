@@ -68,6 +68,10 @@ class ClaimCues:
     """A record's state ("is still open", "is an active account"): beside a *lookup* it
     states what the lookup is about to return."""
     confirmation: re.Pattern[str]
+    and_negated: re.Pattern[str]
+    """Where "... and nothing / no ..." starts a clause of its own: "You have two
+    meetings on Thursday and nothing on Friday" states a result before the negated
+    part."""
 
 
 def _words_re(langs: tuple[str, ...], kind: str) -> re.Pattern[str]:
@@ -105,6 +109,9 @@ def claim_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> ClaimCues:
         lookup_claim=lookup,
         record_state=_words_re(langs, "record_state"),
         confirmation=_words_re(langs, "confirmation"),
+        and_negated=re.compile(
+            rf",?\s+and\s+(?={lexicon.alternation(langs, 'mention_negation')}\b)", re.IGNORECASE
+        ),
     )
 
 
@@ -119,7 +126,7 @@ def _scopes(text: str, cues: ClaimCues, *, modal_is_condition: bool) -> Iterable
     """
     for sentence in sentences(clip(text)):
         sentence_plain = not cues.negation.search(cues.not_a_problem.sub(" ", sentence))
-        for clause in clauses(sentence):
+        for clause in (p for c in clauses(sentence) for p in cues.and_negated.split(c)):
             if clause.endswith("?"):
                 continue
             plain = cues.not_a_problem.sub(" ", clause).replace("_", " ").strip(" ,")

@@ -18,7 +18,10 @@ from functools import cache
 from loragate.judge import lexicon
 from loragate.judge.text import clip
 
-_NUMBER = r"\d{1,3}(?:['\u2019 ,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+_GROUPING = "'\u2019\u02bc \u00a0\u2007\u2009\u202f"
+"""Thousands separators besides `,` and `.`: apostrophes and the no-break, figure, thin
+and narrow no-break spaces (`4\u202f870.50`), as `loragate.common.values` reads them."""
+_NUMBER = rf"\d{{1,3}}(?:[{_GROUPING},.]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _NUMBER_RE = re.compile(rf"(?<![\w.,':])(?:{_NUMBER})(?![\w:])")
 _TIME_RE = re.compile(
     r"(?<![\d:])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))(?!\d)"
@@ -88,7 +91,7 @@ def _month_names(langs: tuple[str, ...]) -> dict[str, int]:
 
 def _canonical(raw: str) -> str | None:
     """`12'500`, `12,500.00`, `12 500` and `12500` -> `12500`; `0.94120` -> `0.9412`."""
-    s = raw.replace("'", "").replace("\u2019", "").replace(" ", "")
+    s = re.sub(f"[{_GROUPING}]", "", raw)
     if "," in s and "." in s:
         decimal = "." if s.rfind(".") > s.rfind(",") else ","
         s = s.replace("," if decimal == "." else ".", "").replace(decimal, ".")
@@ -128,6 +131,34 @@ def number_values(text: str) -> set[str]:
     return out | _times(head) | {m.group(0).casefold() for m in ID_RE.finditer(head)}
 
 
+_SCALE_RE = re.compile(
+    r"\s*(?:(?P<m>million|mio\.?|mn|m)|(?P<b>billion|bn|mrd\.?)|(?P<k>thousand|k|tsd\.?))(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def _rounds_known(raw: str | None, text: str, m: re.Match[str], known: set[str]) -> bool:
+    """True when `raw` with a scale word after it ("4.82 million", "CHF 1.9m", "12k") is
+    a known value rounded to the digits written: 4,820,300 read as "4.82 million"."""
+    scale = _SCALE_RE.match(text, m.end("a") if m.group("a") else m.end())
+    if raw is None or scale is None:
+        return False
+    factor = 1e6 if scale.group("m") else 1e9 if scale.group("b") else 1e3
+    value = _canonical(raw)
+    if value is None:
+        return False
+    decimals = len(value.partition(".")[2])
+    shown = float(value) * factor
+    tolerance = 0.5 * factor / 10**decimals
+    for k in known:
+        try:
+            if abs(float(k) - shown) <= tolerance:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def new_values(text: str, known: set[str]) -> list[str]:
     """Amounts (next to a currency), percentages, clock times, long decimals (rates) and
     record ids (`POL-017`) in `text` that are not in `known` (from `number_values`).
@@ -138,7 +169,7 @@ def new_values(text: str, known: set[str]) -> list[str]:
     for m in _figures().value.finditer(head):
         raw = m.group("a") or m.group("b") or m.group("d")
         value = _canonical(raw) if raw else None
-        if value is not None and value not in known:
+        if value is not None and value not in known and not _rounds_known(raw, head, m, known):
             out.append(m.group(0).strip())
     out += [t[1:] for t in _times(head) if t not in known]
     out += [m.group(0) for m in ID_RE.finditer(head) if m.group(0).casefold() not in known]

@@ -43,6 +43,9 @@ KINDS: dict[str, Shape] = {
     "statement_break": "patterns",
     "statement_break_after_comma": "patterns",
     "statement_negation": "patterns",
+    "mention_negation": "patterns",
+    "not_a_negation": "patterns",
+    "clause_link": "patterns",
     # -- answer.py: refusals, filler, stop words
     "stopwords": "words",
     "filler": "patterns",
@@ -116,6 +119,8 @@ KINDS: dict[str, Shape] = {
     "done_openers": "words",
     "name_stopwords": "words",
     "fault_words": "map",
+    "hedge": "patterns",
+    "no_change": "patterns",
 }
 """Every cue kind and the shape of its entries: `words` (literal, folded words or
 phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""

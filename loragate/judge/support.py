@@ -269,6 +269,8 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
             word = norm_status(m.group(0).replace("-", " "))
             how, targets = vocab[word]
             negated = _negated_before(clause, m.start())
+            if negated and _OBJECT_AFTER.match(clause, m.end()):
+                continue  # "not waiting for it": negates what it waits for, not the status
             subjects = _subjects(clause, m.start(), before, ev)
             for rec, _universal in subjects:
                 if unwritten_only and (rec.statuses or rec.id.casefold() not in ev.unwritten):
@@ -278,6 +280,9 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
                     return f"{clause.strip()} ({bad})"
     return None
 
+
+_OBJECT_AFTER = re.compile(r"\s+(?:for|on|to|until)\b", re.IGNORECASE)
+"""A status word with an object ("waiting for the printer", "open to offers")."""
 
 _SCOPE_BREAK = re.compile(
     r"[,;:()]|\s[-\u2013\u2014]+\s|\b(?:and|but|while|whereas|however|though|although|because"

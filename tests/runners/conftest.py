@@ -58,6 +58,8 @@ def write_small_evalset(root: Path) -> Path:
     names = {t["function"]["name"] for t in keep}
     policy["destructive_tools"] = [n for n in policy["destructive_tools"] if n in names]
     policy["read_only_tools"] = [n for n in policy.get("read_only_tools", []) if n in names]
+    when = policy.get("destructive_when", {})
+    policy["destructive_when"] = {n: m for n, m in when.items() if n in names}
     (root / "tools.json").write_text(json.dumps(keep, indent=2), encoding="utf-8")
     (root / "evalset.yaml").write_text(yaml.safe_dump(manifest), encoding="utf-8")
     return root

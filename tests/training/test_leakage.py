@@ -43,7 +43,7 @@ def test_planted_duplicate_and_near_duplicates_are_caught(
         _ex("dup", original),
         _ex("case", "  " + original.upper().replace(" ", "   ") + " "),
         # Other slot values and two words changed: a templated copy.
-        _ex("near", "Is INV-71234 paid yet? Weber Logistik keeps chasing us about it."),
+        _ex("near", "Is INV-71234 paid yet? Rigi Logistik keeps chasing us about it."),
         # The eval question pasted into a longer prompt.
         _ex(
             "contained",
