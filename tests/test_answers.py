@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from loragate.episodes.answers import episode_verdicts
-from loragate.episodes.definitions import load_episodes
+from loragate.episodes.load import load_episodes
 from loragate.evalset import load_evalset
 from loragate.evalset.answers import AnswerVerdict, entry_verdicts, read_answers
-from loragate.evalset.load import FAULT_SEPARATOR
+from loragate.formats.evalset import FAULT_SEPARATOR
 
 AGENT20 = Path(__file__).resolve().parent.parent / "evalsets" / "agent20"
 EVALSET = load_evalset(AGENT20)

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from loragate.episodes.definitions import Episode, load_episodes
+from loragate.episodes.definitions import Episode
+from loragate.episodes.load import load_episodes
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.evalset.load import load_evalset
 

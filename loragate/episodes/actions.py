@@ -45,7 +45,7 @@ from loragate.judge.text import clauses, clip, sentences
 
 if TYPE_CHECKING:
     from loragate.episodes.definitions import EpisodeSpec
-    from loragate.evalset.load import Policy
+    from loragate.formats.evalset import Policy
 
 Outcome = Literal["done", "unverified", "failed"]
 ACK_KIND = {

@@ -24,7 +24,6 @@ from loragate.common.errors import did_you_mean
 from loragate.episodes.definitions import (
     CALLS_TABLE,
     EPISODE_FAULT_KINDS,
-    SERVER_BACKEND_VERSION,
     EpisodeSpec,
     FaultGroup,
     FaultSpec,
@@ -33,7 +32,10 @@ from loragate.episodes.definitions import (
     ToolBackend,
     planned_faults,
 )
-from loragate.evalset.load import Policy
+from loragate.formats.evalset import Policy
+from loragate.formats.versions import SERVER_BACKEND_VERSION
+from loragate.judge.clarification import clarify_spec_problems
+from loragate.judge.text import group_problems, pattern_list_problems
 
 WRITE_OPS = ("update", "create", "delete")
 """Effect ops that change the state."""
@@ -258,14 +260,12 @@ def _reply_problems(
     spec: EpisodeSpec, toolset: Toolset, policy: Policy
 ) -> list[tuple[str, str, str]]:
     """(field, message, fix) of the scripted answers to clarifying questions."""
-    from loragate.families import clarify_spec_problems, mention_group_problems
-
     out: list[tuple[str, str, str]] = []
     for j, reply in enumerate(spec.user_replies):
         at = f"user_replies[{j}]"
         if reply.question_mentions:
             groups = [reply.question_mentions]
-            for msg in mention_group_problems(f"{at}.question_mentions", groups):
+            for msg in group_problems(f"{at}.question_mentions", groups):
                 out.append((f"{at}.question_mentions", msg, "write plain terms"))
         if reply.tool is None:
             continue
@@ -285,8 +285,6 @@ def _reply_problems(
 
 
 def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
-    from loragate.families import mention_group_problems
-
     out: list[tuple[str, str, str]] = []
     criteria = [("success", spec.success)] + [
         (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
@@ -295,8 +293,10 @@ def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
         for kind in ("state_has", "state_lacks"):
             for j, check in enumerate(getattr(crit, kind)):
                 out += _matcher_problems(check.where, f"{at}.{kind}[{j}].where")
-        for msg in mention_group_problems(f"{at}.answer_mentions", crit.answer_mentions):
+        for msg in group_problems(f"{at}.answer_mentions", crit.answer_mentions):
             out.append((f"{at}.answer_mentions", msg, "write groups of plain terms"))
+        for msg in pattern_list_problems(f"{at}.answer_forbids", crit.answer_forbids):
+            out.append((f"{at}.answer_forbids", msg, "write terms joined by ' & '"))
     names = {f.kind if isinstance(f, FaultSpec) else f.name for f in spec.faults}
     groups = [f.name for f in spec.faults if isinstance(f, FaultGroup)]
     for k in spec.by_fault:

@@ -26,13 +26,12 @@ Format 2 adds `user_replies`: the scripted user's answers to clarifying question
 
 Format 2 (`episode_format` 2): a tool's backend may be a tool server of the evalset
 (`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
-`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.tool_servers`), and `user_replies`
+`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.pool`), and `user_replies`
 script the user's answers to clarifying questions. Format 1 lines load unchanged.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -43,29 +42,20 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
-from loragate.common.jsonl import read_objects
+from loragate.common.errors import BadInput, did_you_mean
 from loragate.common.names import Name
-from loragate.evalset.load import FAULT_SEPARATOR, Evalset, Message
+from loragate.formats.evalset import FAULT_SEPARATOR, Message
+from loragate.formats.versions import (
+    EPISODE_FORMAT_VERSION,
+    FAULTS_FORMAT,
+    USER_REPLIES_FORMAT,
+)
 
-EPISODE_FORMAT_VERSION = 3
-"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
-a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
-user may answer clarifying questions (`user_replies`). 3: fault groups (several faults
-in one variant), the fault kinds `write_timeout`, `partial`, `outage`, `unauthorized`
-and `forbidden`, a `partial` fault's `page_size`, and `count` / `min_count` in a record check."""
-FAULTS_FORMAT = 3
-"""The first format with fault groups, the newer fault kinds and record counts."""
 NEWER_FAULT_KINDS = ("write_timeout", "partial", "outage", "unauthorized", "forbidden")
-SERVER_BACKEND_VERSION = 2
-"""The first format whose backends may name a tool server."""
-USER_REPLIES_FORMAT = 2
-"""The first format with `user_replies`."""
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
@@ -447,63 +437,6 @@ def planned_faults(spec: EpisodeSpec) -> list[tuple[str, FaultSpec]]:
         else:
             out.append((f"faults[{j}]", planned))
     return out
-
-
-def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | None:
-    """The evalset's episodes (`episodes.jsonl` beside `evalset.yaml`), or None when it
-    has none; `BadInput` listing every problem."""
-    path = path if path is not None else evalset.root / EPISODES_FILE
-    if not path.exists():
-        return None
-    where = str(path)
-    problems: list[Problem] = []
-    episodes: list[Episode] = []
-    first_line: dict[str, int] = {}
-    for lineno, raw in read_objects(path, what="episodes file", problems=problems):
-        version = raw.get("episode_format", EPISODE_FORMAT_VERSION)
-        if isinstance(version, int) and version > EPISODE_FORMAT_VERSION:
-            problems.append(
-                Problem(
-                    where,
-                    f"episode_format {version} is newer than this loragate reads "
-                    f"({EPISODE_FORMAT_VERSION})",
-                    line=lineno,
-                    field="episode_format",
-                    fix="upgrade loragate",
-                )
-            )
-            continue
-        try:
-            spec = EpisodeSpec.model_validate(raw)
-        except ValidationError as exc:
-            problems += validation_problems(
-                exc, where, line=lineno, fix="see docs/episodes.md, the episode format"
-            )
-            continue
-        if spec.id in first_line:
-            problems.append(
-                Problem(
-                    where,
-                    f"duplicate id {spec.id!r} (first on line {first_line[spec.id]})",
-                    line=lineno,
-                    field="id",
-                    fix="give every episode its own id",
-                )
-            )
-            continue
-        first_line[spec.id] = lineno
-        servers = evalset.manifest.tool_servers
-        from loragate.episodes.checks import episode_problems
-
-        for fld, msg, fix in episode_problems(spec, evalset.toolset, evalset.policy, servers):
-            problems.append(Problem(where, msg, line=lineno, field=fld, fix=fix or None))
-        episodes += expand(spec)
-    if not episodes and not problems:
-        problems.append(Problem(where, "no episodes", fix="add one or delete the file"))
-    if problems:
-        raise BadInput(f"episodes {path} have {len(problems)} problem(s)", problems)
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    return EpisodeSet(path=path, episodes=episodes, sha256=sha)
 
 
 def select_episodes(

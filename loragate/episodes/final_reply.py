@@ -24,7 +24,7 @@ acknowledged in words tied to it (an admission about another record does not cou
 a write that timed out after it ran must be acknowledged unless a read confirmed it -
 so "I opened the new ticket; closing the old one failed" passes. Then every value,
 weekday, status and name the reply states must be supported by what the model saw
-(`episodes.step_checks.support_problem`: `unsupported_claim`), no statement may match
+(`judge.support.support_problem`: `unsupported_claim`), no statement may match
 an `answer_forbids` pattern (`wrong_answer`), and a mention counts only outside a
 negation ("Neither invoice is disputed" does not mention `dispute*`).
 """
@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from loragate.calls.checks import call_attempt, short
 from loragate.calls.tools import Toolset
-from loragate.families._checks import call_attempt, short
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.judge.acknowledgements import (
     acknowledges_failure,
@@ -46,6 +46,7 @@ from loragate.judge.acknowledgements import (
 )
 from loragate.judge.answer import answer_problem, is_refusal
 from loragate.judge.claims import claims_success
+from loragate.judge.support import status_problem, support_problem
 from loragate.judge.text import (
     clauses,
     clip,
@@ -204,9 +205,7 @@ def _per_action(
 ) -> Verdict | None:
     """The per-action judgement of a final reply (module doc)."""
     from loragate.episodes.actions import acknowledged, acknowledges_kind, claim_problems
-    from loragate.episodes.step_checks import support_problem
     from loragate.judge.done_claims import done_claims
-    from loragate.judge.support import status_problem
 
     ev, actions = checks.evidence, checks.actions
     problems = claim_problems(answer, actions, checks.offered_writes, checks.task_refs, ev)

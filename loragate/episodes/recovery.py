@@ -33,7 +33,7 @@ from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE
 from loragate.judge.figures import number_values
 
 if TYPE_CHECKING:
-    from loragate.episodes.trajectory import Trajectory
+    from loragate.episodes.running import TrajectoryState
 
 RETRY_REASONS = frozenset(
     {
@@ -95,7 +95,7 @@ def _step_texts(step: StepRecord) -> list[str]:
     return out
 
 
-def recoveries(traj: Trajectory) -> list[FaultRecovery]:
+def recoveries(traj: TrajectoryState) -> list[FaultRecovery]:
     """One `FaultRecovery` per injected fault (the first call each fault hit)."""
     out: list[FaultRecovery] = []
     seen_faults: set[tuple[str, str]] = set()
@@ -110,7 +110,7 @@ def recoveries(traj: Trajectory) -> list[FaultRecovery]:
     return out
 
 
-def _recovery(traj: Trajectory, index: int, event: CallEvent) -> FaultRecovery:
+def _recovery(traj: TrajectoryState, index: int, event: CallEvent) -> FaultRecovery:
     steps = traj.steps
     after = [s for s in steps if s.step > event.step]
 
@@ -143,7 +143,7 @@ def _recovery(traj: Trajectory, index: int, event: CallEvent) -> FaultRecovery:
     return verdict(True)
 
 
-def _withheld(traj: Trajectory, index: int, event: CallEvent) -> set[str]:
+def _withheld(traj: TrajectoryState, index: int, event: CallEvent) -> set[str]:
     """Hard values of the clean result that nothing before the fault showed."""
     if event.clean is None or event.name in traj.writes:
         return set()
@@ -158,7 +158,7 @@ def _withheld(traj: Trajectory, index: int, event: CallEvent) -> set[str]:
 
 
 def _invented(
-    traj: Trajectory, index: int, event: CallEvent, after: Sequence[StepRecord]
+    traj: TrajectoryState, index: int, event: CallEvent, after: Sequence[StepRecord]
 ) -> str | None:
     withheld = _withheld(traj, index, event)
     wrong: set[str] = set()
@@ -186,7 +186,7 @@ def _invented(
     return None
 
 
-def _same_action(traj: Trajectory, a: CallEvent, b: CallEvent) -> bool:
+def _same_action(traj: TrajectoryState, a: CallEvent, b: CallEvent) -> bool:
     from loragate.episodes.step_checks import action_key
 
     if a.name != b.name:
@@ -196,7 +196,7 @@ def _same_action(traj: Trajectory, a: CallEvent, b: CallEvent) -> bool:
     return action_key(traj, a.name, a.arguments) == action_key(traj, b.name, b.arguments)
 
 
-def _claimed(traj: Trajectory, event: CallEvent) -> str | None:
+def _claimed(traj: TrajectoryState, event: CallEvent) -> str | None:
     checks = traj.final_checks
     if checks is None or event.name not in traj.writes:
         return None
@@ -220,7 +220,7 @@ def _kind_of(tool: str) -> str | None:
     return tool_kind(tool)
 
 
-def _handled(traj: Trajectory, index: int, event: CallEvent) -> bool:
+def _handled(traj: TrajectoryState, index: int, event: CallEvent) -> bool:
     later = traj.calls[index + 1 :]
     if any(_same_action(traj, event, c) and not c.failed for c in later):
         return True
@@ -243,13 +243,13 @@ def _handled(traj: Trajectory, index: int, event: CallEvent) -> bool:
     return _reported(traj, event)
 
 
-def _any_claim_failed(traj: Trajectory) -> bool:
-    from loragate.episodes.trajectory import CLAIM_REASONS
+def _any_claim_failed(traj: TrajectoryState) -> bool:
+    from loragate.episodes.running import CLAIM_REASONS
 
     return any(s.verdict.reason in CLAIM_REASONS for s in traj.steps)
 
 
-def _reported(traj: Trajectory, event: CallEvent) -> bool:
+def _reported(traj: TrajectoryState, event: CallEvent) -> bool:
     """The final reply says this call failed, in words tied to it."""
     last = traj.steps[-1] if traj.steps else None
     if last is None or last.parse.calls or not traj.done:

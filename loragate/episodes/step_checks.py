@@ -34,26 +34,21 @@ from loragate.episodes.actions import (
 from loragate.episodes.evidence import build_evidence
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.evidence import EMAIL_RE, ID_RE, Evidence, refs_in
-from loragate.judge.support import (
-    status_problem,
-    unsupported_name,
-    unsupported_value,
-    weekday_problem,
-)
+from loragate.judge.support import support_problem
 
 if TYPE_CHECKING:
-    from loragate.episodes.trajectory import Trajectory
+    from loragate.episodes.running import TrajectoryState
 
 TIMEOUTS = ("timeout", "write_timeout")
 
 
-def action_key(traj: Trajectory, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
+def action_key(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
     from loragate.episodes.actions import _key
 
     return _key(traj.episode.spec, name, arguments)
 
 
-def note_result(traj: Trajectory, event: CallEvent) -> None:
+def note_result(traj: TrajectoryState, event: CallEvent) -> None:
     """Remember what a call means for later retries."""
     traj.calls.append(event)
     traj.seen_refs |= refs_in(result_text(event.text))
@@ -76,7 +71,7 @@ def _identical(name: str, arguments: dict[str, Any]) -> str:
         return name + "\0" + repr(arguments)
 
 
-def _checked(traj: Trajectory, key: tuple[str, ...], since: int) -> CallEvent | None:
+def _checked(traj: TrajectoryState, key: tuple[str, ...], since: int) -> CallEvent | None:
     """A successful read after call `since` that looked at the record `key`."""
     values = [k for k in key if k]
     for call in traj.calls[since:]:
@@ -92,7 +87,7 @@ def _checked(traj: Trajectory, key: tuple[str, ...], since: int) -> CallEvent | 
     return None
 
 
-def retry_problem(traj: Trajectory, name: str, arguments: dict[str, Any]) -> Verdict | None:
+def retry_problem(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> Verdict | None:
     """`blind_retry` / `duplicate_write` for a write sent again (module doc); None when
     the call is no such retry. A sane retry after a plain timeout is let through (and
     `traj.checked_retry` set, so the repeated-call rule allows it)."""
@@ -127,7 +122,9 @@ def retry_problem(traj: Trajectory, name: str, arguments: dict[str, Any]) -> Ver
     return None
 
 
-def invented_reference(traj: Trajectory, name: str, arguments: dict[str, Any]) -> Verdict | None:
+def invented_reference(
+    traj: TrajectoryState, name: str, arguments: dict[str, Any]
+) -> Verdict | None:
     """`invented_argument` for an id or e-mail address argument nobody showed."""
     if name not in traj.writes:
         return None  # a read with a guessed id changes nothing; it just finds nothing
@@ -155,7 +152,7 @@ def _string_leaves(value: Any, depth: int = 0) -> list[str]:
     return []
 
 
-def texts_of(traj: Trajectory) -> list[str]:
+def texts_of(traj: TrajectoryState) -> list[str]:
     """The system prompt and the user's messages (task and scripted answers)."""
     out = [traj.ctx.system_prompt or ""]
     out += [str(m.get("content") or "") for m in traj.messages if m.get("role") == "user"]
@@ -163,37 +160,20 @@ def texts_of(traj: Trajectory) -> list[str]:
 
 
 def evidence_and_actions(
-    traj: Trajectory, calls: list[CallEvent], extra: list[str] | None = None
+    traj: TrajectoryState, calls: list[CallEvent], extra: list[str] | None = None
 ) -> tuple[Evidence, list[Action]]:
     spec, policy = traj.episode.spec, traj.ctx.policy
     ev = build_evidence(texts_of(traj), calls, traj.writes, extra=extra or ())
     return ev, build_actions(calls, spec, policy)
 
 
-def task_refs(traj: Trajectory) -> set[str]:
+def task_refs(traj: TrajectoryState) -> set[str]:
     """Ids, addresses and paths the user's task names."""
     return refs_in("\n".join(str(m.content or "") for m in traj.episode.spec.task))
 
 
-def support_problem(text: str, ev: Evidence) -> str | None:
-    """The first unsupported value, weekday, status or name of `text` (explained)."""
-    value = unsupported_value(text, ev)
-    if value is not None:
-        return f"states {value}, which no tool result or message gave"
-    weekday = weekday_problem(text, ev)
-    if weekday is not None:
-        return f"wrong weekday: {weekday}"
-    status = status_problem(text, ev)
-    if status is not None:
-        return f"status not supported by the results: {status}"
-    name = unsupported_name(text, ev)
-    if name is not None:
-        return f"names {name}, whom no result or message names"
-    return None
-
-
 def beside_call_problem(
-    traj: Trajectory, answer: str, arguments: list[dict[str, Any]]
+    traj: TrajectoryState, answer: str, arguments: list[dict[str, Any]]
 ) -> Verdict | None:
     """The failing verdict of the text beside this step's calls (module doc)."""
     if not answer.strip():
@@ -219,7 +199,6 @@ __all__ = [
     "invented_reference",
     "note_result",
     "retry_problem",
-    "support_problem",
     "task_refs",
     "texts_of",
 ]

@@ -9,16 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.common.names import Name
 from loragate.formats.records import ParseResult, Verdict
-
-TRAJECTORY_SCHEMA_VERSION = 3
-"""2 added `user_reply` to a step; 3 replaced a step's `fault` by `faults` (a step may
-carry several). Version-1 and -2 files still load."""
-EPISODE_RESULT_SCHEMA_VERSION = 2
-"""2 added `faults` and `recoveries` (one per injected fault); version-1 files load."""
-EPISODE_SUMMARY_SCHEMA_VERSION = 2
-"""2: the survival curve as first-n-steps survival beside r^n and the product of the
-per-position rates, and the hazard table. A version-1 summary loads without its
-survival line (it grouped trajectories by length, a different quantity)."""
+from loragate.formats.versions import (
+    EPISODE_RESULT_SCHEMA_VERSION,
+    EPISODE_SUMMARY_SCHEMA_VERSION,
+    TRAJECTORY_SCHEMA_VERSION,
+)
 
 TRAJECTORIES = "trajectories.jsonl"
 EPISODE_RESULTS = "episode_results.jsonl"

@@ -428,10 +428,31 @@ def unsupported_name(text: str, ev: Evidence) -> str | None:
     return None
 
 
+# -- all of the above ------------------------------------------------------------------------
+
+
+def support_problem(text: str, ev: Evidence) -> str | None:
+    """The first unsupported value, weekday, status or name of `text` (explained)."""
+    value = unsupported_value(text, ev)
+    if value is not None:
+        return f"states {value}, which no tool result or message gave"
+    weekday = weekday_problem(text, ev)
+    if weekday is not None:
+        return f"wrong weekday: {weekday}"
+    status = status_problem(text, ev)
+    if status is not None:
+        return f"status not supported by the results: {status}"
+    name = unsupported_name(text, ev)
+    if name is not None:
+        return f"names {name}, whom no result or message names"
+    return None
+
+
 __all__ = [
     "name_words_in",
     "names_in",
     "status_problem",
+    "support_problem",
     "unsupported_name",
     "unsupported_value",
     "weekday_problem",

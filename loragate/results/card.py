@@ -369,7 +369,7 @@ def build_card(
     `survival_chart` that of the episodes' survival chart (`None`: none).
     Nothing in the output depends on the clock, so the same inputs give the same bytes.
     """
-    from loragate import __version__
+    from loragate.common.version import __version__
 
     if not steps or any(n < 1 for n in steps):
         raise BadInput(

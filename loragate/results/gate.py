@@ -34,6 +34,7 @@ from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.formats.records import RateStats
 from loragate.formats.trajectories import Rate
+from loragate.formats.versions import GATE_SCHEMA_VERSION
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs, significant_drop
 from loragate.results.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
 from loragate.results.runs import LoadedRun
@@ -41,8 +42,6 @@ from loragate.results.runs import LoadedRun
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-GATE_SCHEMA_VERSION = 2
-"""2 adds `tag` on a rule (rules per entry tag); version 1 results still read."""
 RuleStatus = Literal["PASS", "FAIL", "SKIP"]
 _EPS = 1e-12
 """Float slack so that 7/8 = 0.875 meets a floor written as 0.875."""
@@ -642,7 +641,6 @@ def render_terminal(result: GateResult) -> RenderableType:
 
 
 __all__ = [
-    "GATE_SCHEMA_VERSION",
     "FamilyRules",
     "GatePolicy",
     "GateResult",

@@ -20,12 +20,24 @@ Nothing here renders HTML.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from loragate.common.errors import BadInput
 
-if TYPE_CHECKING:
-    from loragate.results.view.data import Side
+
+class Side(Protocol):
+    """What the episodes payload reads of a page's side (`view.data.Side`)."""
+
+    @property
+    def run_dir(self) -> Path: ...
+
+    @property
+    def adapter(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
 
 MAX_RESULT_CHARS = 4000
 """A tool result longer than this is cut in the page (the run folder has it whole)."""
@@ -119,7 +131,7 @@ def episode_data(sides: Sequence[Side], text_index: Callable[[str], int]) -> dic
 
 def add_tasks(payload: dict[str, Any], evalset: Any) -> None:
     """Fill each variant's `task` (the user's messages) from the evalset's episodes."""
-    from loragate.episodes.definitions import load_episodes
+    from loragate.episodes.load import load_episodes
 
     try:
         episodes = load_episodes(evalset)
