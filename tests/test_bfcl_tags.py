@@ -34,7 +34,7 @@ def test_summary_and_report_have_a_row_per_bfcl_category(
     args = ("score", "--generations", str(gens), "--evalset", str(ev), "--out", str(run))
     assert run_main(monkeypatch, *args) == 0
     summary = read_summary(run)
-    assert summary.schema_version == 3
+    assert summary.schema_version == 4
     tags = summary.adapters["m"].tags
     assert list(tags) == ["bfcl:irrelevance", "bfcl:multiple"]
     assert (tags["bfcl:multiple"].entries, tags["bfcl:multiple"].passes) == (200, 10)

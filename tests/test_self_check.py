@@ -37,6 +37,7 @@ def cfg(tmp_path: Path, adapters: dict[str, str], **extra: Any) -> RunConfig:
     return RunConfig.model_validate(
         {
             "model": "Qwen/Qwen3-4B",
+            "enable_thinking": False,
             "backend": "openai",
             "evalset": str(evalset),
             "adapters": folders,
@@ -94,7 +95,7 @@ def test_an_adapter_equal_to_the_base_everywhere_is_flagged(tmp_path: Path, echo
     (warning,) = check.warnings
     assert "'same'" in warning and "not applied" in warning
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["schema_version"] == 2
+    assert manifest["schema_version"] == 3
     assert manifest["self_check"]["identical_to_base"]["same"] == 1.0
 
 

@@ -132,6 +132,14 @@ def command(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="Gate policy the header checks the evalset's size against (default: "
+            "configs/gates/default.yaml); see `loragate validate --policy`.",
+        ),
+    ] = None,
     trust_remote_code: Annotated[
         bool,
         typer.Option(
@@ -171,7 +179,13 @@ def command(
     family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
     console = Console(stderr=True)
     run_and_report(
-        cfg, config_path=config, limit=limit, families=family_list, console=console, quiet=quiet
+        cfg,
+        config_path=config,
+        limit=limit,
+        families=family_list,
+        console=console,
+        quiet=quiet,
+        policy=policy,
     )
 
 
@@ -193,6 +207,7 @@ def run_and_report(
     families: list[str] | None,
     console: Any,
     quiet: bool = False,
+    policy: Path | None = None,
 ) -> Any:
     """`loragate.run.run` with a progress bar and the console lines, then the tables.
     Returns the `RunOutcome`."""
@@ -208,7 +223,7 @@ def run_and_report(
         config_path=config_path,
         limit=limit,
         families=families,
-        hooks=_ConsoleHooks(console, quiet),
+        hooks=_ConsoleHooks(console, quiet, policy),
     )
     out_console = Console() if console.stderr else console
     print_summary(outcome.summary, out_console)
@@ -230,13 +245,31 @@ def run_and_report(
     return outcome
 
 
+def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
+    """The header's line on whether the evalset is large enough for the gate policy's
+    rules (the shipped default policy unless one is given); never fails the run."""
+    from loragate.common.errors import BadInput
+    from loragate.results.gate import load_policy
+    from loragate.results.gate_plan import group_sizes, plan_header, plan_policy
+
+    path = policy if policy is not None else Path("configs/gates/default.yaml")
+    try:
+        loaded = load_policy(path)
+        families, tags = group_sizes(evalset.entries)
+        rows = plan_policy(loaded, families, tags, samples, path)
+    except BadInput as exc:
+        return f"gate plan: not checked ({exc.message})"
+    return plan_header(rows, loaded.name or path.stem)
+
+
 class _ConsoleHooks:
     """The run's progress on the console (`loragate.run.RunHooks`): the plan, a bar, the
     backend's start, the episode rounds."""
 
-    def __init__(self, console: Any, quiet: bool) -> None:
+    def __init__(self, console: Any, quiet: bool, policy: Path | None = None) -> None:
         self.console = console
         self.quiet = quiet
+        self.policy = policy
         self.started_at = time.monotonic()
 
     def planned(self, plan: Any, episodes: Any) -> None:
@@ -249,6 +282,12 @@ class _ConsoleHooks:
         self.console.print(
             f"{len(plan.jobs)} generations: {len(plan.cached)} cached, "
             f"{len(plan.pending)} to generate"
+        )
+        self.console.print(f"judged as: {plan.manifest.stack}", highlight=False)
+        self.console.print(
+            gate_plan_line(plan.evalset, plan.config.sampling.samples, self.policy),
+            highlight=False,
+            markup=False,
         )
         self.started_at = time.monotonic()
 

@@ -60,9 +60,12 @@ def command(
             f"--out {out} exists and is not a folder",
             [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
         )
+    from loragate.cli.score import scoring_stack
+
     loaded = load_evalset(evalset)
+    stack = scoring_stack([trajectories.parent, out], "auto", "auto", None)
     with writing(out):
-        summary = rescore_episodes(trajectories, loaded, out, parse_mode)
+        summary = rescore_episodes(trajectories, loaded, out, parse_mode, stack)
     console = Console()
     print_episodes(summary, console)
     _list_trajectories(out, console)

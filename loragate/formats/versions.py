@@ -54,21 +54,30 @@ FAULTS_FORMAT = 3
 
 # -- a run folder ----------------------------------------------------------------------
 
-RECORD_SCHEMA_VERSION = 1
-"""Version of `generations.jsonl` records."""
-RESULT_SCHEMA_VERSION = 2
+RECORD_SCHEMA_VERSION = 2
+"""Version of `generations.jsonl` records. 2: `reasoning_tokens`; version 1 records
+still load."""
+RESULT_SCHEMA_VERSION = 3
 """Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
-`claimed_success_after_denial`, `invented_result`); version 1 records still load."""
-SUMMARY_SCHEMA_VERSION = 3
+`claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
+`parse.calls_in_reasoning`, the reason code `truncated_reasoning` and the abstention
+reason codes (`invented_answer`, `policy_refusal`, `no_decline`), `language` (the
+reply's language) and the codes `unsupported_language` and `unkept_promise`. Versions 1
+and 2 still load."""
+SUMMARY_SCHEMA_VERSION = 4
 """`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
-entries carry each tag, so that compare and gate can pair runs per tag). Versions 1 and
-2 still read."""
-READABLE_SUMMARY_VERSIONS = (1, 2, 3)
-MANIFEST_SCHEMA_VERSION = 2
+entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the
+serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
+`formats` and, per family and overall, `format_mix`, `calls_in_reasoning`,
+`truncated_reasoning`, `reasoning_tokens` and `answer_tokens`; per adapter
+`languages` and `unsupported_language`. Versions 1 to 3 still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
+MANIFEST_SCHEMA_VERSION = 3
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
-`warnings`."""
+`warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
+the run models)."""
 TRAJECTORY_SCHEMA_VERSION = 3
 """`trajectories.jsonl`. 2 added `user_reply` to a step; 3 replaced a step's `fault` by
 `faults` (a step may carry several). Version-1 and -2 files still load."""
@@ -85,9 +94,10 @@ quantity)."""
 
 COMPARISON_SCHEMA_VERSION = 2
 """`loragate compare --format json`. 2 adds `tags` (a paired row per grouping tag)."""
-GATE_SCHEMA_VERSION = 2
-"""`gate.json`. 2 adds `tag` on a rule (rules per entry tag); version 1 results still
-read."""
+GATE_SCHEMA_VERSION = 3
+"""`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
+`confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
+`tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
 VIEW_DATA_VERSION = 2
 """The data `view.html` embeds (what the page's script reads). 2 added `episodes`."""
 SWEEP_SCHEMA_VERSION = 1
@@ -135,10 +145,10 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format("episode `user_replies` (first format)", "USER_REPLIES_FORMAT", USER_REPLIES_FORMAT),
     Format("episode fault groups and newer faults (first format)", "FAULTS_FORMAT", FAULTS_FORMAT),
-    Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION),
-    Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1,)),
-    Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2)),
-    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1,)),
+    Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
+    Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
+    Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
+    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2)),
     Format(
         "trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1, 2)
     ),
@@ -155,7 +165,7 @@ FORMATS: tuple[Format, ...] = (
         (1,),
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
-    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION),
+    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
     Format("view.html data", "VIEW_DATA_VERSION", VIEW_DATA_VERSION),
     Format("sweep.json", "SWEEP_SCHEMA_VERSION", SWEEP_SCHEMA_VERSION),
     Format(

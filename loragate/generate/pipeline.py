@@ -28,6 +28,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.calls.stack import resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
 from loragate.evalset.load import Evalset, load_evalset
@@ -59,7 +61,13 @@ from loragate.formats.runfolder import (
 )
 from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
-from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
+from loragate.generate.prompt import (
+    ChatRenderer,
+    evalset_messages,
+    load_renderer,
+    prompt_sha256,
+    resolve_template,
+)
 from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
 
 
@@ -78,6 +86,8 @@ class RunPlan:
     """Records already in `generations.jsonl`, by cache key, for this run's jobs."""
     manifest: RunManifest
     renderer: ChatRenderer | None = None
+    stack: ServingStack = DEFAULT_STACK
+    """The serving stack the run models (what its outputs are judged as)."""
 
     @property
     def pending(self) -> list[PromptJob]:
@@ -347,6 +357,23 @@ def plan_run(
     out_dir = run_folder(config, config_path)
     options = config.options_of(backend)
     engine_opts: dict[str, Any] = options.model_dump() if options is not None else {}
+    template, template_source = (
+        (renderer.template, renderer.source) if renderer is not None else (None, "(server)")
+    )
+    if renderer is None and model.chat_template is not None:
+        # No tokenizer is loaded for a server or replay run; a named template still
+        # says which call format the model was taught.
+        path = resolve_template(model.chat_template)
+        template, template_source = path.read_text(encoding="utf-8"), str(path)
+    resolved = resolve_stack(
+        call_format=config.tool_call_format,
+        reasoning_parser=config.reasoning_parser,
+        enable_thinking=config.enable_thinking,
+        template=template,
+        template_source=template_source,
+        model_id=model.id,
+        model_path=model.path,
+    )
     manifest = RunManifest(
         model=ModelRecord(
             id=model.id,
@@ -367,6 +394,9 @@ def plan_run(
         chat_template=renderer.source if renderer else "(server)",
         chat_template_sha256=renderer.template_sha256 if renderer else "",
         enable_thinking=config.enable_thinking,
+        tool_call_format=resolved.stack.call_format,
+        reasoning_parser=resolved.stack.reasoning_parser,
+        stack=resolved.stack.describe() + (f" ({resolved.how})" if resolved.how else ""),
         engine=engine_opts,
         packages=package_versions(),
         git_revision=git_revision(),
@@ -391,6 +421,7 @@ def plan_run(
         adapters=tuple(adapters),
         tools=evalset.toolset.as_openai(),
         generations_file=Path(config.generations) if config.generations else None,
+        stack=resolved.stack,
     )
     return RunPlan(
         config=config,
@@ -402,6 +433,7 @@ def plan_run(
         cached=cached,
         manifest=manifest,
         renderer=renderer,
+        stack=resolved.stack,
     )
 
 

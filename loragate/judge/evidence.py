@@ -27,11 +27,16 @@ from loragate.judge.text import clauses, clip, fold, sentences
 
 # -- cue data ----------------------------------------------------------------------------
 
+CUE_LANGS = ("en", "de")
+"""The languages whose reply-support cues (status words, write verbs and nouns, fault
+words) are read: English and German, whatever the reply's language (the other
+languages have none of these kinds yet)."""
+
 
 def cue_lines(kind: str) -> tuple[str, ...]:
-    """The entries of a list kind (`judge/cues/<lang>/KIND.txt`, every default
-    language, `loragate.judge.lexicon`)."""
-    return lexicon.union(lexicon.DEFAULT, kind)
+    """The entries of a list kind (`judge/cues/<lang>/KIND.txt` of `CUE_LANGS`,
+    `loragate.judge.lexicon`)."""
+    return lexicon.union(CUE_LANGS, kind)
 
 
 @cache
@@ -39,7 +44,7 @@ def cue_map(kind: str) -> dict[str, Any]:
     """A map kind (`judge/cues/<lang>/KIND.yaml`): the languages' maps merged, a key's
     lists joined (English first)."""
     out: dict[str, Any] = {}
-    for lang in lexicon.DEFAULT:
+    for lang in CUE_LANGS:
         for key, value in lexicon.mapping(lang, kind).items():
             have = out.get(key)
             if isinstance(have, list) and isinstance(value, list):

@@ -42,6 +42,7 @@ from datetime import date
 
 from loragate.judge.evidence import (
     ASSERTS_RE,
+    CUE_LANGS,
     EMAIL_RE,
     ID_RE,
     NEGATOR_RE,
@@ -171,7 +172,7 @@ def unsupported_value(text: str, ev: Evidence) -> str | None:
     plan, not a statement of a result."""
     from loragate.judge.claims import claim_cues
 
-    intent = claim_cues().intent
+    intent = claim_cues(CUE_LANGS).intent
     for _, clause in statement_clauses(text):
         if intent.search(clause):
             continue
