@@ -30,6 +30,7 @@ from pathlib import Path
 from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_json, atomic_write_text
+from loragate.common.jsonl import ReadReport
 from loragate.episodes.definitions import Episode
 from loragate.episodes.stats import summarize_episodes
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
@@ -58,24 +59,27 @@ STEP_SEPARATOR = "@"
 """Job ids are `EPISODE@STEP`."""
 
 
-def read_steps(path: Path) -> list[StepRecord]:
-    """Every step of a `trajectories.jsonl` (a torn last line from a kill dropped)."""
+def read_steps(path: Path, report: ReadReport | None = None) -> list[StepRecord]:
+    """Every step of a `trajectories.jsonl` (a torn last line from a kill dropped; text
+    that is not UTF-8 or holds lone surrogates mended, counted in `report`)."""
     if not path.is_file():
         return []
-    return read_jsonl(path, StepRecord, tolerate_torn_tail=True)
+    return read_jsonl(path, StepRecord, tolerate_torn_tail=True, report=report)
 
 
 HAND_ADAPTER = "hand"
 """The adapter name of a hand-written trajectory that names none."""
 
 
-def read_trajectory_input(path: Path) -> list[StepRecord]:
+def read_trajectory_input(path: Path, report: ReadReport | None = None) -> list[StepRecord]:
     """The steps to rescore from `path`: a run's `trajectories.jsonl`, or a file written
     by hand (docs/episodes.md, dry-running your own trajectories) whose lines are
     either one whole trajectory, `{"episode_id": "EP-01", "outputs": ["<tool_call>...",
     "Paid ..."]}`, or one step, `{"episode_id": "EP-01", "step": 1, "text": "..."}`;
     `adapter` (default `hand`) and `sample` (default 0) are optional, `parse`,
-    `verdict` and the other fields of a run's steps are not needed."""
+    `verdict` and the other fields of a run's steps are not needed. A torn last line
+    (a run killed mid-write) is dropped; with `report`, text that is not UTF-8 or holds
+    lone surrogates is mended and counted there."""
     from pydantic import ValidationError
 
     from loragate.common.errors import validation_problems
@@ -85,7 +89,13 @@ def read_trajectory_input(path: Path) -> list[StepRecord]:
     problems: list[Problem] = []
     out: list[StepRecord] = []
     fix = 'write {"episode_id": ID, "outputs": [...]} or a run\'s trajectories.jsonl line'
-    for lineno, obj in read_objects(path, what="trajectories file", problems=problems):
+    for lineno, obj in read_objects(
+        path,
+        what="trajectories file",
+        report=report,
+        tolerate_torn_tail=True,
+        problems=problems,
+    ):
         if "outputs" in obj:
             outputs = obj.get("outputs")
             if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
@@ -237,7 +247,8 @@ def run_episodes(
     """
     path = out_dir / TRAJECTORIES
     source = source if source is not None else path
-    old = read_steps(source) if source == path else read_trajectory_input(source)
+    # a source given to rescore was read and its mending said by the caller already
+    old = read_steps(source) if source == path else read_trajectory_input(source, ReadReport())
     by_key = {s.cache_key: s for s in old if s.cache_key}
     by_pos = {(s.episode_id, s.adapter, s.sample, s.step): s for s in old}
     trajs = [

@@ -44,12 +44,12 @@ from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes import step_checks
 from loragate.episodes.actions import CallEvent, write_tools
-from loragate.episodes.definitions import Episode
+from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
 from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_problem
 from loragate.episodes.running import CLAIM_REASONS
 from loragate.episodes.simulator import Simulator, count_matching, holds
 from loragate.formats.evalset import Policy
-from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 from loragate.judge.evidence import refs_in
@@ -83,6 +83,7 @@ TRANSIENT = (
     "partial",
     "outage",
     "write_timeout",
+    "server_crash",
 )
 """Faults after which an unchanged retry can be sane (see the module doc)."""
 NO_EFFECT = ("error", "timeout", "rate_limit", "outage", "unauthorized", "forbidden")
@@ -102,6 +103,8 @@ class EpisodeContext:
     """The run's tool servers; None: their tools' results are replayed from the record."""
     stack: ServingStack = DEFAULT_STACK
     """The serving stack each step's output is judged as (see `loragate.calls.parsing`)."""
+    evalset: EvalsetRef | None = None
+    """The evalset's identity, written on every step (`score-episodes` checks it)."""
 
 
 def _key(name: str, arguments: dict[str, Any]) -> str:
@@ -237,10 +240,12 @@ class Trajectory:
             finish_reason=finish_reason,
             parse=parse,
             results=results,
-            faults=[r.fault for r in results if r.fault],
+            # `server_crash` on a result is recorded there, not as an injected fault
+            faults=[r.fault for r in results if r.fault in EPISODE_FAULT_KINDS],
             verdict=verdict,
             final=final,
             user_reply=user_reply,
+            evalset=self.ctx.evalset,
         )
         self.steps.append(record)
         return record

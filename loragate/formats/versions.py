@@ -80,7 +80,9 @@ MANIFEST_SCHEMA_VERSION = 3
 the run models)."""
 TRAJECTORY_SCHEMA_VERSION = 3
 """`trajectories.jsonl`. 2 added `user_reply` to a step; 3 replaced a step's `fault` by
-`faults` (a step may carry several). Version-1 and -2 files still load."""
+`faults` (a step may carry several) and added `evalset`, the identity of the evalset
+the step was run on (name, version, sha256), which `score-episodes` checks. Version-1
+and -2 files still load."""
 EPISODE_RESULT_SCHEMA_VERSION = 2
 """`episode_results.jsonl`. 2 added `faults` and `recoveries` (one per injected fault);
 version-1 files load."""
