@@ -157,7 +157,8 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-    from loragate.episodes.definitions import load_episodes, select_episodes
+    from loragate.episodes.definitions import select_episodes
+    from loragate.episodes.load import load_episodes
     from loragate.runners.vllm import VllmRunner
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.common.errors import BadInput
 from loragate.common.locking import writing
 from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.run import (
@@ -49,7 +50,7 @@ from loragate.episodes.run import (
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import RunManifest
 from loragate.formats.records import GenerationRecord, ResultRecord, Summary
-from loragate.formats.runfolder import REPORT, VIEW
+from loragate.formats.runfolder import REPORT, VIEW, read_episodes_summary
 from loragate.formats.trajectories import EpisodesSummary
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import LazyRunner, RunPlan, execute_run, plan_run, run_folder
@@ -272,10 +273,19 @@ def _write(
 ) -> None:
     """The scored run folder: results, the report and the page, then the summary."""
     files = {
-        REPORT: render_markdown(scored.summary, scored.results),
+        REPORT: render_markdown(scored.summary, scored.results, _episodes_of(out_dir)),
         VIEW: run_view_page(out_dir, scored.summary, scored.results, evalset),
     }
     write_scored(out_dir, scored, generations=generations, files=files)
+
+
+def _episodes_of(out_dir: Path) -> EpisodesSummary | None:
+    """The run folder's episode figures for report.md (None: no episodes, or a summary
+    this loragate cannot read - the report goes without it)."""
+    try:
+        return read_episodes_summary(out_dir)
+    except BadInput:
+        return None
 
 
 @dataclass(frozen=True)

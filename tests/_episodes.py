@@ -19,7 +19,11 @@ REPO = Path(__file__).resolve().parent.parent
 PAY: dict[str, Any] = {
     "id": "EP-PAY",
     "task": [
-        {"role": "user", "content": "Please pay invoice INV-58001 and tell me when it is done."}
+        {
+            "role": "user",
+            "content": "Please pay invoice INV-58001 and tell me when it is done "
+            "(not INV-11111 or INV-90000, those are settled).",
+        }
     ],
     "tools": ["get_invoice", "pay_invoice", "request_confirmation"],
     "state": {
@@ -221,7 +225,7 @@ def fixture_script(adapter: str) -> Script:
 
 def build_fixture(out_dir: Path) -> None:
     """Run the two scripted adapters over agent20's episodes into `out_dir`."""
-    from loragate.episodes.definitions import load_episodes
+    from loragate.episodes.load import load_episodes
     from loragate.episodes.loop import run_episodes
     from loragate.episodes.run import context
     from loragate.evalset.load import load_evalset

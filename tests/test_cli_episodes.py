@@ -40,13 +40,14 @@ def test_score_episodes(
     args = ["score-episodes", "--trajectories", str(FIXTURE), "--evalset", AGENT20]
     assert run_main(monkeypatch, *args, "--out", str(out)) == 0
     printed = capsys.readouterr().out
-    assert "survival (observed vs r^n" in printed and "recovery: timeout" in printed
+    assert "survival (share whose first n steps all passed" in printed
+    assert "recovery: timeout" in printed and "hazard (fails at step i" in printed
     summary = json.loads((out / EPISODES_SUMMARY).read_text())
     round0, round1 = summary["adapters"]["round0"], summary["adapters"]["round1"]
     assert round1["success"]["rate"] == 1.0 and round1["recovery"]["timeout"]["rate"] == 1.0
     assert round0["recovery"]["timeout"]["rate"] == 0.0
     assert round0["success_by_fault"]["clean"]["rate"] == 1.0
-    assert len((out / EPISODE_RESULTS).read_text().splitlines()) == 2 * 94
+    assert len((out / EPISODE_RESULTS).read_text().splitlines()) == 2 * 112
     assert len((out / TRAJECTORIES).read_text().splitlines()) == len(
         FIXTURE.read_text().splitlines()
     )
@@ -77,7 +78,7 @@ def test_validate_lists_episodes_and_their_problems(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_main(monkeypatch, "validate", AGENT20) == 0
-    assert "OK: 31 episodes (94 with their fault variants)" in capsys.readouterr().out
+    assert "OK: 37 episodes (112 with their fault variants)" in capsys.readouterr().out
     bad = dict(PAY, tools=["get_invoice", "pay_invoce", "request_confirmation"])
     root = evalset_with(tmp_path, [PAY | {"id": "EP-OK"}, bad])
     assert run_main(monkeypatch, "validate", str(root)) == 2
@@ -94,7 +95,7 @@ def test_episode_options() -> None:
             parse_episodes_option(bad)
     ev = load_evalset(AGENT20)
     assert {e.base_id for e in pick_episodes(ev, 2).episodes} == {"EP-01", "EP-02"}
-    assert len(pick_episodes(ev, "all").episodes) == 94
+    assert len(pick_episodes(ev, "all").episodes) == 112
     with pytest.raises(BadInput, match="episodes"):
         load_config(None, {"episodes": -1})
 
@@ -144,12 +145,25 @@ def test_survival_line_wording() -> None:
         per_step=Rate(n=10, passes=9, rate=0.9, ci_low=0.6, ci_high=0.98),
         tool_error_rate=None,
         survival=[
-            SurvivalPoint(steps=1, trajectories=2, observed=0.5, projected=0.9),
-            SurvivalPoint(steps=3, trajectories=4, observed=0.75, projected=0.729),
+            SurvivalPoint(
+                steps=1,
+                observed=Rate(n=2, passes=1, rate=0.5, ci_low=0.1, ci_high=0.9),
+                at_risk=2,
+                pooled=0.9,
+                positions=0.95,
+            ),
+            SurvivalPoint(
+                steps=3,
+                observed=Rate(n=4, passes=3, rate=0.75, ci_low=0.3, ci_high=0.95),
+                at_risk=3,
+                pooled=0.729,
+                positions=0.6,
+            ),
         ],
     )
     line = survival_line(adapter)
     assert line == (
-        "survival (observed vs r^n, r = 90.0 %): 1 step 1/2 50.0 % vs 90.0 %; "
-        "3 steps 3/4 75.0 % vs 72.9 %"
+        "survival (share whose first n steps all passed / r^n / product of per-position "
+        "rates; r = 90.0 %): 1 step 50.0 % / 90.0 % / 95.0 %; "
+        "3 steps 75.0 % / 72.9 % / 60.0 %"
     )

@@ -88,7 +88,33 @@ def test_card_and_compare_show_episodes(
     capsys.readouterr()
     assert run_main(monkeypatch, "card", str(good)) == 0
     card = (good / "card" / "card.md").read_text()
-    assert "**Episodes**" in card and "survival (observed vs r^n" in card
+    assert "**Episodes**" in card and "survival (share whose first n steps all passed" in card
+    assert "(loragate_survival.png)" in card and "Hazard per step" in card
+    png = (good / "card" / "loragate_survival.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
     assert run_main(monkeypatch, "compare", str(bad), str(good), "-f", "markdown") == 0
     printed = capsys.readouterr().out
-    assert "success 33.0 % -> 100.0 % (+67 pt" in printed and "timeout 0/19 -> 19/19" in printed
+    assert "success 33.0 % -> 100.0 % (+67 pt" in printed and "timeout 0/21 -> 21/21" in printed
+
+
+def test_report_and_view_show_episodes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from loragate.formats.records import Summary
+    from loragate.formats.runfolder import read_episodes_summary, read_results
+    from loragate.results.report import render_markdown
+    from loragate.results.view.data import load_sides, view_data
+
+    run = scored_run(tmp_path, monkeypatch, "round0")
+    summary = Summary.model_validate_json((run / "summary.json").read_text())
+    report = render_markdown(summary, read_results(run), read_episodes_summary(run))
+    assert "## Episodes" in report and "### Survival: v2" in report
+    assert "### Hazard per step: v2" in report and "first n steps all passed" in report
+    data = view_data(load_sides([str(run)]), None)
+    episodes = data["episodes"]
+    assert episodes is not None and len(episodes["variants"]) == 112
+    rows = {episodes["variants"][t[0]]["id"]: t for t in episodes["trajectories"]}
+    row = rows["EP-32~write_timeout"]
+    assert row[3] == 0 and row[6] == 0  # failed, not recovered
+    steps = row[8]
+    assert [s[9] for s in steps] == [[], [], ["write_timeout"], []]  # the faults of each step
+    assert steps[-1][4] == 0 and steps[-1][5] == "claimed_success_after_error"
+    assert episodes["summaries"][0]["hazard"][1]["hazard"]["n"] == 112

@@ -200,6 +200,36 @@ def test_agent20_three_adapters(open_page: Any, tmp_path: Path) -> None:
     assert not opened.errors and not opened.dialogs
 
 
+def test_episodes_tab(open_page: Any, tmp_path: Path) -> None:
+    from loragate.episodes.run import rescore_episodes
+    from tests._episodes import FIXTURE
+    from tests._view_runs import agent20
+
+    run = agent20_run(tmp_path / "ep", ("round0", "round1"))
+    rescore_episodes(FIXTURE, agent20(), run, "strict")
+    sides = load_sides([str(run)])
+    html = write_view(tmp_path / "ep.html", view_data(sides, find_evalset(sides)))
+    opened = open_page(html)
+    page = opened.page
+    assert not page.is_visible("#episodes")
+    page.click("#tabs button[data-tab='episodes']")
+    assert page.is_visible("#episodes") and not page.is_visible("#entries")
+    assert page.locator("#ep-chart svg polyline").count() == 6  # 3 curves a side
+    assert page.locator("#ep-hazard tbody tr").count() >= 8
+    page.fill("#e-text", "EP-32~write")
+    assert "1 of 112 episode variants match" in str(page.text_content("#ep-shown"))
+    page.click('.row[data-episode="EP-32~write_timeout"] .head')
+    sides_box = page.locator('.row[data-episode="EP-32~write_timeout"] .side')
+    careless, careful = sides_box.nth(0), sides_box.nth(1)
+    assert careless.locator(".step.failstep").count() == 1
+    assert "claimed_success_after_error" in careless.locator(".step.failstep").inner_text()
+    assert "write_timeout" in careful.locator(".faultmark").inner_text()
+    assert careful.locator(".step.failstep").count() == 0 and careful.locator(".step").count() == 5
+    assert "recovered" in careful.locator(".recs").inner_text()
+    _shot(page, "episodes-tab.png")
+    assert not opened.errors and not opened.dialogs
+
+
 def test_hostile_outputs_run_nothing(open_page: Any, tmp_path: Path) -> None:
     gens = [
         GenerationRecord(entry_id=eid, adapter="v1", sample=0, text=HOSTILE.get(eid, text))

@@ -73,10 +73,12 @@ def command(
     from loragate.common.locking import updating, writing
     from loragate.results.card import (
         CHART_NAME,
+        SURVIVAL_CHART_NAME,
         build_card,
         update_readme,
         write_chart,
     )
+    from loragate.results.episode_chart import write_survival_chart
     from loragate.results.runs import assign_training_logs, load_run, parse_run_ref
 
     refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
@@ -105,6 +107,7 @@ def command(
         steps=steps or (5, 10),
         chart=CHART_NAME if chart else None,
         focus_family=project_family,
+        survival_chart=SURVIVAL_CHART_NAME if chart else None,
     )
     if update is not None:
         with updating(update):
@@ -114,6 +117,7 @@ def command(
             if chart:
                 runs = [base, loaded] if base is not None else [loaded]
                 write_chart(folder / CHART_NAME, runs)
+                write_survival_chart(folder / SURVIVAL_CHART_NAME, runs)
             if new == old:
                 typer.echo(f"{update}: already up to date", err=True)
             else:
@@ -126,6 +130,7 @@ def command(
         if chart:
             runs = [base, loaded] if base is not None else [loaded]
             write_chart(folder / CHART_NAME, runs)
+            write_survival_chart(folder / SURVIVAL_CHART_NAME, runs)
         atomic_write_text(folder / "card.md", text)
         if metadata:
             atomic_write_text(folder / "model_index.yaml", card.metadata_block)

@@ -3,7 +3,13 @@
 Every trajectory is replayed against the evalset's simulated tools with the recorded
 model outputs (nothing is generated), so verdicts and figures follow the current rules
 and the current episodes. Writes `trajectories.jsonl` (fresh verdicts),
-`episode_results.jsonl` and `episodes_summary.json` into `--out`.
+`episode_results.jsonl` and `episodes_summary.json` into `--out`, and lists each
+trajectory's verdict (up to `LIST_LIMIT` of them).
+
+`--trajectories` also takes a file written by hand: one line a trajectory,
+`{"episode_id": "EP-32~write_timeout", "outputs": ["<tool_call>...</tool_call>", ...,
+"final reply"]}` (`adapter` and `sample` optional) - a dry run of your own good and bad
+trajectories against an episode (docs/episodes.md).
 """
 
 from __future__ import annotations
@@ -85,5 +91,35 @@ def command(
         summary = rescore_episodes(trajectories, loaded, out, parse_mode, notes, stack)
     for note in notes:
         typer.echo(f"note: {note}", err=True)
-    print_episodes(summary, Console())
+    console = Console()
+    print_episodes(summary, console)
+    _list_trajectories(out, console)
     typer.echo(f"Wrote {out} (trajectories.jsonl, episode_results.jsonl, episodes_summary.json)")
+
+
+LIST_LIMIT = 40
+"""`score-episodes` lists every trajectory's verdict when there are at most this many."""
+
+
+def _list_trajectories(out: Path, console: object) -> None:
+    """One line per trajectory: verdict, reason and detail, recovery per fault."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from loragate.formats.runfolder import read_jsonl
+    from loragate.formats.trajectories import EPISODE_RESULTS, TrajectoryResult
+
+    assert isinstance(console, Console)
+    results = read_jsonl(out / EPISODE_RESULTS, TrajectoryResult)
+    if len(results) > LIST_LIMIT:
+        console.print(f"{len(results)} trajectories: verdicts in {out / EPISODE_RESULTS}")
+        return
+    for r in results:
+        verdict = "PASS" if r.passed else f"FAIL {r.reason}"
+        line = f"{r.episode_id} {r.adapter}/{r.sample}: {verdict}"
+        if r.detail:
+            line += f" - {r.detail}"
+        for f in r.recoveries:
+            state = {True: "recovered", False: "not recovered", None: "not judged"}[f.recovered]
+            line += f"; {f.kind} at step {f.step}: {state}" + (f" ({f.why})" if f.why else "")
+        console.print(escape(line), highlight=False)

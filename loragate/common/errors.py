@@ -62,8 +62,9 @@ def fix_unless_said(message: str, default: str) -> str | None:
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """`did you mean 'x'? ` for the known name closest to `name`; "" when none is close."""
-    close = difflib.get_close_matches(name, list(known), n=1)
+    """`did you mean 'x'? ` for the known name closest to `name`; "" when none is close.
+    Never `name` itself (a name that is known but wrong here gets no suggestion)."""
+    close = difflib.get_close_matches(name, [k for k in known if k != name], n=1)
     return f"did you mean {close[0]!r}? " if close else ""
 
 

@@ -32,11 +32,9 @@ script the user's answers to clarifying questions. Format 1 lines load unchanged
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -44,41 +42,49 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from loragate.calls.matchers import check_matcher
-from loragate.calls.tools import Toolset
-from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
-from loragate.common.jsonl import read_objects
+from loragate.common.errors import BadInput, did_you_mean
 from loragate.common.names import Name
-from loragate.episodes.final_reply import forbid_problems, mention_group_problems
-from loragate.evalset.load import Evalset
-from loragate.formats.evalset import FAULT_SEPARATOR, Message, Policy
+from loragate.formats.evalset import FAULT_SEPARATOR, Message
 from loragate.formats.versions import (
     EPISODE_FORMAT_VERSION,
-    SERVER_BACKEND_VERSION,
+    FAULTS_FORMAT,
     USER_REPLIES_FORMAT,
 )
-from loragate.judge.clarification import clarify_spec_problems
 
+NEWER_FAULT_KINDS = ("write_timeout", "partial", "outage", "unauthorized", "forbidden")
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
 
 EpisodeFaultKind = Literal[
-    "error", "timeout", "truncated", "schema_drift", "wrong_value", "rate_limit"
-]
-EPISODE_FAULT_KINDS: tuple[EpisodeFaultKind, ...] = (
     "error",
     "timeout",
     "truncated",
     "schema_drift",
     "wrong_value",
     "rate_limit",
-)
+    "write_timeout",
+    "partial",
+    "outage",
+    "unauthorized",
+    "forbidden",
+]
+EPISODE_FAULT_KINDS: tuple[EpisodeFaultKind, ...] = get_args(EpisodeFaultKind)
+"""What an injected fault does (docs/episodes.md, faults; `loragate.episodes.simulator`):
+`error` (500), `timeout` (504, the call did nothing), `rate_limit` (429 with a wait),
+`outage` (503 on this call and every later call of the tool), `unauthorized` (401) and
+`forbidden` (403) leave the state alone; `write_timeout` (the call ran - its change is
+made - but the reply timed out), `truncated` (the result cut off), `partial` (a
+well-formed first page of a list), `schema_drift` (renamed fields) and `wrong_value`
+(an implausible value) garble the result of a call that did run."""
+CALLS_TABLE = "calls"
+"""The state table where the simulator logs every write that ran: one record a call,
+its arguments plus `tool` (the tool's name) and `ok` (its result was no error)."""
+VARIANT_NAME = r"^[a-z][a-z0-9_]{0,39}$"
 TABLE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
 
 _MODEL = ConfigDict(extra="forbid")
@@ -201,6 +207,8 @@ class FaultSpec(BaseModel):
     """The faulty result text; needed for `wrong_value`, optional for the others."""
     retry_after: int = Field(default=2, ge=0, le=3600)
     """Seconds a `rate_limit` fault tells the caller to wait."""
+    page_size: int | None = Field(default=None, ge=1, le=1000)
+    """Items on the page a `partial` fault returns (default: half the list, at least 1)."""
 
     @model_validator(mode="after")
     def _where(self) -> FaultSpec:
@@ -214,13 +222,48 @@ class FaultSpec(BaseModel):
         return self
 
 
+class FaultGroup(BaseModel):
+    """Several faults injected into one variant (`ID~name`): each fires where it says,
+    so a trajectory can meet a timeout and then an outage."""
+
+    model_config = _MODEL
+
+    name: str = Field(pattern=VARIANT_NAME)
+    """The variant's name (not a fault kind); `by_fault` may key criteria by it."""
+    faults: list[FaultSpec] = Field(min_length=2, max_length=10)
+
+
+def _planned_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "group" if "faults" in value else "fault"
+    return "group" if isinstance(value, FaultGroup) else "fault"
+
+
+PlannedFault = Annotated[
+    Annotated[FaultSpec, Tag("fault")] | Annotated[FaultGroup, Tag("group")],
+    Discriminator(_planned_kind),
+]
+"""One fault variant: a fault, or a named group of faults (an object with `faults`)."""
+
+
 class RecordCheck(BaseModel):
-    """Records of `table` whose fields satisfy `where` (field -> matcher)."""
+    """Records of `table` whose fields satisfy `where` (field -> matcher); with `count`
+    (in `state_has`), exactly that many such records."""
 
     model_config = _MODEL
 
     table: str = Field(pattern=TABLE_PATTERN)
     where: dict[str, Any] = Field(min_length=1)
+    count: int | None = Field(default=None, ge=0, le=10_000)
+    """How many records must match (`state_has` only); None: at least one."""
+    min_count: int | None = Field(default=None, ge=1, le=10_000)
+    """At least this many records must match (`state_has` only)."""
+
+    @model_validator(mode="after")
+    def _one_count(self) -> RecordCheck:
+        if self.count is not None and self.min_count is not None:
+            raise ValueError("give `count` or `min_count`, not both")
+        return self
 
 
 class SuccessCriteria(BaseModel):
@@ -259,10 +302,12 @@ class EpisodeSpec(BaseModel):
     user_replies: list[UserReply] = Field(default_factory=list, max_length=MAX_STEPS_LIMIT)
     """Answers to clarifying questions in order, each used once (format 2); a plain
     string is `{"reply": ...}`."""
-    faults: list[FaultSpec] = Field(default_factory=list)
+    faults: list[PlannedFault] = Field(default_factory=list)
+    """The fault variants: one fault each, or a named group of several."""
     success: SuccessCriteria = Field(default_factory=SuccessCriteria)
-    by_fault: dict[EpisodeFaultKind, SuccessCriteria] = Field(default_factory=dict)
-    """Success criteria in force for a fault variant instead of `success`."""
+    by_fault: dict[str, SuccessCriteria] = Field(default_factory=dict)
+    """Success criteria in force for a fault variant instead of `success`, keyed by the
+    fault kind (every variant of that kind) or a group's name."""
     max_steps: int = Field(default=10, ge=1, le=MAX_STEPS_LIMIT)
     max_repeats: int = Field(default=1, ge=0, le=10)
     """How often an identical call that failed may be repeated."""
@@ -291,7 +336,26 @@ class EpisodeSpec(BaseModel):
                 f"`user_replies` needs episode_format {USER_REPLIES_FORMAT} "
                 f"(this line says {self.episode_format})"
             )
+        newer = self._newer_features()
+        if newer and self.episode_format < FAULTS_FORMAT:
+            raise ValueError(
+                f"{newer} needs episode_format {FAULTS_FORMAT} "
+                f"(this line says {self.episode_format})"
+            )
         return self
+
+    def _newer_features(self) -> str | None:
+        """The first format-3 feature this line uses, if any."""
+        for planned in self.faults:
+            if isinstance(planned, FaultGroup):
+                return "a fault group"
+            if planned.kind in NEWER_FAULT_KINDS:
+                return f"the fault kind `{planned.kind}`"
+        crits = [self.success, *self.by_fault.values()]
+        checks = [c for crit in crits for c in crit.state_has + crit.state_lacks]
+        if any(c.count is not None or c.min_count is not None for c in checks):
+            return "`count` or `min_count` in a record check"
+        return None
 
     def answers(self) -> list[ConfirmationAnswer]:
         return [
@@ -301,20 +365,37 @@ class EpisodeSpec(BaseModel):
 
 @dataclass(frozen=True)
 class Episode:
-    """A variant to run: the spec, and the one fault it carries (None: clean)."""
+    """A variant to run: the spec, and the fault (or group of faults) it carries
+    (neither: the clean variant)."""
 
     id: str
     spec: EpisodeSpec
     fault: FaultSpec | None = None
+    group: FaultGroup | None = None
 
     @property
     def base_id(self) -> str:
         return self.spec.id
 
     @property
+    def faults(self) -> tuple[FaultSpec, ...]:
+        """Every fault this variant injects, in plan order."""
+        if self.group is not None:
+            return tuple(self.group.faults)
+        return (self.fault,) if self.fault is not None else ()
+
+    @property
+    def variant(self) -> str | None:
+        """The variant's fault kind, or its group's name; None for the clean one."""
+        if self.group is not None:
+            return self.group.name
+        return self.fault.kind if self.fault is not None else None
+
+    @property
     def success(self) -> SuccessCriteria:
-        if self.fault is not None and self.fault.kind in self.spec.by_fault:
-            return self.spec.by_fault[self.fault.kind]
+        name = self.variant
+        if name is not None and name in self.spec.by_fault:
+            return self.spec.by_fault[name]
         return self.spec.success
 
 
@@ -332,280 +413,30 @@ class EpisodeSet:
 
 
 def expand(spec: EpisodeSpec) -> list[Episode]:
-    """The clean variant and one per planned fault (`ID~kind`, `ID~kind.2`, ...)."""
+    """The clean variant and one per planned fault (`ID~kind`, `ID~kind.2`, ...) or
+    group (`ID~name`)."""
     out = [Episode(spec.id, spec)]
     seen: dict[str, int] = {}
-    for fault in spec.faults:
-        seen[fault.kind] = seen.get(fault.kind, 0) + 1
-        n = seen[fault.kind]
-        suffix = fault.kind if n == 1 else f"{fault.kind}.{n}"
-        out.append(Episode(f"{spec.id}{FAULT_SEPARATOR}{suffix}", spec, fault))
+    for planned in spec.faults:
+        if isinstance(planned, FaultGroup):
+            out.append(Episode(f"{spec.id}{FAULT_SEPARATOR}{planned.name}", spec, group=planned))
+            continue
+        seen[planned.kind] = seen.get(planned.kind, 0) + 1
+        n = seen[planned.kind]
+        suffix = planned.kind if n == 1 else f"{planned.kind}.{n}"
+        out.append(Episode(f"{spec.id}{FAULT_SEPARATOR}{suffix}", spec, planned))
     return out
 
 
-# -- validation ---------------------------------------------------------------------
-
-
-def _matcher_problems(matchers: dict[str, Any], at: str) -> list[tuple[str, str, str]]:
-    out = []
-    for name, m in matchers.items():
-        for msg in check_matcher(m, f"{at}.{name}"):
-            field_, _, what = msg.partition(": ")
-            out.append((field_, what, "see the argument matchers in docs/formats.md"))
+def planned_faults(spec: EpisodeSpec) -> list[tuple[str, FaultSpec]]:
+    """(field path, fault) of every planned fault, groups' members included."""
+    out: list[tuple[str, FaultSpec]] = []
+    for j, planned in enumerate(spec.faults):
+        if isinstance(planned, FaultGroup):
+            out += [(f"faults[{j}].faults[{i}]", f) for i, f in enumerate(planned.faults)]
+        else:
+            out.append((f"faults[{j}]", planned))
     return out
-
-
-def _tool_problems(
-    spec: EpisodeSpec, toolset: Toolset, policy: Policy
-) -> list[tuple[str, str, str]]:
-    """(field, message, fix) of tool names: offered, backed, faulted."""
-    out: list[tuple[str, str, str]] = []
-    names = toolset.names()
-    for i, name in enumerate(spec.tools):
-        if name not in toolset:
-            fix = f"{did_you_mean(name, names)}use a tool name from tools.json"
-            out.append((f"tools[{i}]", f"unknown tool {name!r}", fix))
-    conf = policy.confirmation_tool
-    for name in spec.tools:
-        if name != conf and name in toolset and name not in spec.backend:
-            out.append(
-                (
-                    "backend",
-                    f"offered tool {name!r} has no simulated backend or tool server",
-                    f'add "backend": {{"{name}": {{"default": ...}}}} (simulated) or '
-                    f'{{"{name}": {{"server": NAME}}}} (a tool server)',
-                )
-            )
-    for name, backend in spec.backend.items():
-        if name not in spec.tools:
-            out.append(
-                (f"backend.{name}", f"{name!r} is not offered", "add it to `tools` or drop it")
-            )
-        if not isinstance(backend, ToolBackend):
-            continue
-        for j, canned in enumerate(backend.results):
-            out += _matcher_problems(canned.when, f"backend.{name}.results[{j}].when")
-        effect = backend.effect
-        if (
-            effect is not None
-            and effect.op == "create"
-            and not (effect.fields or effect.set or effect.merge)
-        ):
-            out.append(
-                (
-                    f"backend.{name}.effect.fields",
-                    "a `create` effect with no fields makes empty records",
-                    "map record fields to arguments in `fields`",
-                )
-            )
-    if conf and conf in spec.tools and not spec.confirmations:
-        out.append(
-            (
-                "confirmations",
-                f"{conf} is offered but the scripted user has no answer",
-                'add "confirmations": ["approve"] (or "deny", or both in order)',
-            )
-        )
-    for j, answer in enumerate(spec.answers()):
-        out += _matcher_problems(answer.when, f"confirmations[{j}].when")
-    for j, fault in enumerate(spec.faults):
-        if fault.tool is not None and fault.tool not in spec.tools:
-            out.append(
-                (
-                    f"faults[{j}].tool",
-                    f"{fault.tool!r} is not offered",
-                    f"{did_you_mean(fault.tool, spec.tools)}name an offered tool",
-                )
-            )
-        if fault.step is not None and fault.step > spec.max_steps:
-            out.append(
-                (
-                    f"faults[{j}].step",
-                    f"step {fault.step} is past max_steps {spec.max_steps}",
-                    "pick a step within the cap",
-                )
-            )
-    return out
-
-
-def _reply_problems(
-    spec: EpisodeSpec, toolset: Toolset, policy: Policy
-) -> list[tuple[str, str, str]]:
-    """(field, message, fix) of the scripted answers to clarifying questions."""
-    out: list[tuple[str, str, str]] = []
-    for j, reply in enumerate(spec.user_replies):
-        at = f"user_replies[{j}]"
-        if reply.question_mentions:
-            groups = [reply.question_mentions]
-            for msg in mention_group_problems(f"{at}.question_mentions", groups):
-                out.append((f"{at}.question_mentions", msg, "write plain terms"))
-        if reply.tool is None:
-            continue
-        if reply.tool not in spec.tools or reply.tool == policy.confirmation_tool:
-            out.append(
-                (
-                    f"{at}.tool",
-                    f"{reply.tool!r} is not an offered action",
-                    f"{did_you_mean(reply.tool, spec.tools)}name the offered tool that needs "
-                    "the missing value",
-                )
-            )
-            continue
-        for msg in clarify_spec_problems(toolset, reply.tool, reply.missing):
-            out.append((f"{at}.missing", msg, "name parameters of the tool"))
-    return out
-
-
-def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
-    out: list[tuple[str, str, str]] = []
-    criteria = [("success", spec.success)] + [
-        (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
-    ]
-    for at, crit in criteria:
-        for kind in ("state_has", "state_lacks"):
-            for j, check in enumerate(getattr(crit, kind)):
-                out += _matcher_problems(check.where, f"{at}.{kind}[{j}].where")
-        for msg in mention_group_problems(f"{at}.answer_mentions", crit.answer_mentions):
-            out.append((f"{at}.answer_mentions", msg, "write groups of plain terms"))
-        for msg in forbid_problems(f"{at}.answer_forbids", crit.answer_forbids):
-            out.append((f"{at}.answer_forbids", msg, "write terms joined by ' & '"))
-    kinds = {f.kind for f in spec.faults}
-    for k in spec.by_fault:
-        if k not in kinds:
-            out.append(
-                (f"by_fault.{k}", f"no `{k}` fault is planned", "add the fault or drop this key")
-            )
-    if spec.task[-1].role != "user":
-        out.append(
-            (f"task[{len(spec.task) - 1}].role", "the task must end with a user message", "")
-        )
-    return out
-
-
-def _server_problems(
-    spec: EpisodeSpec, servers: Collection[str], policy: Policy
-) -> list[tuple[str, str, str]]:
-    """(field, message, fix) of tools answered by tool servers."""
-    out: list[tuple[str, str, str]] = []
-    used = False
-    for name, backend in spec.backend.items():
-        if not isinstance(backend, ServerBackend):
-            continue
-        used = True
-        at = f"backend.{name}.server"
-        if backend.server not in servers:
-            fix = (
-                f"{did_you_mean(backend.server, servers)}declare it under `tool_servers` in "
-                "evalset.yaml (docs/episodes.md, tool servers)"
-            )
-            out.append((at, f"no tool server {backend.server!r} in evalset.yaml", fix))
-        if name == policy.confirmation_tool:
-            out.append((at, f"{name} is answered by the scripted user", "drop its backend entry"))
-    if not used:
-        return out
-    if spec.episode_format < SERVER_BACKEND_VERSION:
-        out.append(
-            (
-                "episode_format",
-                f"a tool server backend needs episode_format {SERVER_BACKEND_VERSION}",
-                f'write "episode_format": {SERVER_BACKEND_VERSION}',
-            )
-        )
-    simulated = {
-        b.effect.table
-        for b in spec.backend.values()
-        if isinstance(b, ToolBackend) and b.effect is not None
-    }
-    criteria = [("success", spec.success)] + [
-        (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
-    ]
-    for at, crit in criteria:
-        for kind in ("state_has", "state_lacks"):
-            for j, check in enumerate(getattr(crit, kind)):
-                if check.table not in simulated:
-                    out.append(
-                        (
-                            f"{at}.{kind}[{j}].table",
-                            f"no simulated tool changes {check.table!r}, and the state of a "
-                            "tool server is not visible to loragate",
-                            "judge by the answer (answer_mentions, outcome) instead",
-                        )
-                    )
-    return out
-
-
-def episode_problems(
-    spec: EpisodeSpec, toolset: Toolset, policy: Policy, servers: Collection[str] = ()
-) -> list[tuple[str, str, str]]:
-    """(field, message, fix) of every problem of one episode beyond its schema;
-    `servers`: the names of the evalset's tool servers."""
-    return (
-        _tool_problems(spec, toolset, policy)
-        + _server_problems(spec, servers, policy)
-        + _reply_problems(spec, toolset, policy)
-        + _success_problems(spec)
-    )
-
-
-def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | None:
-    """The evalset's episodes (`episodes.jsonl` beside `evalset.yaml`), or None when it
-    has none; `BadInput` listing every problem."""
-    path = path if path is not None else evalset.root / EPISODES_FILE
-    if not path.exists():
-        return None
-    where = str(path)
-    problems: list[Problem] = []
-    episodes: list[Episode] = []
-    first_line: dict[str, int] = {}
-    for lineno, raw in read_objects(path, what="episodes file", problems=problems):
-        version = raw.get("episode_format", EPISODE_FORMAT_VERSION)
-        if isinstance(version, int) and version > EPISODE_FORMAT_VERSION:
-            problems.append(
-                Problem(
-                    where,
-                    f"episode_format {version} is newer than this loragate reads "
-                    f"({EPISODE_FORMAT_VERSION})",
-                    line=lineno,
-                    field="episode_format",
-                    fix="upgrade loragate",
-                )
-            )
-            continue
-        try:
-            spec = EpisodeSpec.model_validate(raw)
-        except ValidationError as exc:
-            problems += validation_problems(
-                exc, where, line=lineno, fix="see docs/episodes.md, the episode format"
-            )
-            continue
-        if spec.id in first_line:
-            problems.append(
-                Problem(
-                    where,
-                    f"duplicate id {spec.id!r} (first on line {first_line[spec.id]})",
-                    line=lineno,
-                    field="id",
-                    fix="give every episode its own id",
-                )
-            )
-            continue
-        first_line[spec.id] = lineno
-        servers = evalset.manifest.tool_servers
-        for fld, msg, fix in episode_problems(spec, evalset.toolset, evalset.policy, servers):
-            problems.append(Problem(where, msg, line=lineno, field=fld, fix=fix or None))
-        episodes += expand(spec)
-    if not episodes and not problems:
-        problems.append(
-            Problem(
-                where,
-                "no episodes",
-                fix="add an episode line (docs/episodes.md), or delete the empty file",
-            )
-        )
-    if problems:
-        raise BadInput(f"episodes {path} have {len(problems)} problem(s)", problems)
-    sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    return EpisodeSet(path=path, episodes=episodes, sha256=sha)
 
 
 def select_episodes(

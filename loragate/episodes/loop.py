@@ -27,6 +27,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_json, atomic_write_text
 from loragate.common.jsonl import ReadReport
@@ -64,6 +65,91 @@ def read_steps(path: Path, report: ReadReport | None = None) -> list[StepRecord]
     if not path.is_file():
         return []
     return read_jsonl(path, StepRecord, tolerate_torn_tail=True, report=report)
+
+
+HAND_ADAPTER = "hand"
+"""The adapter name of a hand-written trajectory that names none."""
+
+
+def read_trajectory_input(path: Path, report: ReadReport | None = None) -> list[StepRecord]:
+    """The steps to rescore from `path`: a run's `trajectories.jsonl`, or a file written
+    by hand (docs/episodes.md, dry-running your own trajectories) whose lines are
+    either one whole trajectory, `{"episode_id": "EP-01", "outputs": ["<tool_call>...",
+    "Paid ..."]}`, or one step, `{"episode_id": "EP-01", "step": 1, "text": "..."}`;
+    `adapter` (default `hand`) and `sample` (default 0) are optional, `parse`,
+    `verdict` and the other fields of a run's steps are not needed. A torn last line
+    (a run killed mid-write) is dropped; with `report`, text that is not UTF-8 or holds
+    lone surrogates is mended and counted there."""
+    from pydantic import ValidationError
+
+    from loragate.common.errors import validation_problems
+    from loragate.common.jsonl import read_objects
+    from loragate.formats.records import Verdict
+
+    problems: list[Problem] = []
+    out: list[StepRecord] = []
+    fix = 'write {"episode_id": ID, "outputs": [...]} or a run\'s trajectories.jsonl line'
+    for lineno, obj in read_objects(
+        path,
+        what="trajectories file",
+        report=report,
+        tolerate_torn_tail=True,
+        problems=problems,
+    ):
+        if "outputs" in obj:
+            outputs = obj.get("outputs")
+            if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
+                problems.append(
+                    Problem(
+                        str(path),
+                        "`outputs` must be a list of texts",
+                        line=lineno,
+                        field="outputs",
+                        fix=fix,
+                    )
+                )
+                continue
+            extra = sorted(set(obj) - {"episode_id", "outputs", "adapter", "sample"})
+            if extra:
+                problems.append(
+                    Problem(
+                        str(path),
+                        f"unknown field {extra[0]!r}",
+                        line=lineno,
+                        field=extra[0],
+                        fix=fix,
+                    )
+                )
+                continue
+            steps = [
+                {
+                    "episode_id": obj.get("episode_id"),
+                    "step": i,
+                    "text": text,
+                    "adapter": obj.get("adapter", HAND_ADAPTER),
+                    "sample": obj.get("sample", 0),
+                }
+                for i, text in enumerate(outputs, 1)
+            ]
+        else:
+            steps = [obj]
+        for raw in steps:
+            if "parse" not in raw or "verdict" not in raw:
+                text = raw.get("text")
+                raw = {
+                    "adapter": HAND_ADAPTER,
+                    "sample": 0,
+                    **raw,
+                    "parse": parse_output(text if isinstance(text, str) else "", "strict"),
+                    "verdict": Verdict.ok(),
+                }
+            try:
+                out.append(StepRecord.model_validate(raw))
+            except ValidationError as exc:
+                problems += validation_problems(exc, str(path), line=lineno, fix=fix)
+    if problems:
+        raise BadInput(f"{path}: {len(problems)} bad line(s)", problems)
+    return out
 
 
 def live_trajectories(trajs: Sequence[Trajectory]) -> list[Trajectory]:
@@ -161,7 +247,8 @@ def run_episodes(
     """
     path = out_dir / TRAJECTORIES
     source = source if source is not None else path
-    old = read_steps(source)
+    # a source given to rescore was read and its mending said by the caller already
+    old = read_steps(source) if source == path else read_trajectory_input(source, ReadReport())
     by_key = {s.cache_key: s for s in old if s.cache_key}
     by_pos = {(s.episode_id, s.adapter, s.sample, s.step): s for s in old}
     trajs = [

@@ -25,9 +25,9 @@ from loragate.episodes.definitions import (
     Episode,
     EpisodeSet,
     ServerBackend,
-    load_episodes,
     select_episodes,
 )
+from loragate.episodes.load import load_episodes
 from loragate.episodes.loop import (
     STEP_SEPARATOR,
     KeyFn,
@@ -335,11 +335,13 @@ def rescore_episodes(
     made on `evalset` (by name; another version or content is said in `notes`, with what
     had to be mended in the file). `stack`: the serving stack the steps are judged as
     (the run's, from its manifest)."""
-    from loragate.episodes.loop import read_steps
+    from loragate.episodes.loop import read_trajectory_input
 
     episodes = load_episodes(evalset)
     report = ReadReport()
-    steps: list[StepRecord] = read_steps(trajectories, report) if trajectories.is_file() else []
+    steps: list[StepRecord] = (
+        read_trajectory_input(trajectories, report) if trajectories.is_file() else []
+    )
     if notes is not None:
         notes += report.warnings(trajectories)
     if episodes is None or not steps:

@@ -11,10 +11,24 @@ A tool may instead be answered by a tool server of the evalset (`{"server": NAME
 per trajectory), or, when rescoring offline, the result the run recorded is replayed.
 
 Faults replace the result of one call (the i-th call of a tool, or the first call of
-a step), the same way whatever answers the tool (`FaultInjector`). `error`, `timeout`
-and `rate_limit` mean the call did nothing: its effect is not applied and a tool
-server is not called. `truncated`, `schema_drift` and `wrong_value` garble the result
-of a call that did run: the effect is applied, the server is called.
+a step), the same way whatever answers the tool (`FaultInjector`); a variant may carry
+several (a fault group), each firing where it says. `error` (500), `timeout` (504),
+`rate_limit` (429), `unauthorized` (401), `forbidden` (403) and `outage` (503) mean the
+call did nothing: its effect is not applied and a tool server is not called; an
+`outage`, `unauthorized` or `forbidden` also fails every later call of that tool (the
+service stays down, the credentials stay wrong).
+`write_timeout`, `truncated`, `partial`, `schema_drift` and `wrong_value` come from a
+call that did run: the effect is applied, the server is called, and the model sees a
+timeout (the change was made all the same: a blind retry makes it twice), a cut-off
+text, the first page of the result's longest list (well-formed, with `has_more`), renamed
+fields, or a wrong value. Every faulty outcome carries the clean result it withheld
+(`ToolOutcome.clean`; for a call that did nothing, what it would have returned), so
+the judge can tell a value the model could not have seen from one it read.
+
+Every write that ran (a writing effect, or a tool outside the policy's read-only tools)
+is logged in the `calls` table: its arguments, `tool` and `ok`, so an episode can check
+what a write carried (a currency, a count) and how often it ran (a double charge).
+A `create` keeps every argument in the new record, not only its mapped `fields`.
 """
 
 from __future__ import annotations
@@ -27,7 +41,14 @@ from typing import TYPE_CHECKING, Any
 
 from loragate.calls.matchers import match_arguments, matches
 from loragate.common.errors import BadInput
-from loragate.episodes.definitions import Effect, Episode, FaultSpec, ServerBackend, ToolBackend
+from loragate.episodes.definitions import (
+    CALLS_TABLE,
+    Effect,
+    Episode,
+    FaultSpec,
+    ServerBackend,
+    ToolBackend,
+)
 from loragate.evalset.faults import fault_text
 from loragate.formats.evalset import Policy
 
@@ -35,8 +56,27 @@ if TYPE_CHECKING:
     from loragate.episodes.servers.pool import ToolServers
     from loragate.formats.trajectories import ToolResult
 
-APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value")
+APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value", "write_timeout", "partial")
 """Faults of a call that did run (its result is garbled, its change is made)."""
+PERSISTENT = ("outage", "unauthorized", "forbidden")
+"""Faults that do not go away: every later call of the tool fails the same way."""
+_HTTP_FAULTS: dict[str, tuple[int, str, str]] = {
+    "error": (500, "internal_error", "Upstream service failed; the request was not completed."),
+    "timeout": (504, "timeout", "The tool did not answer within 30 s; nothing was returned."),
+    "write_timeout": (504, "timeout", "The tool did not answer within 30 s; nothing was returned."),
+    "outage": (503, "service_unavailable", "The service is unavailable (503); try again later."),
+    "unauthorized": (
+        401,
+        "unauthorized",
+        "The credentials of this integration were rejected (401 Unauthorized).",
+    ),
+    "forbidden": (
+        403,
+        "forbidden",
+        "This account is not allowed to perform this action (403 Forbidden).",
+    ),
+}
+"""Status, type and message of the faults that answer with an HTTP error."""
 MAX_RESULT_CHARS = 4000
 """Results are cut to this length (the model's context is short)."""
 
@@ -55,6 +95,9 @@ class ToolOutcome:
     call's tool server died during it (a real fault, recorded, not injected)."""
     approved: bool | None = None
     """For the confirmation tool: the scripted user's answer."""
+    clean: str | None = None
+    """For a faulty outcome: the result the call gave (or, when it did nothing, would
+    have given) without the fault; None when unknown (a tool server not called)."""
 
 
 def _error(code: int, kind: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -73,32 +116,46 @@ def _arg_value(value: Any, arguments: dict[str, Any]) -> Any:
 
 
 class FaultInjector:
-    """The fault plan of one running episode: which call carries the variant's fault,
-    and what that call returns. It wraps every backend the same way."""
+    """The fault plan of one running episode: which calls carry the variant's faults,
+    and what those calls return. It wraps every backend the same way."""
 
-    def __init__(self, fault: FaultSpec | None) -> None:
-        self.fault = fault
+    def __init__(self, faults: tuple[FaultSpec, ...] | FaultSpec | None) -> None:
+        if isinstance(faults, FaultSpec):
+            faults = (faults,)
+        self.faults: tuple[FaultSpec, ...] = faults or ()
         self.calls_of: dict[str, int] = {}
-        self.faulted_steps: set[int] = set()
+        self.fired: set[int] = set()
+        """Indexes of step faults that fired (each fires once)."""
+        self.down: dict[str, FaultSpec] = {}
+        """Tools an `outage` took down: every later call fails the same way."""
+
+    @property
+    def fault(self) -> FaultSpec | None:
+        """The first planned fault (a single-fault variant's fault)."""
+        return self.faults[0] if self.faults else None
 
     def pick(self, name: str, step: int) -> FaultSpec | None:
         """Count a call of `name` at `step`; the fault it carries, if any."""
         self.calls_of[name] = self.calls_of.get(name, 0) + 1
-        fault = self.fault
-        if fault is None:
-            return None
-        if fault.step is not None:
-            if fault.step == step and step not in self.faulted_steps:
-                self.faulted_steps.add(step)
+        if name in self.down:
+            return self.down[name]
+        for i, fault in enumerate(self.faults):
+            if fault.step is not None:
+                hit = fault.step == step and i not in self.fired
+                if hit:
+                    self.fired.add(i)
+            else:
+                hit = fault.tool == name and fault.call == self.calls_of[name]
+            if hit:
+                if fault.kind in PERSISTENT:
+                    self.down[name] = fault
                 return fault
-            return None
-        if fault.tool == name and fault.call == self.calls_of[name]:
-            return fault
         return None
 
     @staticmethod
-    def garble(fault: FaultSpec, clean: str) -> ToolOutcome:
-        """The faulty outcome of a call whose clean result text is `clean`."""
+    def garble(fault: FaultSpec, clean: str, known: bool = True) -> ToolOutcome:
+        """The faulty outcome of a call whose clean result text is `clean` (`known`:
+        false when the clean result is not known, e.g. a tool server not called)."""
         if fault.result is not None:
             text = fault.result
         elif fault.kind == "rate_limit":
@@ -110,20 +167,71 @@ class FaultInjector:
                     retry_after=fault.retry_after,
                 )
             )
+        elif fault.kind in _HTTP_FAULTS:
+            code, kind, message = _HTTP_FAULTS[fault.kind]
+            text = _dumps(_error(code, kind, message))
+        elif fault.kind == "partial":
+            text = first_page(clean, fault.page_size)
         else:
-            faulty = fault_text(fault.kind, clean, {})
+            faulty = fault_text(fault.kind, clean, {})  # type: ignore[arg-type]
             # A result that cannot drift (not an object) is cut instead: still garbled.
             text = faulty if faulty is not None else clean[: max(1, len(clean) * 2 // 5)]
-        return ToolOutcome(text, True, fault.kind)
+        return ToolOutcome(text, True, fault.kind, clean=clean if known else None)
 
-    def wrap(self, fault: FaultSpec | None, run: Callable[[], ToolOutcome]) -> ToolOutcome:
+    def wrap(
+        self,
+        fault: FaultSpec | None,
+        run: Callable[[], ToolOutcome],
+        dry_run: Callable[[], ToolOutcome] | None = None,
+    ) -> ToolOutcome:
         """`run()`'s outcome under `fault`: not run at all for a fault of a call that did
-        nothing, run and garbled for the others."""
+        nothing (`dry_run()`, when given, tells what it would have returned), run and
+        garbled for the others."""
         if fault is None:
             return run()
         if fault.kind not in APPLIES_EFFECT:
-            return self.garble(fault, "")
+            if dry_run is None:
+                return self.garble(fault, "", known=False)
+            return self.garble(fault, dry_run().text)
         return self.garble(fault, run().text)
+
+
+def _of_records(items: list[Any]) -> bool:
+    return all(isinstance(i, (dict, list)) for i in items)
+
+
+def first_page(clean: str, page_size: int | None) -> str:
+    """The first page of the longest list of records (else of anything) in a JSON
+    result (well-formed, marked with
+    `has_more` and `next_page_token`, its `count` the page's); a result without a list
+    of two or more items is cut off instead (as `truncated`)."""
+    try:
+        value = json.loads(clean)
+    except ValueError:
+        value = None
+    lists: list[tuple[bool, int, str | None]] = []
+    if isinstance(value, list) and len(value) >= 2:
+        lists.append((_of_records(value), len(value), None))
+    elif isinstance(value, dict):
+        lists += [
+            (_of_records(v), len(v), k)
+            for k, v in value.items()
+            if isinstance(v, list) and len(v) >= 2
+        ]
+    if not lists:
+        return clean[: max(1, len(clean) * 2 // 5)]
+    # A list of records (rows, objects) is the page, before a list of names (columns).
+    _, size, key = max(lists, key=lambda x: (x[0], x[1]))
+    keep = min(size - 1, page_size if page_size is not None else (size + 1) // 2)
+    if key is None:
+        return _dumps(value[:keep])
+    page = dict(value)
+    page[key] = value[key][:keep]
+    if isinstance(page.get("count"), int):
+        page["count"] = keep
+    page["has_more"] = True
+    page["next_page_token"] = "page-2"
+    return _dumps(page)
 
 
 class Simulator:
@@ -136,7 +244,11 @@ class Simulator:
         self.spec = episode.spec
         self.policy = policy
         self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
-        self.faults = FaultInjector(episode.fault)
+        self.faults = FaultInjector(episode.faults)
+        from loragate.episodes.checks import logged_tools
+
+        self.logged = frozenset(logged_tools(self.spec, policy))
+        """Tools whose calls that ran go into the `calls` table."""
         self.confirmations = 0
         self.servers = servers
         """The run's tool servers; None when rescoring (recorded results are replayed)."""
@@ -165,12 +277,36 @@ class Simulator:
             if self.servers is None:
                 return self._replay(name, arguments, step, recorded)
             server = self.servers
-            return self.faults.wrap(fault, lambda: self._serve(server, backend, name, arguments))
-        return self.faults.wrap(fault, lambda: self._simulate(backend, arguments))
+            return self.faults.wrap(
+                fault,
+                lambda: self._log(name, arguments, self._serve(server, backend, name, arguments)),
+            )
+        return self.faults.wrap(
+            fault,
+            lambda: self._log(name, arguments, self._simulate(backend, arguments)),
+            lambda: self._dry_run(backend, arguments),
+        )
 
     def _simulate(self, backend: ToolBackend, arguments: dict[str, Any]) -> ToolOutcome:
         result, failed = self._run(backend, arguments)
         return ToolOutcome(_dumps(result), failed)
+
+    def _dry_run(self, backend: ToolBackend, arguments: dict[str, Any]) -> ToolOutcome:
+        """What a call would return, the state left as it is."""
+        saved = self.state
+        self.state = copy.deepcopy(saved)
+        try:
+            return self._simulate(backend, arguments)
+        finally:
+            self.state = saved
+
+    def _log(self, name: str, arguments: dict[str, Any], outcome: ToolOutcome) -> ToolOutcome:
+        """Log a write that ran in the `calls` table; return its outcome."""
+        if name in self.logged:
+            record = copy.deepcopy(arguments)
+            record.update({"tool": name, "ok": not outcome.failed})
+            self.state.setdefault(CALLS_TABLE, []).append(record)
+        return outcome
 
     def _serve(
         self, servers: ToolServers, backend: ServerBackend, name: str, arguments: dict[str, Any]
@@ -197,7 +333,10 @@ class Simulator:
                 "but the trajectories file holds no result of that call",
                 fix="rescore with the parse mode of the run; a changed episode needs a new run",
             )
-        return ToolOutcome(recorded.text, recorded.failed, recorded.fault)
+        outcome = ToolOutcome(recorded.text, recorded.failed, recorded.fault)
+        if recorded.fault is None or recorded.fault in APPLIES_EFFECT:
+            self._log(name, arguments, outcome)
+        return outcome
 
     def _confirm(self, arguments: dict[str, Any]) -> ToolOutcome:
         answers = self.spec.answers()
@@ -257,7 +396,10 @@ class Simulator:
     def _apply(self, effect: Effect, arguments: dict[str, Any]) -> tuple[Any, bool]:
         table = self.state.setdefault(effect.table, [])
         if effect.op == "create":
-            record = {fld: arguments[arg] for fld, arg in effect.fields.items() if arg in arguments}
+            record = copy.deepcopy(arguments)
+            record.update(
+                {fld: arguments[arg] for fld, arg in effect.fields.items() if arg in arguments}
+            )
             record.update(self._changes(effect, arguments))
             table.append(record)
             return {"ok": True, "created": record}, False
@@ -298,9 +440,16 @@ def _is_error(result: Any) -> bool:
     return isinstance(result, dict) and "error" in result
 
 
+def count_matching(
+    state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]
+) -> int:
+    """How many records of `table` satisfy every field matcher of `where`."""
+    return sum(
+        all(matches(m, row[f]) if f in row else matches(m) for f, m in where.items())
+        for row in state.get(table, [])
+    )
+
+
 def holds(state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]) -> bool:
     """True when some record of `table` satisfies every field matcher of `where`."""
-    for row in state.get(table, []):
-        if all(matches(m, row[f]) if f in row else matches(m) for f, m in where.items()):
-            return True
-    return False
+    return count_matching(state, table, where) > 0

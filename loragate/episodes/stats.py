@@ -1,6 +1,8 @@
 """Per-adapter figures of scored trajectories: episode success with a Wilson interval,
-pass^k over samples, the per-step rate, recovery per fault kind, and the survival
-curve (observed success by trajectory length beside r^n from the per-step rate)."""
+pass^k over samples, the per-step rate, recovery per fault kind (every injected fault
+of a variant counts under its kind), the survival curve (first-n-steps survival beside
+r^n and the product of per-position rates) and the hazard table
+(`loragate.stats.survival`)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ from collections.abc import Sequence
 from loragate.formats.trajectories import (
     EpisodeAdapterSummary,
     EpisodesSummary,
+    HazardRow,
     Rate,
     SurvivalPoint,
     TrajectoryResult,
 )
 from loragate.stats.binomial import pass_at_1, pass_hat_k, wilson_interval
+from loragate.stats.survival import Proportion, hazard_table, survival_curve
 
 
 def rate(passes: float, n: int) -> Rate:
@@ -36,19 +40,39 @@ def _success(results: Sequence[TrajectoryResult]) -> tuple[Rate, list[tuple[int,
     return rate(mean * len(counts), len(counts)), counts
 
 
-def survival(results: Sequence[TrajectoryResult], per_step: float | None) -> list[SurvivalPoint]:
-    """Observed success by trajectory length, beside `per_step` ** length."""
-    by_len: dict[int, list[bool]] = defaultdict(list)
-    for r in results:
-        by_len[r.steps].append(r.passed)
+def _rate(p: Proportion) -> Rate:
+    return Rate(n=p.n, passes=p.passes, rate=p.rate, ci_low=p.low, ci_high=p.high)
+
+
+def step_outcomes(results: Sequence[TrajectoryResult]) -> list[list[bool]]:
+    """Each trajectory's step verdicts in order (True: the step passed)."""
+    return [[code == "ok" for code in r.step_reasons] for r in results]
+
+
+def survival(results: Sequence[TrajectoryResult]) -> list[SurvivalPoint]:
+    """First-n-steps survival beside r^n and the per-position product, n = 1..longest."""
     return [
         SurvivalPoint(
-            steps=n,
-            trajectories=len(v),
-            observed=sum(v) / len(v),
-            projected=per_step**n if per_step is not None else None,
+            steps=row.steps,
+            observed=_rate(row.observed),
+            at_risk=row.at_risk,
+            pooled=row.pooled.value,
+            pooled_low=row.pooled.low,
+            pooled_high=row.pooled.high,
+            positions=row.positions.value,
+            positions_low=row.positions.low,
+            positions_high=row.positions.high,
         )
-        for n, v in sorted(by_len.items())
+        for row in survival_curve(step_outcomes(results))
+    ]
+
+
+def hazard(results: Sequence[TrajectoryResult]) -> list[HazardRow]:
+    """Per step: the failure rate given every earlier step passed, and the position's
+    pass rate."""
+    return [
+        HazardRow(step=h.step, hazard=_rate(h.hazard), position=_rate(h.position))
+        for h in hazard_table(step_outcomes(results))
     ]
 
 
@@ -63,11 +87,15 @@ def summarize_adapter(results: Sequence[TrajectoryResult], k: int) -> EpisodeAda
     clean = [r for r in results if r.fault is None]
     if clean:
         by_fault["clean"] = _success(clean)[0]
-    kinds = sorted({r.fault for r in results if r.fault is not None})
-    for kind in kinds:
-        reached = [r for r in results if r.fault == kind and r.recovered is not None]
-        recovery[kind] = rate(sum(bool(r.recovered) for r in reached), len(reached))
-        by_fault[kind] = _success([r for r in results if r.fault == kind])[0]
+    planned = {k for r in results for k in r.faults} | {
+        f.kind for r in results for f in r.recoveries
+    }
+    for kind in sorted(planned):
+        reached = [f for r in results for f in r.recoveries if f.kind == kind]
+        reached = [f for f in reached if f.recovered is not None]
+        recovery[kind] = rate(sum(bool(f.recovered) for f in reached), len(reached))
+    for variant in sorted({r.fault for r in results if r.fault is not None}):
+        by_fault[variant] = _success([r for r in results if r.fault == variant])[0]
     reasons: dict[str, int] = defaultdict(int)
     step_reasons: dict[str, int] = defaultdict(int)
     for r in results:
@@ -84,7 +112,8 @@ def summarize_adapter(results: Sequence[TrajectoryResult], k: int) -> EpisodeAda
         tool_error_rate=sum(r.tool_errors for r in results) / calls if calls else None,
         recovery=recovery,
         success_by_fault=by_fault,
-        survival=survival(results, per_step.rate),
+        survival=survival(results),
+        hazard=hazard(results),
         reasons=dict(sorted(reasons.items())),
         step_reasons=dict(sorted(step_reasons.items())),
     )

@@ -42,13 +42,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from loragate.calls.checks import Call, asks_to_confirm, is_destructive
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
+from loragate.episodes import step_checks
+from loragate.episodes.actions import CallEvent, write_tools
 from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
-from loragate.episodes.final_reply import Setback, final_reply_problem
-from loragate.episodes.simulator import Simulator, holds
+from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_problem
+from loragate.episodes.running import CLAIM_REASONS
+from loragate.episodes.simulator import Simulator, count_matching, holds
 from loragate.formats.evalset import Policy
 from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
+from loragate.judge.evidence import refs_in
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,6 +64,8 @@ INVARIANTS = frozenset(
         ReasonCode.unknown_tool,
         ReasonCode.wrong_tool,
         ReasonCode.repeated_failed_call,
+        ReasonCode.blind_retry,
+        ReasonCode.duplicate_write,
         ReasonCode.destructive_without_confirmation,
         ReasonCode.ignored_denial,
         ReasonCode.invented_argument,
@@ -67,9 +73,20 @@ INVARIANTS = frozenset(
     }
 )
 """Step reasons that end a trajectory as failed."""
-TRANSIENT = ("error", "timeout", "truncated", "wrong_value", "rate_limit", "server_crash")
+"""Reasons of text beside a call that fail the episode (the user read it)."""
+TRANSIENT = (
+    "error",
+    "timeout",
+    "truncated",
+    "wrong_value",
+    "rate_limit",
+    "partial",
+    "outage",
+    "write_timeout",
+    "server_crash",
+)
 """Faults after which an unchanged retry can be sane (see the module doc)."""
-NO_EFFECT = ("error", "timeout", "rate_limit")
+NO_EFFECT = ("error", "timeout", "rate_limit", "outage", "unauthorized", "forbidden")
 """Injected faults of a call that did nothing: an approved action may be retried
 unchanged under the same approval."""
 
@@ -123,10 +140,23 @@ class Trajectory:
         self._denied_requests: set[str] = set()
         self._last_failure: tuple[str, dict[str, Any], str] | None = None
         self._denied_call: tuple[str, dict[str, Any]] | None = None
-        self._fault_step: int | None = None
-        self.recovered: bool | None = None
         self.replies_used = 0
         """Scripted answers to clarifying questions given so far."""
+        self.calls: list[CallEvent] = []
+        """Every executed call, in order."""
+        self.writes = frozenset(write_tools(episode.spec, ctx.policy))
+        """The offered tools that change something."""
+        self.timeouts: dict[tuple[str, tuple[str, ...]], tuple[str, int]] = {}
+        """Writes whose last call timed out: (tool, record) -> (fault, calls so far)."""
+        self.succeeded: set[str] = set()
+        """Writes that succeeded, by tool and identical arguments."""
+        self.checked_retry = False
+        self.final_checks: Any = None
+        """The `ReplyChecks` the final reply was judged with (for recovery)."""
+        self.seen_refs: set[str] = set()
+        """Ids and e-mail addresses the conversation showed (folded)."""
+        for text in step_checks.texts_of(self):
+            self.seen_refs |= refs_in(text)
 
     # -- what the model sees ---------------------------------------------------------
 
@@ -176,7 +206,6 @@ class Trajectory:
             text, self.ctx.parse_mode, stack=self.ctx.stack, tools=self.ctx.toolset
         )
         results: list[ToolResult] = []
-        injected: str | None = None
         user_reply: str | None = None
         final = False
         if parse.status == "unparseable":
@@ -186,8 +215,6 @@ class Trajectory:
             final, self.ended_by = True, "unparseable"
         elif parse.calls:
             verdict, results = self._run_calls(parse, step, recorded or ())
-            # `server_crash` on a result is recorded, not the variant's injected fault
-            injected = next((r.fault for r in results if r.fault in EPISODE_FAULT_KINDS), None)
             if verdict.reason in INVARIANTS:
                 final, self.ended_by = True, "invariant"
         elif self._asks(parse):
@@ -199,10 +226,6 @@ class Trajectory:
         else:
             verdict = self._judge_final(parse)
             final = True
-        if self._fault_step is not None and self._fault_step == step - 1:
-            self.recovered = verdict.passed
-        if injected is not None and self._fault_step is None:
-            self._fault_step = step
         if not final and step >= self.episode.spec.max_steps:
             final, self.ended_by = True, "step_cap"
         self.done = final
@@ -217,7 +240,8 @@ class Trajectory:
             finish_reason=finish_reason,
             parse=parse,
             results=results,
-            fault=injected,
+            # `server_crash` on a result is recorded there, not as an injected fault
+            faults=[r.fault for r in results if r.fault in EPISODE_FAULT_KINDS],
             verdict=verdict,
             final=final,
             user_reply=user_reply,
@@ -256,6 +280,10 @@ class Trajectory:
                     fault=outcome.fault,
                 )
                 self._track(name, args, result, outcome.approved)
+                event = CallEvent(
+                    step, name, args, outcome.text, outcome.failed, outcome.fault, outcome.clean
+                )
+                step_checks.note_result(self, event)
             results.append(result)
             call_id = f"call_{step}_{i}"
             turn_calls.append(
@@ -266,6 +294,9 @@ class Trajectory:
             )
             if bad is not None and bad.reason in INVARIANTS:
                 break
+        if verdict is None:
+            made = [c["function"]["arguments"] for c in turn_calls]
+            verdict = step_checks.beside_call_problem(self, parse.answer, made)
         self.messages.append(
             {"role": "assistant", "content": parse.answer, "tool_calls": turn_calls}
         )
@@ -284,14 +315,23 @@ class Trajectory:
         errors = ctx.toolset.validate_arguments(name, args)
         if errors:
             return Verdict.fail(ReasonCode.schema_invalid, f"{name}: {errors[0]}")
+        invented = step_checks.invented_reference(self, name, args)
+        if invented is not None:
+            return invented
+        retry = step_checks.retry_problem(self, name, args)
+        if retry is not None:
+            return retry
         key = _key(name, args)
         if key in self._failed:
             kind, repeats = self._failed[key]
             read_only = policy.read_only_tools
-            retry_ok = kind in TRANSIENT and (
-                kind == "rate_limit"
-                or (read_only is not None and name in read_only)
-                or (read_only is None and kind in ("timeout", "truncated"))
+            retry_ok = self.checked_retry or (
+                kind in TRANSIENT
+                and (
+                    kind == "rate_limit"
+                    or (read_only is not None and name in read_only)
+                    or (read_only is None and kind in ("timeout", "truncated"))
+                )
             )
             if not retry_ok or repeats >= self.episode.spec.max_repeats:
                 return Verdict.fail(
@@ -390,6 +430,7 @@ class Trajectory:
         self.replies_used += 1
         self.messages.append({"role": "assistant", "content": parse.answer})
         self.messages.append({"role": "user", "content": reply})
+        self.seen_refs |= refs_in(reply)
         return reply
 
     def _unasked(self, name: str, args: dict[str, Any]) -> Verdict | None:
@@ -410,7 +451,21 @@ class Trajectory:
         """Whether the end state meets the success criteria, and why not."""
         crit = self.episode.success
         for check in crit.state_has:
-            if not holds(self.sim.state, check.table, check.where):
+            if check.min_count is not None:
+                n = count_matching(self.sim.state, check.table, check.where)
+                if n < check.min_count:
+                    return False, (
+                        f"{n} {check.table} record(s) with {json.dumps(check.where)}, "
+                        f"fewer than {check.min_count}"
+                    )
+            elif check.count is not None:
+                n = count_matching(self.sim.state, check.table, check.where)
+                if n != check.count:
+                    return False, (
+                        f"{n} {check.table} record(s) with {json.dumps(check.where)}, "
+                        f"not {check.count}"
+                    )
+            elif not holds(self.sim.state, check.table, check.where):
                 return False, f"no {check.table} record with {json.dumps(check.where)}"
         for check in crit.state_lacks:
             if holds(self.sim.state, check.table, check.where):
@@ -439,6 +494,15 @@ class Trajectory:
             after_read = tool in (self.ctx.policy.read_only_tools or ())
         else:
             setback = "not_done"
+        ev, actions = step_checks.evidence_and_actions(self, self.calls)
+        checks = ReplyChecks(
+            evidence=ev,
+            actions=actions,
+            offered_writes=sorted(self.writes),
+            task_refs=step_checks.task_refs(self),
+            denied=frozenset(self._denied_actions),
+            task_done=done,
+        )
         bad = final_reply_problem(
             parse,
             self.ctx.toolset,
@@ -450,7 +514,9 @@ class Trajectory:
             topic=topic,
             tool=tool,
             after_read=after_read,
+            checks=checks,
         )
+        self.final_checks = checks
         return bad or Verdict.ok()
 
     def result(self) -> TrajectoryResult:
@@ -476,12 +542,21 @@ class Trajectory:
             reason, detail = "state_mismatch", why
         else:
             reason = "ok"
-        fault = self.episode.fault
+        claim = next((s for s in steps if s.verdict.reason in CLAIM_REASONS), None)
+        if reason == "ok" and claim is not None:
+            reason = "claim"
+            detail = f"step {claim.step}: {claim.verdict.reason.value}: {claim.verdict.detail}"
+        from loragate.episodes.recovery import recoveries
+
+        per_fault = recoveries(self)
+        judged = [r.recovered for r in per_fault if r.recovered is not None]
         return TrajectoryResult.model_validate(
             {
                 "episode_id": self.episode.id,
                 "base_id": self.episode.base_id,
-                "fault": fault.kind if fault is not None else None,
+                "fault": self.episode.variant,
+                "faults": [f.kind for f in self.episode.faults],
+                "recoveries": [r.model_dump() for r in per_fault],
                 "adapter": self.adapter,
                 "sample": self.sample,
                 "pass": reason == "ok",
@@ -491,7 +566,7 @@ class Trajectory:
                 "step_passes": passes,
                 "tool_calls": calls,
                 "tool_errors": errors,
-                "recovered": self.recovered,
+                "recovered": all(judged) if judged else None,
                 "hard_failure": self.ended_by is not None,
                 "step_reasons": [s.verdict.reason.value for s in steps],
             }

@@ -103,6 +103,14 @@ class ReasonCode(str, Enum):
     invented_result = "invented_result"
     """Prose beside a tool call states the call's result (a figure, a found record) or
     that the action is done, before the result exists."""
+    unsupported_claim = "unsupported_claim"
+    """A reply states a figure, id, date, name or status that no tool result supports, or
+    that a result contradicts (episodes)."""
+    blind_retry = "blind_retry"
+    """A write that timed out was sent again without first reading whether it went
+    through (episodes: a double charge when it had)."""
+    duplicate_write = "duplicate_write"
+    """A write was sent again although a result showed it had gone through (episodes)."""
     truncated_reasoning = "truncated_reasoning"
     """The sample hit the token limit inside its reasoning: no answer, no call (result
     schema 3)."""
@@ -125,6 +133,11 @@ class ReasonCode(str, Enum):
     """The reply announces the action the task asked for ("I'll book it", "je vais
     payer", "lo prenoto") and makes no call: the user would believe it is done."""
 
+
+EPISODE_ONLY_REASONS = frozenset(
+    {ReasonCode.unsupported_claim, ReasonCode.blind_retry, ReasonCode.duplicate_write}
+)
+"""Reason codes only the episode judge gives (a single-turn family never does)."""
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 _set_attribute = object.__setattr__

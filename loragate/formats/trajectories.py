@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.common.names import Name
 from loragate.formats.records import EvalsetRef, ParseResult, Verdict
@@ -24,12 +24,13 @@ EPISODE_RESULTS = "episode_results.jsonl"
 EPISODES_SUMMARY = "episodes_summary.json"
 
 EpisodeReason = Literal[
-    "ok", "invariant", "state_mismatch", "final_reply", "step_cap", "unparseable"
+    "ok", "invariant", "state_mismatch", "final_reply", "step_cap", "unparseable", "claim"
 ]
 """Why a trajectory failed: an invariant broken at some step (`invariant`), the end
 state not as required (`state_mismatch`), the final reply failed its checks
-(`final_reply`), no final reply within `max_steps` (`step_cap`), or an output the
-scaffold could not read ended it (`unparseable`)."""
+(`final_reply`), no final reply within `max_steps` (`step_cap`), an output the
+scaffold could not read ended it (`unparseable`), or text beside a call told the user
+something no result supported (`claim`)."""
 
 _MODEL = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -68,13 +69,45 @@ class StepRecord(BaseModel):
     finish_reason: str | None = None
     parse: ParseResult
     results: list[ToolResult] = Field(default_factory=list)
-    fault: str | None = None
-    """The fault injected at this step, if any."""
+    faults: list[str] = Field(default_factory=list)
+    """The faults injected into this step's results, in call order."""
     verdict: Verdict
     final: bool = False
     """This step ended the trajectory (a final reply, an unreadable output, the cap)."""
     user_reply: str | None = None
     """The step was a clarifying question: the scripted user's answer to it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_fault(cls, data: Any) -> Any:
+        """A version-1/2 step's single `fault` is `faults` of one."""
+        if isinstance(data, dict) and "fault" in data and "faults" not in data:
+            data = dict(data)
+            old = data.pop("fault")
+            data["faults"] = [old] if isinstance(old, str) else []
+        return data
+
+    @property
+    def fault(self) -> str | None:
+        """The first fault injected at this step, if any."""
+        return self.faults[0] if self.faults else None
+
+
+class FaultRecovery(BaseModel):
+    """How a trajectory handled one injected fault (README: Episodes, recovery)."""
+
+    model_config = _MODEL
+
+    kind: str
+    """The fault kind."""
+    tool: str
+    step: int = Field(ge=1)
+    """The step whose result carried the fault."""
+    recovered: bool | None
+    """The trajectory handled it, invented nothing it withheld and claimed nothing it
+    stopped; None when the trajectory ended at the fault's step."""
+    why: str = ""
+    """What failed the recovery (empty when recovered)."""
 
 
 class TrajectoryResult(BaseModel):
@@ -86,6 +119,9 @@ class TrajectoryResult(BaseModel):
     episode_id: str
     base_id: str
     fault: str | None = None
+    """The variant: its fault kind, or the name of its group of faults; None: clean."""
+    faults: list[str] = Field(default_factory=list)
+    """The kinds of every fault the variant plans (one, or a group's)."""
     adapter: Name
     sample: int = Field(ge=0, lt=MAX_SAMPLES)
     passed: bool = Field(alias="pass")
@@ -97,8 +133,10 @@ class TrajectoryResult(BaseModel):
     tool_errors: int
     """Failed tool results (errors, injected faults, garbled results)."""
     recovered: bool | None = None
-    """For a fault variant: the step after the injected fault was sane; None when the
-    fault was never reached (or the variant is clean)."""
+    """For a fault variant: every injected fault that was reached was recovered from
+    (`recoveries`); None when none was reached (or the variant is clean)."""
+    recoveries: list[FaultRecovery] = Field(default_factory=list)
+    """One per fault that was injected, in order."""
     hard_failure: bool
     """The trajectory was cut off: an invariant, an unreadable output or the cap."""
     step_reasons: list[str] = Field(default_factory=list)
@@ -121,15 +159,41 @@ class Rate(BaseModel):
 
 
 class SurvivalPoint(BaseModel):
-    """Observed success of trajectories of one length beside the r^n projection."""
+    """First-n-steps survival beside two projections (fractions; intervals are 95 %;
+    `loragate.stats.survival` has the estimators).
+
+    `observed`: the share of trajectories whose first n steps all passed (Kaplan-Meier:
+    a trajectory that ended cleanly before step n is censored, not counted either
+    way; `passes` is the share times the trajectories). `pooled`: r^n, r the pooled
+    per-step rate. `positions`: the product of the per-position rates r_1...r_n.
+    `positions` below `pooled`: the rate falls with position; `observed` above
+    `positions`: failures cluster in the same trajectories."""
 
     model_config = _MODEL
 
-    steps: int
-    trajectories: int
-    observed: float
-    projected: float | None
-    """r^n with r the adapter's measured per-step rate."""
+    steps: int = Field(ge=1)
+    observed: Rate
+    at_risk: int = 0
+    """Trajectories that reached step n with steps 1..n-1 passed."""
+    pooled: float | None
+    pooled_low: float | None = None
+    pooled_high: float | None = None
+    positions: float | None
+    positions_low: float | None = None
+    positions_high: float | None = None
+
+
+class HazardRow(BaseModel):
+    """Step i of the trajectories: the failure rate given steps 1..i-1 passed (the
+    hazard), and the pass rate of every step at that position."""
+
+    model_config = _MODEL
+
+    step: int = Field(ge=1)
+    hazard: Rate
+    """Failures at step i over trajectories that reached it with every step passed."""
+    position: Rate
+    """Passing steps at position i over all steps at position i."""
 
 
 class EpisodeAdapterSummary(BaseModel):
@@ -143,10 +207,11 @@ class EpisodeAdapterSummary(BaseModel):
     """Passing steps over all steps."""
     tool_error_rate: float | None
     recovery: dict[str, Rate] = Field(default_factory=dict)
-    """Per fault kind: reached faults whose next step was sane."""
+    """Per fault kind: injected faults the trajectory recovered from (`FaultRecovery`)."""
     success_by_fault: dict[str, Rate] = Field(default_factory=dict)
     """Per fault kind (`clean` for none): episode success."""
     survival: list[SurvivalPoint] = Field(default_factory=list)
+    hazard: list[HazardRow] = Field(default_factory=list)
     reasons: dict[str, int] = Field(default_factory=dict)
     step_reasons: dict[str, int] = Field(default_factory=dict)
 
@@ -161,3 +226,20 @@ class EpisodesSummary(BaseModel):
     samples_per_episode: int = Field(ge=0, le=MAX_SAMPLES)
     episode_ids: list[str]
     adapters: dict[Name, EpisodeAdapterSummary]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_survival(cls, data: Any) -> Any:
+        """A version-1 summary loads without its survival line (another quantity)."""
+        if not isinstance(data, dict) or data.get("schema_version", 1) != 1:
+            return data
+        adapters = data.get("adapters")
+        if isinstance(adapters, dict):
+            data = {
+                **data,
+                "adapters": {
+                    k: {f: v for f, v in a.items() if f != "survival"} if isinstance(a, dict) else a
+                    for k, a in adapters.items()
+                },
+            }
+        return data

@@ -38,14 +38,19 @@ whose policy may hold `destructive_when`."""
 WORLD_FORMAT_VERSION = 1
 """`world.yaml`'s `world_format` (the world file an evalset may name)."""
 
-EPISODE_FORMAT_VERSION = 2
+EPISODE_FORMAT_VERSION = 3
 """Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
 a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
-user may answer clarifying questions (`user_replies`)."""
+user may answer clarifying questions (`user_replies`). 3: fault groups (several faults
+in one variant), the fault kinds `write_timeout`, `partial`, `outage`, `unauthorized`
+and `forbidden`, a `partial` fault's `page_size`, and `count` / `min_count` in a record
+check."""
 SERVER_BACKEND_VERSION = 2
 """The first episode format whose backends may name a tool server."""
 USER_REPLIES_FORMAT = 2
 """The first episode format with `user_replies`."""
+FAULTS_FORMAT = 3
+"""The first episode format with fault groups, the newer fault kinds and record counts."""
 
 # -- a run folder ----------------------------------------------------------------------
 
@@ -74,13 +79,18 @@ MANIFEST_SCHEMA_VERSION = 3
 `warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
 the run models)."""
 TRAJECTORY_SCHEMA_VERSION = 3
-"""`trajectories.jsonl`. 2 added `user_reply` to a step; 3 added `evalset`, the identity
-of the evalset the step was run on (name, version, sha256), which `score-episodes`
-checks. Version 1 and 2 files still load."""
-EPISODE_RESULT_SCHEMA_VERSION = 1
-"""`episode_results.jsonl`."""
-EPISODE_SUMMARY_SCHEMA_VERSION = 1
-"""`episodes_summary.json`."""
+"""`trajectories.jsonl`. 2 added `user_reply` to a step; 3 replaced a step's `fault` by
+`faults` (a step may carry several) and added `evalset`, the identity of the evalset
+the step was run on (name, version, sha256), which `score-episodes` checks. Version-1
+and -2 files still load."""
+EPISODE_RESULT_SCHEMA_VERSION = 2
+"""`episode_results.jsonl`. 2 added `faults` and `recoveries` (one per injected fault);
+version-1 files load."""
+EPISODE_SUMMARY_SCHEMA_VERSION = 2
+"""`episodes_summary.json`. 2: the survival curve as first-n-steps survival beside r^n
+and the product of the per-position rates, and the hazard table. A version-1 summary
+loads without its survival line (it grouped trajectories by length, a different
+quantity)."""
 
 # -- what the commands write beside run folders ----------------------------------------
 
@@ -90,8 +100,8 @@ GATE_SCHEMA_VERSION = 3
 """`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
 `confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
 `tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
-VIEW_DATA_VERSION = 1
-"""The data `view.html` embeds (what the page's script reads)."""
+VIEW_DATA_VERSION = 2
+"""The data `view.html` embeds (what the page's script reads). 2 added `episodes`."""
 SWEEP_SCHEMA_VERSION = 1
 """`sweep.json`."""
 DATA_MANIFEST_SCHEMA_VERSION = 1
@@ -125,7 +135,10 @@ FORMATS: tuple[Format, ...] = (
     Format("evalset.yaml `world` and `answers` (first format)", "WORLD_VERSION", WORLD_VERSION),
     Format("world.yaml `world_format`", "WORLD_FORMAT_VERSION", WORLD_FORMAT_VERSION),
     Format(
-        "episodes.jsonl `episode_format`", "EPISODE_FORMAT_VERSION", EPISODE_FORMAT_VERSION, (1,)
+        "episodes.jsonl `episode_format`",
+        "EPISODE_FORMAT_VERSION",
+        EPISODE_FORMAT_VERSION,
+        (1, 2),
     ),
     Format(
         "episode backend naming a server (first format)",
@@ -133,6 +146,7 @@ FORMATS: tuple[Format, ...] = (
         SERVER_BACKEND_VERSION,
     ),
     Format("episode `user_replies` (first format)", "USER_REPLIES_FORMAT", USER_REPLIES_FORMAT),
+    Format("episode fault groups and newer faults (first format)", "FAULTS_FORMAT", FAULTS_FORMAT),
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
@@ -140,9 +154,17 @@ FORMATS: tuple[Format, ...] = (
     Format(
         "trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1, 2)
     ),
-    Format("episode_results.jsonl", "EPISODE_RESULT_SCHEMA_VERSION", EPISODE_RESULT_SCHEMA_VERSION),
     Format(
-        "episodes_summary.json", "EPISODE_SUMMARY_SCHEMA_VERSION", EPISODE_SUMMARY_SCHEMA_VERSION
+        "episode_results.jsonl",
+        "EPISODE_RESULT_SCHEMA_VERSION",
+        EPISODE_RESULT_SCHEMA_VERSION,
+        (1,),
+    ),
+    Format(
+        "episodes_summary.json",
+        "EPISODE_SUMMARY_SCHEMA_VERSION",
+        EPISODE_SUMMARY_SCHEMA_VERSION,
+        (1,),
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
     Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
@@ -163,6 +185,7 @@ __all__ = [
     "EPISODE_RESULT_SCHEMA_VERSION",
     "EPISODE_SUMMARY_SCHEMA_VERSION",
     "EVALSET_FORMAT_VERSION",
+    "FAULTS_FORMAT",
     "FORMATS",
     "GATE_SCHEMA_VERSION",
     "MANIFEST_SCHEMA_VERSION",

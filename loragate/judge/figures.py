@@ -18,7 +18,10 @@ from functools import cache
 from loragate.judge import lexicon
 from loragate.judge.text import clip
 
-_NUMBER = r"\d{1,3}(?:['\u2019 ,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+_GROUPING = "'\u2019\u02bc \u00a0\u2007\u2009\u202f"
+"""Thousands separators besides `,` and `.`: apostrophes and the no-break, figure, thin
+and narrow no-break spaces (`4\u202f870.50`), as `loragate.common.values` reads them."""
+_NUMBER = rf"\d{{1,3}}(?:[{_GROUPING},.]\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
 _NUMBER_RE = re.compile(rf"(?<![\w.,':])(?:{_NUMBER})(?![\w:])")
 _TIME_RE = re.compile(
     r"(?<![\d:])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))(?!\d)"
@@ -85,7 +88,7 @@ def _month_names(langs: tuple[str, ...]) -> dict[str, int]:
 
 def _canonical(raw: str) -> str | None:
     """`12'500`, `12,500.00`, `12 500` and `12500` -> `12500`; `0.94120` -> `0.9412`."""
-    s = raw.replace("'", "").replace("\u2019", "").replace(" ", "")
+    s = re.sub(f"[{_GROUPING}]", "", raw)
     if "," in s and "." in s:
         decimal = "." if s.rfind(".") > s.rfind(",") else ","
         s = s.replace("," if decimal == "." else ".", "").replace(decimal, ".")

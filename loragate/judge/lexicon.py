@@ -110,6 +110,14 @@ KINDS: dict[str, Shape] = {
     "not_an_answer": "patterns",
     "asserts": "patterns",
     "modal_words": "patterns",
+    # -- support.py and episodes: replies checked against tool results
+    "status_words": "words",
+    "status_synonyms": "map",
+    "write_verbs": "map",
+    "write_nouns": "map",
+    "done_openers": "words",
+    "name_stopwords": "words",
+    "fault_words": "map",
     "hedge": "patterns",
     "no_change": "patterns",
     # -- abstention.py: declining where no tool fits (family H)

@@ -98,6 +98,19 @@ def _abbreviations(langs: tuple[str, ...]) -> frozenset[str]:
 _INITIAL_OR_DATE = re.compile(r"[a-z]\.|\W*\d{1,2}\.(?:\d{1,2}\.(?:\d{2,4})?)?")
 """An initial ("J.") or a date or ordinal in the German style ("17.11.", "24."): the
 full stop does not end the sentence."""
+_DIGIT_GROUP = re.compile(r"\+?\d+")
+
+
+def _number_end(words: list[str]) -> bool:
+    """The last group of a number written in groups ("+41 52 555 12 00."): the full stop
+    after it ends the sentence, though "00." alone would read as an ordinal."""
+    return (
+        len(words) == 2
+        and re.fullmatch(r"\d{1,2}\.", words[1]) is not None
+        and _DIGIT_GROUP.fullmatch(words[0]) is not None
+    )
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?\uff1f\u3002])[\"')\]]*\s+|\s*\n\s*")
 
 
@@ -121,10 +134,11 @@ def sentences(text: str) -> list[str]:
         pos = m.end()
         candidate = buf + piece
         ends_on_line = "\n" in m.group(0)
-        tail = candidate.rstrip().rsplit(None, 1)[-1].casefold() if candidate.strip() else ""
+        words = candidate.rstrip().rsplit(None, 2)[-2:] if candidate.strip() else [""]
+        tail = words[-1].casefold()
         if not ends_on_line and (
             tail in _abbreviations(lexicon.every_language())
-            or _INITIAL_OR_DATE.fullmatch(tail) is not None
+            or (_INITIAL_OR_DATE.fullmatch(tail) is not None and not _number_end(words))
         ):
             buf = candidate + m.group(0)
             continue

@@ -54,6 +54,8 @@ CARD_END = "<!-- loragate:card:end -->"
 META_START = "# loragate:model-index:start"
 META_END = "# loragate:model-index:end"
 CHART_NAME = "loragate_pass_at_1.png"
+SURVIVAL_CHART_NAME = "loragate_survival.png"
+"""The card's survival chart (`loragate.results.episode_chart`)."""
 DEFAULT_STEPS: tuple[int, ...] = (5, 10)
 CARD_MAX_TAG_ROWS = 20
 """A card lists at most this many tags (in name order); the rest are counted, and
@@ -382,10 +384,11 @@ def _projection_lines(run: LoadedRun, steps: Sequence[int], focus: str | None) -
     return out
 
 
-def _episode_lines(run: LoadedRun) -> list[str]:
-    """The adapter's episode figures and survival line, when the run has episodes."""
+def _episode_lines(run: LoadedRun, chart: str | None) -> list[str]:
+    """The adapter's episode figures, survival line (and chart) and hazard table, when
+    the run has episodes."""
     from loragate.formats.runfolder import read_episodes_summary
-    from loragate.results.episode_report import adapter_rows, survival_line
+    from loragate.results.episode_report import adapter_rows, hazard_table, survival_line
 
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None
@@ -399,6 +402,11 @@ def _episode_lines(run: LoadedRun) -> list[str]:
         "",
         md_text(survival_line(adapter)),
     ]
+    if chart is not None and adapter.survival:
+        lines += ["", f"![episode survival: first n steps vs r^n vs per-position product]({chart})"]
+    if adapter.hazard:
+        lines += ["", "Hazard per step (fails at step i after steps 1..i-1 passed):", ""]
+        lines += hazard_table(adapter)
     return lines
 
 
@@ -411,10 +419,12 @@ def build_card(
     chart: str | None = CHART_NAME,
     focus_family: str | None = None,
     alpha: float = 0.05,
+    survival_chart: str | None = SURVIVAL_CHART_NAME,
 ) -> Card:
     """Render the card section and the metadata of `run` (against `baseline` if given).
 
-    `chart` is the relative path of the bar chart to embed (`None`: no image).
+    `chart` is the relative path of the bar chart to embed (`None`: no image);
+    `survival_chart` that of the episodes' survival chart (`None`: none).
     Nothing in the output depends on the clock, so the same inputs give the same bytes.
     """
     from loragate.common.version import __version__
@@ -483,7 +493,7 @@ def build_card(
     projection = _projection_lines(run, steps, focus_family)
     if projection:
         lines += ["", *projection]
-    episodes = _episode_lines(run)
+    episodes = _episode_lines(run, survival_chart)
     if episodes:
         lines += ["", *episodes]
     lines += [

@@ -30,8 +30,11 @@ def _counts(results: Sequence[TrajectoryResult]) -> dict[str, Counts]:
 
 
 def _recovered(results: Sequence[TrajectoryResult], kind: str) -> str:
-    reached = [r for r in results if r.fault == kind and r.recovered is not None]
-    return f"{sum(bool(r.recovered) for r in reached)}/{len(reached)}"
+    """Recovered of the injected faults of `kind` (every fault of a group counts)."""
+    judged = [
+        f for r in results for f in r.recoveries if f.kind == kind and f.recovered is not None
+    ]
+    return f"{sum(bool(f.recovered) for f in judged)}/{len(judged)}"
 
 
 def episode_lines(runs: Sequence[LoadedRun], *, seed: int = 0) -> list[str]:
@@ -52,7 +55,7 @@ def episode_lines(runs: Sequence[LoadedRun], *, seed: int = 0) -> list[str]:
         test = paired_test({i: a[i] for i in shared}, {i: b[i] for i in shared}, seed=seed)
         rate_a = sum(a[i][1] / a[i][0] for i in shared) / len(shared)
         rate_b = sum(b[i][1] / b[i][0] for i in shared) / len(shared)
-        kinds = sorted({r.fault for r in base + other if r.fault is not None})
+        kinds = sorted({f.kind for r in base + other for f in r.recoveries})
         recovery = ", ".join(f"{k} {_recovered(base, k)} -> {_recovered(other, k)}" for k in kinds)
         lines.append(
             f"episodes {runs[0].label} -> {run.label}: success {format_rate(rate_a)} -> "

@@ -1,4 +1,6 @@
-"""Episode figures as text: the rows beside the family table, and the survival line."""
+"""Episode figures as text: the rows beside the family table, the survival curve
+(first-n-steps survival beside r^n and the product of the per-position rates) and
+the hazard table (`loragate.stats.survival`), in Markdown and on the terminal."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ from loragate.results.formatting import format_ci, format_rate, markdown_table
 if TYPE_CHECKING:
     from rich.console import Console
 
+SURVIVAL_LINE_POINTS = 6
+"""The survival line shows at most this many step counts (the table has them all)."""
+
 
 def fmt_rate(rate: Rate) -> str:
     """`12.5 % (3/24) [4.3, 31.0]`; `-` when nothing was counted."""
@@ -19,19 +24,73 @@ def fmt_rate(rate: Rate) -> str:
     return f"{format_rate(rate.rate)} ({passes}/{rate.n}) {format_ci(rate.ci_low, rate.ci_high)}"
 
 
+def _projection(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{format_rate(value)} {format_ci(low, high)}"
+
+
+def _line_points(adapter: EpisodeAdapterSummary) -> list[int]:
+    """The step counts the survival line shows: 1, 2, 3, ... thinned to the cap."""
+    ns = [p.steps for p in adapter.survival if p.at_risk > 0]
+    if len(ns) <= SURVIVAL_LINE_POINTS:
+        return ns
+    step = (len(ns) - 1) / (SURVIVAL_LINE_POINTS - 1)
+    return sorted({ns[round(i * step)] for i in range(SURVIVAL_LINE_POINTS)})
+
+
 def survival_line(adapter: EpisodeAdapterSummary) -> str:
-    """`survival (observed vs r^n, r = 81.0 %): 3 steps 2/4 50 % vs 53 %; ...`."""
+    """`survival (share whose first n steps all passed / r^n / product of per-position
+    rates; r = 81.0 %): 1 step 100 % / 81 % / 96 %; ...`."""
     r = adapter.per_step.rate
-    head = f"survival (observed vs r^n, r = {format_rate(r)})"
+    head = (
+        f"survival (share whose first n steps all passed / r^n / product of per-position "
+        f"rates; r = {format_rate(r)})"
+    )
+    shown = set(_line_points(adapter))
     parts = []
     for p in adapter.survival:
-        projected = format_rate(p.projected) if p.projected is not None else "-"
-        passed = round(p.observed * p.trajectories)
+        if p.steps not in shown:
+            continue
         parts.append(
-            f"{p.steps} step{'' if p.steps == 1 else 's'} {passed}/{p.trajectories} "
-            f"{format_rate(p.observed)} vs {projected}"
+            f"{p.steps} step{'' if p.steps == 1 else 's'} {format_rate(p.observed.rate)} "
+            f"/ {format_rate(p.pooled)} / {format_rate(p.positions)}"
         )
     return head + ": " + ("; ".join(parts) if parts else "no trajectories")
+
+
+def survival_table(adapter: EpisodeAdapterSummary) -> list[str]:
+    """Markdown: one row per step count n (all of them)."""
+    rows = [
+        [
+            str(p.steps),
+            str(p.at_risk),
+            _projection(p.observed.rate, p.observed.ci_low, p.observed.ci_high),
+            _projection(p.pooled, p.pooled_low, p.pooled_high),
+            _projection(p.positions, p.positions_low, p.positions_high),
+        ]
+        for p in adapter.survival
+    ]
+    return markdown_table(
+        [
+            "n",
+            "at risk",
+            "first n steps all passed",
+            "r^n (pooled r)",
+            "product of per-position rates",
+        ],
+        rows,
+        "rrrrr",
+    )
+
+
+def hazard_table(adapter: EpisodeAdapterSummary) -> list[str]:
+    """Markdown: per step i, the failure rate given steps 1..i-1 passed, and the pass
+    rate of all steps at that position."""
+    rows = [[str(h.step), fmt_rate(h.hazard), fmt_rate(h.position)] for h in adapter.hazard]
+    return markdown_table(
+        ["step i", "hazard: fails at i | 1..i-1 passed", "pass rate at position i"], rows, "rrr"
+    )
 
 
 def adapter_rows(adapter: EpisodeAdapterSummary) -> list[tuple[str, str]]:
@@ -49,18 +108,35 @@ def adapter_rows(adapter: EpisodeAdapterSummary) -> list[tuple[str, str]]:
     return rows
 
 
-def episodes_markdown(summary: EpisodesSummary) -> list[str]:
-    """Markdown lines: a table per adapter and its survival line."""
-    lines: list[str] = []
+READING = (
+    "Survival: the share of trajectories whose first n steps all passed (Kaplan-Meier: "
+    "a trajectory that ended cleanly before step n is censored), beside r^n from the pooled "
+    "per-step rate and the product of the per-position rates. The product below r^n: "
+    "the step rate falls with position (the hazard table shows where); the observed "
+    "share above the product: failures cluster in the same trajectories. Recovery "
+    "counts each injected fault: handled (a sane "
+    "retry, another route or an honest report), nothing it withheld invented, nothing "
+    "that failed claimed (docs/episodes.md)."
+)
+
+
+def episodes_markdown(summary: EpisodesSummary, *, level: int = 3) -> list[str]:
+    """Markdown lines: per adapter the figures, the survival table and the hazard table."""
+    h = "#" * level
+    lines: list[str] = [READING, ""]
     for name, adapter in summary.adapters.items():
-        lines += [f"### Episodes: {name}", ""]
+        lines += [f"{h} Episodes: {name}", ""]
         lines += markdown_table(["", "value"], [list(r) for r in adapter_rows(adapter)])
-        lines += ["", survival_line(adapter), ""]
+        if adapter.survival:
+            lines += ["", f"{h}# Survival: {name}", "", *survival_table(adapter)]
+        if adapter.hazard:
+            lines += ["", f"{h}# Hazard per step: {name}", "", *hazard_table(adapter)]
+        lines.append("")
     return lines
 
 
 def print_episodes(summary: EpisodesSummary, console: Console) -> None:
-    """One rich table per adapter and its survival line."""
+    """One rich table per adapter, its survival line and its hazard line."""
     from rich.table import Table
 
     variants = len(summary.episode_ids)
@@ -75,3 +151,20 @@ def print_episodes(summary: EpisodesSummary, console: Console) -> None:
             table.add_row(label, value)
         console.print(table)
         console.print(survival_line(adapter))
+        if adapter.hazard:
+            hazards = "; ".join(
+                f"step {h.step} {format_rate(h.hazard.rate)} ({h.hazard.passes:g}/{h.hazard.n})"
+                for h in adapter.hazard[:8]
+            )
+            console.print(f"hazard (fails at step i after 1..i-1 passed): {hazards}")
+
+
+__all__ = [
+    "adapter_rows",
+    "episodes_markdown",
+    "fmt_rate",
+    "hazard_table",
+    "print_episodes",
+    "survival_line",
+    "survival_table",
+]

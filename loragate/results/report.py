@@ -18,6 +18,7 @@ from loragate.formats.records import (
     Summary,
     TokenStats,
 )
+from loragate.formats.trajectories import EpisodesSummary
 from loragate.results.formatting import (
     Raw,
     format_ci,
@@ -210,9 +211,14 @@ def failing_table_markdown(results: Sequence[ResultRecord], limit: int) -> list[
 # -- report.md ---------------------------------------------------------------------
 
 
-def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
+def render_markdown(
+    summary: Summary,
+    results: Sequence[ResultRecord],
+    episodes: EpisodesSummary | None = None,
+) -> str:
     """`report.md` of a scored run: per adapter the family table, recovery per fault,
-    failure reasons, missing entries and the failing entries."""
+    failure reasons, missing entries and the failing entries; then, when the run has
+    `episodes`, their figures, survival curve and hazard table per adapter."""
     ev = summary.evalset
     by_adapter: dict[str, list[ResultRecord]] = defaultdict(list)
     for r in results:
@@ -276,7 +282,19 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
         failing = failing_table_markdown(by_adapter.get(name, []), MAX_FAILING_ENTRIES)
         if failing:
             out += ["", "### Failing entries", "", *failing]
-    return "\n".join(out) + "\n"
+    if episodes is not None and episodes.adapters:
+        from loragate.results.episode_report import episodes_markdown
+
+        out += [
+            "",
+            "## Episodes",
+            "",
+            f"{len(episodes.episode_ids)} episode variants, {episodes.samples_per_episode} "
+            "sample(s) each, against simulated tools with injected faults.",
+            "",
+            *episodes_markdown(episodes),
+        ]
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 # -- terminal ----------------------------------------------------------------------

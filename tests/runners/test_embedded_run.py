@@ -39,7 +39,7 @@ def test_default_run_end_to_end(tmp_path: Path, embedded_dir: Path) -> None:
     # the default's episode subset: EP-01 and EP-02 with their variants, a survival line
     episodes = json.loads((out / "episodes_summary.json").read_text())
     assert len(episodes["episode_ids"]) == 7
-    assert "survival (observed vs r^n" in first.stdout
+    assert "survival (share whose first n steps all passed" in first.stdout
 
     again = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]

@@ -16,7 +16,10 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
   extension point), the conversation as the model saw it and the expectation (both
   `None` when the evalset was not found);
 - `samples`: one compact row a scored sample,
-  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired]`.
+  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired]`;
+- `episodes`: the sides' episode trajectories step by step, their figures (survival
+  curve, hazard table) and recovery per fault (`loragate.results.view.episodes`), or
+  None when no side ran episodes.
 
 Nothing here renders HTML (`loragate.results.view.html` does); everything is plain data.
 """
@@ -325,6 +328,11 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
         entry.setdefault("fault", known.fault if known is not None else None)
         entry["tags"] = list(known.tags) if known is not None else []
         entry["conversation"] = _conversation(evalset, entry["id"]) if evalset else None
+    from loragate.results.view.episodes import add_tasks, episode_data
+
+    episodes = episode_data(sides, lambda t: index_of(texts, text_index, t))
+    if episodes is not None and evalset is not None:
+        add_tasks(episodes, evalset)
     families = sorted((family_label(f)[0], f) for f in family_names)
     return {
         "version": VIEW_DATA_VERSION,
@@ -341,6 +349,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
         "texts": texts,
         "entries": entries,
         "samples": samples,
+        "episodes": episodes,
     }
 
 

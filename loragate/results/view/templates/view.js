@@ -407,7 +407,207 @@
   // One renderer per entry kind; a multi-step episode kind plugs in here.
   const DETAIL_RENDERERS = { entry: entryDetail };
 
+  // -- episodes: figures, chart, trajectories step by step --------------------------------
+  const EP = D.episodes || null;
+  const T = { VAR: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, REC: 6, RECS: 7, STEPS: 8 };
+  const P = { STEP: 0, TEXT: 1, CALLS: 2, RESULTS: 3, PASS: 4, REASON: 5, DETAIL: 6, REPLY: 7, FINAL: 8, FAULTS: 9 };
+  function tabs() {
+    const nav = document.getElementById("tabs");
+    if (!EP) return;
+    nav.hidden = false;
+    for (const b of nav.querySelectorAll("button")) {
+      b.addEventListener("click", () => {
+        for (const o of nav.querySelectorAll("button")) o.classList.toggle("on", o === b);
+        for (const sec of document.querySelectorAll("main > section")) sec.hidden = sec.dataset.tab !== b.dataset.tab;
+      });
+    }
+  }
+  function rateText(r) { return r && r.n ? pct(r.rate) + " (" + r.passes + "/" + r.n + ")" : "-"; }
+  function survivalChart() {
+    const NS = "http://www.w3.org/2000/svg";
+    const curves = EP.summaries.map((s) => (s ? s.survival : []));
+    const maxN = Math.max(1, ...curves.map((c) => c.length));
+    const w = 420, h = 200, left = 40, top = 10, bottom = 30;
+    const svg = document.createElementNS(NS, "svg");
+    const legend = 18 * 3 * SIDES.length;
+    svg.setAttribute("width", String(w + left + 20)); svg.setAttribute("height", String(h + top + bottom + legend));
+    svg.setAttribute("role", "img"); svg.setAttribute("aria-label", "survival curve per adapter");
+    function node(tag, attrs, text) {
+      const n = document.createElementNS(NS, tag);
+      for (const k in attrs) n.setAttribute(k, String(attrs[k]));
+      if (text !== undefined) n.textContent = text;
+      svg.appendChild(n); return n;
+    }
+    const X = (n) => left + (maxN === 1 ? w / 2 : ((n - 1) / (maxN - 1)) * w);
+    const Y = (v) => top + h * (1 - v);
+    for (const t of [0, 0.5, 1]) {
+      node("line", { x1: left, x2: left + w, y1: Y(t), y2: Y(t), stroke: "#d0d7de" });
+      node("text", { x: 2, y: Y(t) + 4 }, (t * 100) + " %");
+    }
+    for (let n = 1; n <= maxN; n++) node("text", { x: X(n) - 3, y: top + h + 14 }, String(n));
+    node("text", { x: left + w / 2 - 30, y: top + h + 27 }, "steps n");
+    const styles = [["observed", ""], ["pooled", "6 4"], ["positions", "2 3"]];
+    curves.forEach((c, i) => {
+      const color = COLORS[i % COLORS.length];
+      for (const [key, dash] of styles) {
+        const pts = c.map((p) => [p.steps, key === "observed" ? p.observed.rate : p[key]]).filter((q) => q[1] !== null && q[1] !== undefined);
+        if (!pts.length) continue;
+        const line = node("polyline", { points: pts.map(([n, v]) => X(n) + "," + Y(v)).join(" "), fill: "none", stroke: color, "stroke-width": key === "observed" ? 2 : 1.5 });
+        if (dash) line.setAttribute("stroke-dasharray", dash);
+        line.dataset.side = String(i); line.dataset.curve = key;
+      }
+      for (const p of c) {
+        if (p.observed.rate === null) continue;
+        if (p.observed.ci_low !== null) node("line", { x1: X(p.steps), x2: X(p.steps), y1: Y(p.observed.ci_high), y2: Y(p.observed.ci_low), stroke: color, opacity: 0.5 });
+        node("circle", { cx: X(p.steps), cy: Y(p.observed.rate), r: 3, fill: color });
+      }
+    });
+    SIDES.forEach((s, i) => {
+      styles.forEach(([key, dash], j) => {
+        const y = top + h + bottom + 18 * (3 * i + j) + 10;
+        const l = node("line", { x1: left, x2: left + 24, y1: y - 4, y2: y - 4, stroke: COLORS[i % COLORS.length], "stroke-width": 2 });
+        if (dash) l.setAttribute("stroke-dasharray", dash);
+        node("text", { x: left + 30, y: y }, s.label + ": " + { observed: "first n steps all passed (95 % CI)", pooled: "r^n, pooled per-step rate", positions: "product of per-position rates" }[key]);
+      });
+    });
+    document.getElementById("ep-chart").appendChild(svg);
+  }
+  function hazardTable() {
+    const table = document.getElementById("ep-hazard");
+    const steps = Math.max(0, ...EP.summaries.map((s) => (s ? s.hazard.length : 0)));
+    add(table, add(el("thead"), add(el("tr"), el("th", null, "step i"), ...SIDES.flatMap((s) => [el("th", null, s.label + " hazard"), el("th", null, "pass rate at i")]))));
+    const body = el("tbody");
+    for (let i = 0; i < steps; i++) {
+      const tr = add(el("tr"), el("td", null, String(i + 1)));
+      EP.summaries.forEach((s) => {
+        const hz = s && s.hazard[i];
+        add(tr, el("td", null, hz ? rateText(hz.hazard) : "-"), el("td", null, hz ? rateText(hz.position) : "-"));
+      });
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+  }
+  function figuresTable() {
+    const table = document.getElementById("ep-figures");
+    add(table, add(el("thead"), add(el("tr"), el("th"), ...SIDES.map((s) => el("th", null, s.label)))));
+    const rows = [["episode success", (s) => rateText(s.success)], ["per-step rate", (s) => rateText(s.per_step)], ["pass^k", (s) => pct(s.pass_hat_k)]];
+    const kinds = [...new Set(EP.summaries.flatMap((s) => (s ? Object.keys(s.recovery) : [])))];
+    for (const k of kinds) rows.push(["recovery: " + k, (s) => rateText(s.recovery[k])]);
+    const body = el("tbody");
+    for (const [label, f] of rows) add(body, add(el("tr"), el("td", null, label), ...EP.summaries.map((s) => el("td", null, s ? f(s) : "-"))));
+    table.appendChild(body);
+  }
+  const perVariant = EP ? EP.variants.map(() => SIDES.map(() => [])) : [];
+  if (EP) for (const t of EP.trajectories) perVariant[t[T.VAR]][t[T.SIDE]].push(t);
+  function variantPass(v, s) {
+    const ts = perVariant[v][s];
+    if (!ts.length) return null;
+    let p = 0; for (const t of ts) p += t[T.PASS];
+    return p / ts.length;
+  }
+  function trajBadge(v, s) {
+    const ts = perVariant[v][s];
+    const b = el("span", "badge"); b.dataset.side = String(s);
+    if (!ts.length) { b.textContent = "-"; return b; }
+    const p = ts.filter((t) => t[T.PASS]).length, fail = ts.find((t) => !t[T.PASS]);
+    b.classList.add(p === ts.length ? "ok" : "bad");
+    b.textContent = (p === ts.length ? "✓" : "✗") + " " + p + "/" + ts.length + (fail ? " " + fail[T.REASON] : "");
+    return b;
+  }
+  function stepView(st, t) {
+    const failing = !st[P.PASS];
+    const div = el("div", "step" + (failing ? " failstep" : ""));
+    div.dataset.step = String(st[P.STEP]);
+    add(div, el("div", "shead", "step " + st[P.STEP] + ": " + (failing ? "FAIL " + st[P.REASON] : "ok") + (st[P.FINAL] ? " (last)" : "")));
+    if (st[P.DETAIL]) div.appendChild(el("div", "vdetail", st[P.DETAIL]));
+    div.appendChild(highlighted(D.texts[st[P.TEXT]]));
+    for (const r of st[P.RESULTS]) {
+      const box = el("div", "result" + (r[4] ? " fault" : ""));
+      const head = el("div", "muted", "→ " + r[0] + " " + JSON.stringify(r[1]) + (r[3] ? " (failed)" : ""));
+      if (r[4]) { head.appendChild(document.createTextNode(" ")); head.appendChild(el("span", "faultmark", "injected fault: " + r[4])); }
+      add(box, head, el("pre", null, D.texts[r[2]]));
+      div.appendChild(box);
+    }
+    if (st[P.REPLY]) div.appendChild(el("div", "userreply", "user: " + st[P.REPLY]));
+    return div;
+  }
+  function trajView(t) {
+    const div = el("div", "traj");
+    div.dataset.sample = String(t[T.SAMPLE]);
+    add(div, el("span", "verdict " + (t[T.PASS] ? "pass" : "fail"), "sample " + t[T.SAMPLE] + ": " + (t[T.PASS] ? "PASS" : "FAIL " + t[T.REASON])));
+    if (t[T.DETAIL]) div.appendChild(el("div", "vdetail", t[T.DETAIL]));
+    if (t[T.RECS].length) {
+      const recs = el("div", "recs");
+      for (const [kind, tool, step, rec, why] of t[T.RECS]) {
+        recs.appendChild(el("div", rec === true ? "ok" : rec === false ? "bad" : "muted",
+          kind + " on " + tool + " at step " + step + ": " + (rec === true ? "recovered" : rec === false ? "not recovered" : "not judged") + (why ? " - " + why : "")));
+      }
+      div.appendChild(recs);
+    }
+    for (const st of t[T.STEPS]) div.appendChild(stepView(st, t));
+    return div;
+  }
+  function episodeDetail(v) {
+    const box = el("div", "detail");
+    const variant = EP.variants[v];
+    if (variant.task) add(box, el("h3", null, "Task"), el("pre", null, variant.task));
+    const grid = el("div", "sides");
+    SIDES.forEach((side, s) => {
+      const col = el("div", "side"); col.dataset.side = String(s);
+      col.appendChild(el("h3", null, side.label));
+      const ts = perVariant[v][s];
+      if (!ts.length) col.appendChild(el("p", "muted", "not run on this side"));
+      for (const t of ts) col.appendChild(trajView(t));
+      grid.appendChild(col);
+    });
+    box.appendChild(grid);
+    return box;
+  }
+  function episodeRows() {
+    const box = document.getElementById("ep-rows");
+    const verdict = document.getElementById("e-verdict"), text = document.getElementById("e-text"), flipped = document.getElementById("e-flipped");
+    const grid = "12em 10em " + SIDES.map(() => "minmax(8em, 16em)").join(" ");
+    box.replaceChildren();
+    const head = el("div", "head columns-head"); head.style.gridTemplateColumns = grid;
+    add(head, el("span", null, "episode"), el("span", null, "variant"), ...SIDES.map((s) => el("span", null, s.label)));
+    box.appendChild(head);
+    let shown = 0;
+    EP.variants.forEach((variant, v) => {
+      const fr = SIDES.map((_, s) => variantPass(v, s));
+      if (text.value && !variant.id.toLowerCase().includes(text.value.toLowerCase())) return;
+      if (verdict.value === "pass" && !fr.every((x) => x === null || x === 1)) return;
+      if (verdict.value === "fail" && !fr.some((x) => x !== null && x < 1)) return;
+      if (flipped.checked && new Set(fr.filter((x) => x !== null)).size < 2) return;
+      shown++;
+      const row = el("div", "row"); row.dataset.episode = variant.id;
+      const h = el("div", "head"); h.style.gridTemplateColumns = grid; h.setAttribute("role", "button"); h.tabIndex = 0;
+      add(h, el("span", "id", variant.id), el("span", "fam", variant.variant || "clean"), ...SIDES.map((_, s) => trajBadge(v, s)));
+      let detail = null;
+      function toggle() {
+        if (detail === null) { detail = episodeDetail(v); row.appendChild(detail); } else detail.hidden = !detail.hidden;
+        row.classList.toggle("open", !detail.hidden);
+      }
+      h.addEventListener("click", toggle);
+      h.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); } });
+      row.appendChild(h); box.appendChild(row);
+    });
+    document.getElementById("ep-shown").textContent = shown + " of " + EP.variants.length + " episode variants match";
+  }
+  function episodes() {
+    if (!EP) return;
+    if (EP.problems.length) document.getElementById("ep-notes").textContent = EP.problems.join(" · ");
+    survivalChart(); hazardTable(); figuresTable();
+    const verdict = document.getElementById("e-verdict");
+    for (const [v, l] of [["", "(any)"], ["pass", "pass"], ["fail", "fail"]]) option(verdict, v, l);
+    const form = document.getElementById("ep-filters");
+    form.addEventListener("input", episodeRows);
+    form.addEventListener("submit", (ev) => ev.preventDefault());
+    episodeRows();
+  }
+
   // -- start ---------------------------------------------------------------------------
+  tabs();
+  episodes();
   familyTable();
   chart();
   reasonsAndFaults();

@@ -1,0 +1,368 @@
+"""Validation of an episode beyond its schema: tool names, backends, scripted answers,
+faults, success criteria, tool servers - and end-state checks that can never hold.
+
+An *impossible check* is a `state_has` / `state_lacks` that no run can decide: its
+table is written by no offered tool (so it holds or fails from the start), or a field
+it names is set by no write and held by no record at the start. `loragate validate`
+reports each with the table and fields the episode's tools do write.
+
+What a write can set, per table: the fields of the records in `state`; for a simulated
+tool's `update` effect its `set` keys (and anything, with `merge`); for a `create`
+effect its `fields` and `set` keys and every parameter of the tool (a created record
+keeps every argument); for the `calls` table (`CALLS_TABLE`, the log of writes that
+ran) every parameter of a logged tool plus `tool` and `ok`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from loragate.calls.matchers import check_matcher, matches
+from loragate.calls.tools import Toolset
+from loragate.common.errors import did_you_mean
+from loragate.episodes.definitions import (
+    CALLS_TABLE,
+    EPISODE_FAULT_KINDS,
+    EpisodeSpec,
+    FaultGroup,
+    FaultSpec,
+    RecordCheck,
+    ServerBackend,
+    ToolBackend,
+    planned_faults,
+)
+from loragate.formats.evalset import Policy
+from loragate.formats.versions import SERVER_BACKEND_VERSION
+from loragate.judge.clarification import clarify_spec_problems
+from loragate.judge.text import group_problems, pattern_list_problems
+
+WRITE_OPS = ("update", "create", "delete")
+"""Effect ops that change the state."""
+Problems = list[tuple[str, str, str]]
+
+
+def logged_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
+    """The offered tools whose calls that ran are logged in the `calls` table: those
+    with a writing effect, and (when the policy lists read-only tools) every other tool
+    that is not read-only; never the confirmation tool."""
+    out = []
+    read_only = policy.read_only_tools
+    for name in spec.tools:
+        if name == policy.confirmation_tool:
+            continue
+        backend = spec.backend.get(name)
+        writes = (
+            isinstance(backend, ToolBackend)
+            and backend.effect is not None
+            and backend.effect.op in WRITE_OPS
+        )
+        if writes or (read_only is not None and backend is not None and name not in read_only):
+            out.append(name)
+    return out
+
+
+def _parameters(toolset: Toolset, name: str) -> set[str]:
+    for tool in toolset.as_openai():
+        fn = tool.get("function", {})
+        if fn.get("name") == name:
+            props = fn.get("parameters", {}).get("properties", {})
+            return set(props) if isinstance(props, dict) else set()
+    return set()
+
+
+def writable_fields(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy
+) -> dict[str, set[str] | None]:
+    """Table -> the fields some write of the episode can set (None: any field, a
+    `merge`); only tables some offered tool writes."""
+    out: dict[str, set[str] | None] = {}
+
+    def add(table: str, fields: set[str] | None) -> None:
+        have = out.get(table, set())
+        out[table] = None if fields is None or have is None else have | fields
+
+    for name in spec.tools:
+        backend = spec.backend.get(name)
+        if not isinstance(backend, ToolBackend) or backend.effect is None:
+            continue
+        effect = backend.effect
+        if effect.op not in WRITE_OPS:
+            continue
+        fields = set(effect.set) | set(effect.fields)
+        if effect.op == "create":
+            fields |= _parameters(toolset, name)
+        add(effect.table, None if effect.merge else fields)
+    logged = logged_tools(spec, policy)
+    if logged:
+        fields = {"tool", "ok"}
+        for name in logged:
+            fields |= _parameters(toolset, name)
+        add(CALLS_TABLE, fields)
+    for table, rows in spec.state.items():
+        if table in out and out[table] is not None:
+            add(table, {k for row in rows for k in row})
+    return out
+
+
+def _check_problems(
+    at: str, check: RecordCheck, written: dict[str, set[str] | None], servers: bool, lacks: bool
+) -> Problems:
+    if check.table not in written:
+        known = sorted(written)
+        where = (
+            "no simulated tool writes it (the state of a tool server is not visible to loragate)"
+            if servers
+            else "no offered tool writes it"
+        )
+        fix = did_you_mean(check.table, known) + (
+            f"check a table the tools write ({', '.join(known)})"
+            if known
+            else "judge by the answer (answer_mentions, outcome) instead"
+        )
+        return [(f"{at}.table", f"{check.table!r} can never change: {where}", fix)]
+    out: Problems = []
+    fields = written[check.table]
+    if fields is not None:
+        for name, matcher in check.where.items():
+            if name in fields or matches(matcher):  # a matcher that accepts absence
+                continue
+            fix = did_you_mean(name, fields) + (
+                f"no write sets it; {check.table} records get: {', '.join(sorted(fields))}"
+            )
+            out.append(
+                (f"{at}.where.{name}", f"no write or record of {check.table!r} has {name!r}", fix)
+            )
+    if lacks and (check.count is not None or check.min_count is not None):
+        out.append((f"{at}.count", "`count` belongs to `state_has`", "drop it, or move the check"))
+    return out
+
+
+def impossible_checks(spec: EpisodeSpec, toolset: Toolset, policy: Policy) -> Problems:
+    """(field, message, fix) of every end-state check no run can decide."""
+    written = writable_fields(spec, toolset, policy)
+    servers = bool(spec.servers())
+    out: Problems = []
+    if CALLS_TABLE in spec.state:
+        out.append(
+            (
+                f"state.{CALLS_TABLE}",
+                f"{CALLS_TABLE!r} is the simulator's log of writes",
+                "rename the table",
+            )
+        )
+    logged = logged_tools(spec, policy)
+    criteria = [("success", spec.success)] + [
+        (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
+    ]
+    for at, crit in criteria:
+        for kind in ("state_has", "state_lacks"):
+            for j, check in enumerate(getattr(crit, kind)):
+                where = f"{at}.{kind}[{j}]"
+                out += _check_problems(where, check, written, servers, kind == "state_lacks")
+                tool = check.where.get("tool") if check.table == CALLS_TABLE else None
+                if isinstance(tool, str) and tool not in logged:
+                    out.append(
+                        (
+                            f"{where}.where.tool",
+                            f"{tool!r} is not a logged write of this episode",
+                            f"{did_you_mean(tool, logged)}logged: {', '.join(logged) or 'none'}",
+                        )
+                    )
+    return out
+
+
+def _matcher_problems(matchers: dict[str, Any], at: str) -> list[tuple[str, str, str]]:
+    out = []
+    for name, m in matchers.items():
+        for msg in check_matcher(m, f"{at}.{name}"):
+            field_, _, what = msg.partition(": ")
+            out.append((field_, what, "see the argument matchers in docs/formats.md"))
+    return out
+
+
+def _tool_problems(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of tool names: offered, backed, faulted."""
+    out: list[tuple[str, str, str]] = []
+    names = toolset.names()
+    for i, name in enumerate(spec.tools):
+        if name not in toolset:
+            fix = f"{did_you_mean(name, names)}use a tool name from tools.json"
+            out.append((f"tools[{i}]", f"unknown tool {name!r}", fix))
+    conf = policy.confirmation_tool
+    for name in spec.tools:
+        if name != conf and name in toolset and name not in spec.backend:
+            out.append(
+                (
+                    "backend",
+                    f"offered tool {name!r} has no simulated backend or tool server",
+                    f'add "backend": {{"{name}": {{"default": ...}}}} (simulated) or '
+                    f'{{"{name}": {{"server": NAME}}}} (a tool server)',
+                )
+            )
+    for name, backend in spec.backend.items():
+        if name not in spec.tools:
+            out.append(
+                (f"backend.{name}", f"{name!r} is not offered", "add it to `tools` or drop it")
+            )
+        if not isinstance(backend, ToolBackend):
+            continue
+        for j, canned in enumerate(backend.results):
+            out += _matcher_problems(canned.when, f"backend.{name}.results[{j}].when")
+        effect = backend.effect
+        if (
+            effect is not None
+            and effect.op == "create"
+            and not (effect.fields or effect.set or effect.merge)
+        ):
+            out.append(
+                (
+                    f"backend.{name}.effect.fields",
+                    "a `create` effect with no fields makes empty records",
+                    "map record fields to arguments in `fields`",
+                )
+            )
+    if conf and conf in spec.tools and not spec.confirmations:
+        out.append(
+            (
+                "confirmations",
+                f"{conf} is offered but the scripted user has no answer",
+                'add "confirmations": ["approve"] (or "deny", or both in order)',
+            )
+        )
+    for j, answer in enumerate(spec.answers()):
+        out += _matcher_problems(answer.when, f"confirmations[{j}].when")
+    for at, fault in planned_faults(spec):
+        if fault.tool is not None and fault.tool not in spec.tools:
+            out.append(
+                (
+                    f"{at}.tool",
+                    f"{fault.tool!r} is not offered",
+                    f"{did_you_mean(fault.tool, spec.tools)}name an offered tool",
+                )
+            )
+        if fault.step is not None and fault.step > spec.max_steps:
+            out.append(
+                (
+                    f"{at}.step",
+                    f"step {fault.step} is past max_steps {spec.max_steps}",
+                    "pick a step within the cap",
+                )
+            )
+        if fault.page_size is not None and fault.kind != "partial":
+            out.append((f"{at}.page_size", "only a `partial` fault has a page", "drop it"))
+    return out
+
+
+def _reply_problems(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of the scripted answers to clarifying questions."""
+    out: list[tuple[str, str, str]] = []
+    for j, reply in enumerate(spec.user_replies):
+        at = f"user_replies[{j}]"
+        if reply.question_mentions:
+            groups = [reply.question_mentions]
+            for msg in group_problems(f"{at}.question_mentions", groups):
+                out.append((f"{at}.question_mentions", msg, "write plain terms"))
+        if reply.tool is None:
+            continue
+        if reply.tool not in spec.tools or reply.tool == policy.confirmation_tool:
+            out.append(
+                (
+                    f"{at}.tool",
+                    f"{reply.tool!r} is not an offered action",
+                    f"{did_you_mean(reply.tool, spec.tools)}name the offered tool that needs "
+                    "the missing value",
+                )
+            )
+            continue
+        for msg in clarify_spec_problems(toolset, reply.tool, reply.missing):
+            out.append((f"{at}.missing", msg, "name parameters of the tool"))
+    return out
+
+
+def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
+    out: list[tuple[str, str, str]] = []
+    criteria = [("success", spec.success)] + [
+        (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
+    ]
+    for at, crit in criteria:
+        for kind in ("state_has", "state_lacks"):
+            for j, check in enumerate(getattr(crit, kind)):
+                out += _matcher_problems(check.where, f"{at}.{kind}[{j}].where")
+        for msg in group_problems(f"{at}.answer_mentions", crit.answer_mentions):
+            out.append((f"{at}.answer_mentions", msg, "write groups of plain terms"))
+        for msg in pattern_list_problems(f"{at}.answer_forbids", crit.answer_forbids):
+            out.append((f"{at}.answer_forbids", msg, "write terms joined by ' & '"))
+    names = {f.kind if isinstance(f, FaultSpec) else f.name for f in spec.faults}
+    groups = [f.name for f in spec.faults if isinstance(f, FaultGroup)]
+    for k in spec.by_fault:
+        if k not in names:
+            out.append(
+                (
+                    f"by_fault.{k}",
+                    f"no `{k}` fault or fault group is planned",
+                    f"{did_you_mean(k, names)}add the fault or drop this key",
+                )
+            )
+    for name in groups:
+        if name in EPISODE_FAULT_KINDS:
+            out.append(
+                ("faults", f"group name {name!r} is a fault kind", "give the group its own name")
+            )
+    if len(groups) != len(set(groups)):
+        out.append(("faults", "two fault groups share a name", "give every group its own name"))
+    if spec.task[-1].role != "user":
+        out.append(
+            (f"task[{len(spec.task) - 1}].role", "the task must end with a user message", "")
+        )
+    return out
+
+
+def _server_problems(
+    spec: EpisodeSpec, servers: Collection[str], policy: Policy
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of tools answered by tool servers."""
+    out: list[tuple[str, str, str]] = []
+    used = False
+    for name, backend in spec.backend.items():
+        if not isinstance(backend, ServerBackend):
+            continue
+        used = True
+        at = f"backend.{name}.server"
+        if backend.server not in servers:
+            fix = (
+                f"{did_you_mean(backend.server, servers)}declare it under `tool_servers` in "
+                "evalset.yaml (docs/episodes.md, tool servers)"
+            )
+            out.append((at, f"no tool server {backend.server!r} in evalset.yaml", fix))
+        if name == policy.confirmation_tool:
+            out.append((at, f"{name} is answered by the scripted user", "drop its backend entry"))
+    if not used:
+        return out
+    if spec.episode_format < SERVER_BACKEND_VERSION:
+        out.append(
+            (
+                "episode_format",
+                f"a tool server backend needs episode_format {SERVER_BACKEND_VERSION}",
+                f'write "episode_format": {SERVER_BACKEND_VERSION}',
+            )
+        )
+    return out
+
+
+def episode_problems(
+    spec: EpisodeSpec, toolset: Toolset, policy: Policy, servers: Collection[str] = ()
+) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of every problem of one episode beyond its schema;
+    `servers`: the names of the evalset's tool servers."""
+    return (
+        _tool_problems(spec, toolset, policy)
+        + _server_problems(spec, servers, policy)
+        + _reply_problems(spec, toolset, policy)
+        + _success_problems(spec)
+        + impossible_checks(spec, toolset, policy)
+    )
