@@ -54,6 +54,8 @@ WORLD_VERSION = 5
 """The first format whose manifest may name a `world` or an `answers` file and whose
 policy may hold `destructive_when`."""
 FAULT_SEPARATOR = "~"
+HarnessTransform = Literal["tools", "context", "system_prompt", "format"]
+"""The transformations of a harness variant an entry may opt out of."""
 
 
 class Policy(BaseModel):
@@ -97,6 +99,10 @@ class EvalsetManifest(BaseModel):
     """Format 5: right and near-miss answers per entry (JSON lines `entry_id`, `text`,
     `expect_pass`, `why`), the entries' own check that they are neither too narrow nor
     too loose (docs/writing-entries.md)."""
+    system_prompts: str | None = None
+    """Format 5: named paraphrases of `system_prompt` and the rules entries rely on
+    (YAML), for the `system_prompt` harness variants (`loragate.evalset.paraphrases`,
+    docs/harness.md)."""
 
 
 class FunctionCall(BaseModel):
@@ -153,6 +159,10 @@ class Entry(BaseModel):
     """The tools this entry offers (format 3): each the name of a tool in tools.json or a
     full OpenAI tool definition of its own. Unset: every tool of tools.json."""
     notes: str | None = None
+    harness_opt_out: dict[HarnessTransform, str] = Field(default_factory=dict)
+    """Format 5: harness transformations that would change this entry's meaning, each
+    with the reason (`{"context": "refers to 'the message above'"}`); the entry is left
+    out of every variant that applies one of them (docs/harness.md)."""
     fault: FaultKind | None = None
     """Set by expansion: the fault this variant carries. Not written in entries files."""
 
@@ -442,6 +452,7 @@ def _read_manifest(root: Path) -> EvalsetManifest:
             ("world", manifest.world),
             ("answers", manifest.answers),
             ("policy.destructive_when", manifest.policy.destructive_when),
+            ("system_prompts", manifest.system_prompts),
         )
         if used
     ]
@@ -583,6 +594,34 @@ def _entry_line_problems(
     return problems
 
 
+def _opt_out_problems(entry: Entry, lineno: int, where: str, format_version: int) -> list[Problem]:
+    """`harness_opt_out` needs format 5 and a reason for every transformation."""
+    if not entry.harness_opt_out:
+        return []
+    problems = [
+        Problem(
+            where,
+            f"opting out of `{name}` needs the reason",
+            line=lineno,
+            field=f"harness_opt_out.{name}",
+            fix="say why the transformation would change what the entry expects",
+        )
+        for name, reason in entry.harness_opt_out.items()
+        if not reason.strip()
+    ]
+    if format_version < WORLD_VERSION:
+        problems.append(
+            Problem(
+                where,
+                f"`harness_opt_out` needs evalset format {WORLD_VERSION}",
+                line=lineno,
+                field="harness_opt_out",
+                fix=f"set `format_version: {WORLD_VERSION}` in evalset.yaml",
+            )
+        )
+    return problems
+
+
 def _expect_problems(
     fam: Family[Any], expect: BaseModel, toolset: Toolset, lineno: int, where: str
 ) -> list[Problem]:
@@ -679,6 +718,7 @@ def _read_entries(
             )
             continue
         problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)
+        problems += _opt_out_problems(entry, lineno, ef, format_version)
         if entry.id in seen_ids:
             continue
         seen_ids[entry.id] = lineno
