@@ -61,6 +61,8 @@ class PromptJob:
     tools: list[dict[str, Any]] | None = None
     """The tools this job's entry offers, in OpenAI form (what a server takes; local
     runners have them in `prompt`). `None`: the tools of `RunnerSetup.tools`."""
+    harness: str | None = None
+    """The harness variant the prompt was built under; `None`: the default harness."""
 
     def record(
         self,
@@ -81,6 +83,7 @@ class PromptJob:
             completion_tokens=completion_tokens,
             prompt_sha256=self.prompt_sha256,
             cache_key=self.cache_key,
+            harness=self.harness,
         )
 
 

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 import loragate.runners as runners_pkg
+from loragate.formats.manifest import MANIFEST_SCHEMA_VERSION
 from loragate.formats.records import GenerationRecord
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import _agree, _base_probe, execute_run, plan_run, self_check
@@ -93,7 +94,7 @@ def test_an_adapter_equal_to_the_base_everywhere_is_flagged(tmp_path: Path, echo
     (warning,) = check.warnings
     assert "'same'" in warning and "not applied" in warning
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["schema_version"] == 2
+    assert manifest["schema_version"] == MANIFEST_SCHEMA_VERSION
     assert manifest["self_check"]["identical_to_base"]["same"] == 1.0
 
 

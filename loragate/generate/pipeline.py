@@ -56,6 +56,12 @@ from loragate.formats.runfolder import (
 )
 from loragate.generate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
 from loragate.generate.config import RunConfig
+from loragate.generate.harness_apply import (
+    AppliedVariant,
+    canonical_request,
+    harness_records,
+    plan_variants,
+)
 from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
 from loragate.runners import PromptJob, Runner, RunnerSetup
 
@@ -77,6 +83,8 @@ class RunPlan:
     """Records already in `generations.jsonl`, by cache key, for this run's jobs."""
     manifest: RunManifest
     renderer: ChatRenderer | None = None
+    variants: list[AppliedVariant] = field(default_factory=list)
+    """The harness variants generated beside the default harness (docs/harness.md)."""
 
     @property
     def pending(self) -> list[PromptJob]:
@@ -260,10 +268,6 @@ def _adapters(config: RunConfig, backend: str, model: _Model) -> list[AdapterInf
     )
 
 
-def _canonical_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
-    return json.dumps({"messages": messages, "tools": tools}, sort_keys=True, ensure_ascii=False)
-
-
 def build_jobs(
     evalset: Evalset,
     *,
@@ -272,35 +276,38 @@ def build_jobs(
     model_id: str,
     revision: str | None,
     adapters: list[AdapterInfo],
+    variants: list[AppliedVariant] | None = None,
 ) -> list[PromptJob]:
-    """Every (entry, adapter, sample) job, entry-major, with prompts and cache keys."""
+    """Every (entry, adapter, sample) job, entry-major, with prompts and cache keys:
+    the default harness's, then each harness variant's (one batch, one engine load)."""
     sampling = config.sampling.model_dump()
     k = config.sampling.samples
-    variants: list[AdapterInfo | None] = [None] if config.include_base else []
-    variants += adapters
-    if not variants:
+    models: list[AdapterInfo | None] = [None] if config.include_base else []
+    models += adapters
+    if not models:
         raise BadInput(
             "nothing to evaluate: --no-base and no adapters",
             [Problem("command line", "no model variant", fix="drop --no-base or add --adapter")],
         )
     jobs: list[PromptJob] = []
-    for entry in evalset.entries:
-        tools = evalset.toolset_of(entry.id).as_openai()
-        server_messages = evalset_messages(evalset, entry, arguments_as="str")
-        if renderer is not None:
-            prompt = renderer.render_prompt(evalset_messages(evalset, entry), tools)
-        else:
-            prompt = _canonical_request(server_messages, tools)
+
+    def add(
+        entry_id: str,
+        prompt: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        harness: AppliedVariant | None,
+    ) -> None:
         sha = prompt_sha256(prompt)
-        for adapter in variants:
+        for adapter in models:
             for sample in range(k):
                 jobs.append(
                     PromptJob(
-                        entry_id=entry.id,
+                        entry_id=entry_id,
                         adapter=adapter.name if adapter else BASE_ADAPTER,
                         sample=sample,
                         prompt=prompt,
-                        messages=server_messages,
+                        messages=messages,
                         tools=tools,
                         prompt_sha256=sha,
                         cache_key=cache_key(
@@ -310,12 +317,26 @@ def build_jobs(
                             adapter=adapter,
                             sampling=sampling,
                             sample=sample,
+                            harness=harness.key if harness is not None else None,
                         ),
                         seed=None
                         if config.sampling.greedy
                         else sample_seed(config.sampling.seed, sha, sample),
+                        harness=harness.name if harness is not None else None,
                     )
                 )
+
+    for entry in evalset.entries:
+        tools = evalset.toolset_of(entry.id).as_openai()
+        wire = evalset_messages(evalset, entry, arguments_as="str")
+        if renderer is not None:
+            prompt = renderer.render_prompt(evalset_messages(evalset, entry), tools)
+        else:
+            prompt = canonical_request(wire, tools)
+        add(entry.id, prompt, wire, tools, None)
+    for applied in variants or []:
+        for entry_id, prompt, wire, tools in applied.prompts(renderer):
+            add(entry_id, prompt, wire, tools, applied)
     return jobs
 
 
@@ -325,8 +346,10 @@ def plan_run(
     config_path: Path | None = None,
     limit: int | None = None,
     families: list[str] | None = None,
+    harness: list[str] | None = None,
 ) -> RunPlan:
-    """Check everything and work out what to generate; loads no model."""
+    """Check everything and work out what to generate; loads no model. `harness`:
+    `--harness` (None: the config's `harness.run`)."""
     from loragate.runners import check_available
 
     backend = resolve_backend(config.backend)
@@ -347,6 +370,15 @@ def plan_run(
             trust_remote_code=config.trust_remote_code,
             revision=None if os.path.isdir(model.path) else model.revision,
         )
+    variants = plan_variants(
+        config,
+        full=full,
+        entries=select_entries(evalset, families=None, limit=config.harness.entries).entries,
+        renderer=renderer,
+        backend=backend,
+        model_path=model.path,
+        names=harness,
+    )
     jobs = build_jobs(
         evalset,
         renderer=renderer,
@@ -354,6 +386,7 @@ def plan_run(
         model_id=model.id,
         revision=model.revision,
         adapters=adapters,
+        variants=variants,
     )
     out_dir = run_folder(config, config_path)
     engine_opts: dict[str, Any] = {}
@@ -385,6 +418,7 @@ def plan_run(
         host=host_info(),
         started_at=now_iso(),
         jobs=len(jobs),
+        harness=harness_records(variants),
     )
     check_compatible(read_manifest(out_dir) if out_dir.is_dir() else {}, manifest, out_dir)
     wanted = {j.cache_key for j in jobs}
@@ -414,6 +448,7 @@ def plan_run(
         cached=cached,
         manifest=manifest,
         renderer=renderer,
+        variants=variants,
     )
 
 
@@ -615,6 +650,7 @@ def _base_probe(
     ):
         return None
     base_jobs = [j for j in pending if j.adapter == BASE_ADAPTER and j.sample == 0]
+    base_jobs = [j for j in base_jobs if j.harness is None]  # the default harness's
     chosen = base_jobs[:PROBE_ENTRIES]
     if not chosen:
         return None
@@ -636,6 +672,7 @@ def self_check(
 ) -> SelfCheck:
     """Per adapter, the share of entries whose greedy sample 0 equals the base's; a
     warning when an adapter equals the base everywhere (it was probably not applied)."""
+    records = [r for r in records if r.harness is None]  # the default harness's
     base = {r.entry_id: r.text for r in records if r.adapter == BASE_ADAPTER and r.sample == 0}
     shares: dict[str, float] = {}
     warnings: list[str] = []
