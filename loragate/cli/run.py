@@ -129,6 +129,17 @@ def command(
             "0: none. Default: the config's `episodes` (the embedded model's: 2).",
         ),
     ] = None,
+    harness: Annotated[
+        str | None,
+        typer.Option(
+            "--harness",
+            metavar="VARIANTS",
+            help="Harness variants to generate beside the default harness, comma-separated "
+            "(routed, shuffled, distractors-10, context-4k, system-terse, ...; `all`: every "
+            "variant of the config; `none`); default: the config's harness.run. "
+            "See docs/harness.md.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     trust_remote_code: Annotated[
         bool,
@@ -168,8 +179,16 @@ def command(
     cfg = cfg.model_copy(update={"trust_remote_code": trusted})
     family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
     console = Console(stderr=True)
+    from loragate.generate.harness import parse_harness_option
+
     run_and_report(
-        cfg, config_path=config, limit=limit, families=family_list, console=console, quiet=quiet
+        cfg,
+        config_path=config,
+        limit=limit,
+        families=family_list,
+        console=console,
+        quiet=quiet,
+        harness=parse_harness_option(harness),
     )
 
 
@@ -191,9 +210,11 @@ def run_and_report(
     families: list[str] | None,
     console: Any,
     quiet: bool = False,
+    harness: list[str] | None = None,
 ) -> Any:
     """Plan, generate with a progress bar, score with `finish_run`, print the tables,
-    holding the run folder's write lock throughout. Returns the `ScoredRun`."""
+    holding the run folder's write lock throughout. Returns the `ScoredRun`. `harness`:
+    the `--harness` variants (None: the config's `harness.run`)."""
     from loragate.common.locking import writing
     from loragate.generate.pipeline import run_folder
 
@@ -205,6 +226,7 @@ def run_and_report(
             families=families,
             console=console,
             quiet=quiet,
+            harness=harness,
         )
 
 
@@ -216,6 +238,7 @@ def _run_locked(
     families: list[str] | None,
     console: Any,
     quiet: bool,
+    harness: list[str] | None = None,
 ) -> Any:
     from rich.console import Console
 
@@ -225,7 +248,7 @@ def _run_locked(
     from loragate.results.report import print_summary
     from loragate.score.scoring import finish_run
 
-    plan = plan_run(cfg, config_path=config_path, limit=limit, families=families)
+    plan = plan_run(cfg, config_path=config_path, limit=limit, families=families, harness=harness)
     from loragate.episodes.run import EpisodeRunner, run_episode_set
 
     episodes = run_episode_set(plan.evalset, cfg)
@@ -236,6 +259,12 @@ def _run_locked(
         f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
         f"{' + base' if cfg.include_base else ''}  -> {plan.out_dir}"
     )
+    if plan.variants:
+        console.print(
+            f"harness variants: {', '.join(v.name for v in plan.variants)} on "
+            f"{len({e for v in plan.variants for e in [*v.entries, *v.skipped]})} entries, "
+            "generated with the default harness in one batch"
+        )
     console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
     first = f"starting the {plan.backend} backend"
     runner = (
@@ -281,6 +310,7 @@ def _run_locked(
         cfg.parse_mode,
         k=cfg.sampling.samples,
         source=None,
+        variants=plan.variants,
     )
     out_console = Console() if console.stderr else console
     print_summary(scored.summary, out_console)

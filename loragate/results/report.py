@@ -150,7 +150,10 @@ def failing_table_markdown(results: Sequence[ResultRecord], limit: int) -> list[
 
 def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
     """`report.md` of a scored run: per adapter the family table, recovery per fault,
-    failure reasons, missing entries and the failing entries."""
+    failure reasons, the harness sensitivity table, missing entries and the failing
+    entries (`results`: the default harness's)."""
+    from loragate.results.sensitivity import sensitivity_markdown
+
     ev = summary.evalset
     by_adapter: dict[str, list[ResultRecord]] = defaultdict(list)
     for r in results:
@@ -201,6 +204,9 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
         reasons = reason_table_markdown(adapter)
         if reasons:
             out += ["", "### Failure reasons", "", *reasons]
+        harness = sensitivity_markdown(summary, name)
+        if harness:
+            out += ["", "### Harness sensitivity", "", *harness]
         failing = failing_table_markdown(by_adapter.get(name, []), MAX_FAILING_ENTRIES)
         if failing:
             out += ["", "### Failing entries", "", *failing]
@@ -211,8 +217,11 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
 
 
 def print_summary(summary: Summary, console: Console) -> None:
-    """Print one rich table per adapter: families, overall, faults."""
+    """Print one rich table per adapter: families, overall, faults; then its harness
+    sensitivity table when the run has variants."""
     from rich.table import Table
+
+    from loragate.results.sensitivity import sensitivity_terminal
 
     ev = summary.evalset
     for name, adapter in summary.adapters.items():
@@ -250,6 +259,9 @@ def print_summary(summary: Summary, console: Console) -> None:
                 row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
             table.add_row(*row, _unparseable(stats), style=style)
         console.print(table)
+        harness = sensitivity_terminal(summary, name)
+        if harness is not None:
+            console.print(harness)
         missing = len(summary.entry_ids) - adapter.overall.entries
         if missing:
             console.print(

@@ -14,7 +14,7 @@ original exception chained.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +38,7 @@ from loragate.formats.records import (
     trusted,
 )
 from loragate.formats.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
+from loragate.generate.harness_apply import AppliedVariant
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
@@ -45,6 +46,7 @@ from loragate.score.processes import (
     can_fork,
     resolve_jobs,
 )
+from loragate.score.sensitivity import harness_summary
 
 PROGRESS_MIN_RECORDS = 5000
 """Below this many records no progress bar is shown (scoring takes well under a second)."""
@@ -230,20 +232,27 @@ def check_generations(
     *,
     allow_missing: bool = False,
     source: Path | None = None,
+    variants: Mapping[str, Evalset] | None = None,
 ) -> dict[str, list[str]]:
     """Check a generations set against `evalset`; return the missing entry ids per adapter.
 
     `BadInput` (listing the lines when `source`, the file the records were read from in
     order, is given) for: records naming entries the evalset lacks, the same
-    (adapter, entry, sample) twice, and - unless `allow_missing` - evalset entries an
-    adapter has no generation for.
+    (adapter, entry, sample, harness variant) twice, samples of a harness variant not
+    in `variants` (variant name -> the evalset it is scored on), and - unless
+    `allow_missing` - evalset entries an adapter has no default-harness generation for.
     """
     where = _Locator(source)
     problems: list[Problem] = []
-    seen: dict[tuple[str, str, int], int] = {}
+    seen: dict[tuple[str, str, int, str | None], int] = {}
     covered: dict[str, set[str]] = defaultdict(set)
     for i, r in enumerate(records):
-        if r.entry_id not in evalset.by_id:
+        if r.harness is not None:
+            problem = _variant_problem(where, i, r, variants or {})
+            if problem is not None:
+                problems.append(problem)
+                continue
+        elif r.entry_id not in evalset.by_id:
             problems.append(
                 where.problem(
                     i,
@@ -253,7 +262,7 @@ def check_generations(
                 )
             )
             continue
-        key = (r.adapter, r.entry_id, r.sample)
+        key = (r.adapter, r.entry_id, r.sample, r.harness)
         if key in seen:
             first = where.line_of(seen[key])
             problems.append(
@@ -267,7 +276,8 @@ def check_generations(
             )
             continue
         seen[key] = i
-        covered[r.adapter].add(r.entry_id)
+        if r.harness is None:
+            covered[r.adapter].add(r.entry_id)
     if problems:
         raise BadInput(
             f"{len(problems)} bad generation record(s)"
@@ -294,6 +304,29 @@ def check_generations(
             )
         raise BadInput("generations do not cover the evalset", missing_problems)
     return {a: ids for a, ids in missing.items() if ids}
+
+
+def _variant_problem(
+    where: _Locator, index: int, r: GenerationRecord, variants: Mapping[str, Evalset]
+) -> Problem | None:
+    """Why a harness variant's record cannot be scored here, or None."""
+    scoring = variants.get(str(r.harness))
+    if scoring is None:
+        return where.problem(
+            index,
+            f"a sample of harness variant {r.harness!r}, which this scoring does not know",
+            "harness",
+            "rebuild the run folder with `loragate run --backend replay` and the run's "
+            "config and --harness (docs/harness.md)",
+        )
+    if r.entry_id not in scoring.by_id:
+        return where.problem(
+            index,
+            f"entry {r.entry_id!r} is not one harness variant {r.harness!r} runs",
+            "entry_id",
+            "score against the run config the generations were made with",
+        )
+    return None
 
 
 # -- scoring a set -----------------------------------------------------------------
@@ -405,6 +438,7 @@ class ScoredRun:
 
     summary: Summary
     results: list[ResultRecord]
+    """The default harness's scored samples (results.jsonl also holds the variants')."""
     out_dir: Path
     missing: dict[str, list[str]]
     """Per adapter, entries without any generation (only with `allow_missing`)."""
@@ -434,6 +468,7 @@ def finish_run(
     progress: bool | None = None,
     include_generations: bool = False,
     jobs: int = 1,
+    variants: Sequence[AppliedVariant] = (),
 ) -> ScoredRun:
     """Score `generations`, summarise, and write `results.jsonl`, `summary.json`,
     `report.md` and `view.html` (`loragate view`'s page) into the run folder `out_dir`.
@@ -445,21 +480,38 @@ def finish_run(
     file the generations were read from, in order, so problems can name its lines.
     `include_generations` also writes the generations as `generations.jsonl` when the
     folder has none (so a run folder scored from a loose file is self-contained).
-    `jobs`: processes judging the distinct outputs (see `score_records`).
+    `jobs`: processes judging the distinct outputs (see `score_records`). `variants`:
+    the harness variants the generations were made under; each variant's samples are
+    judged on its own scoring evalset and summarised in `summary.harness` (figures per
+    variant, the sensitivity table; docs/harness.md).
     """
     from loragate.results.report import render_markdown
     from loragate.results.view.data import run_view_page
 
-    missing = check_generations(evalset, generations, allow_missing=allow_missing, source=source)
-    results = _score_checked(evalset, generations, parse_mode, progress, jobs)
+    scoring = {v.name: v.scoring for v in variants}
+    missing = check_generations(
+        evalset, generations, allow_missing=allow_missing, source=source, variants=scoring
+    )
+    default = [g for g in generations if g.harness is None]
+    results = _score_checked(evalset, default, parse_mode, progress, jobs)
     summary = summarize(evalset, results, parse_mode, k)
+    every = results
+    if variants:
+        by_variant = {
+            v.name: _score_checked(
+                v.scoring, [g for g in generations if g.harness == v.name], parse_mode, False, jobs
+            )
+            for v in variants
+        }
+        summary.harness = harness_summary(summary, results, by_variant, variants, parse_mode, k)
+        every = results + [r for rs in by_variant.values() for r in rs]
     files: dict[str, str] = {}
     if include_generations and not (out_dir / GENERATIONS).exists():
         files[GENERATIONS] = dump_jsonl(generations)
     files |= {
-        RESULTS: dump_jsonl(results),
+        RESULTS: dump_jsonl(every),
         REPORT: render_markdown(summary, results),
-        VIEW: run_view_page(out_dir, summary, results, evalset),
+        VIEW: run_view_page(out_dir, summary, every, evalset),
         SUMMARY: summary.model_dump_json(indent=2) + "\n",
     }
     write_run_files(out_dir, files)
