@@ -277,3 +277,92 @@ def test_select_variants_takes_config_presets_and_paraphrases() -> None:
     assert names == ["routed", "system-terse"]
     with pytest.raises(ValueError, match="untransformed"):
         HarnessVariant.model_validate({"name": "default", "tools": {"select": "routed"}})
+
+
+# -- compare, gate, card ----------------------------------------------------------------
+
+
+def test_compare_shows_default_and_worst_variant(
+    sensitivity: tuple[Path, Summary, int, int],
+) -> None:
+    from loragate.results.compare import compare_runs
+    from loragate.results.compare_render import render_markdown
+    from loragate.results.runs import load_run
+
+    out, _, _, _ = sensitivity
+    runs = [load_run(f"{out}:position-biased"), load_run(f"{out}:system-overfit")]
+    c = compare_runs(runs)
+    gov = next(r for r in c.robustness if r.family == "governance")
+    biased, overfit = gov.cells
+    assert biased is not None and overfit is not None
+    assert overfit.worst == "system-terse" and overfit.default == 1.0
+    assert overfit.worst_pass_at_1 is not None and overfit.worst_pass_at_1 < 1.0
+    assert biased.worst == "shuffled" or biased.worst is None or biased.worst_pass_at_1 is not None
+    text = render_markdown(c)
+    assert "Harness robustness" in text and "100.0 % → 50.0 % system-terse" in text
+    assert json.loads(c.model_dump_json())["robustness"]
+
+
+def test_gate_bounds_the_worst_variant(
+    sensitivity: tuple[Path, Summary, int, int], tmp_path: Path
+) -> None:
+    from loragate.results.gate import GatePolicy, evaluate_gate
+    from loragate.results.runs import load_run
+
+    out, _, _, _ = sensitivity
+    run = load_run(f"{out}:system-overfit")
+    policy = GatePolicy.model_validate(
+        {
+            "defaults": {"min_pass_at_1_worst_variant": 0.6, "max_drop_vs_default": 10},
+        }
+    )
+    result = evaluate_gate(policy, run)
+    failed = {(r.family, r.rule) for r in result.failed}
+    assert failed == {
+        ("governance", "min_pass_at_1_worst_variant"),
+        ("governance", "max_drop_vs_default"),
+    }
+    assert not result.passed
+    # a run without variants skips the harness rules, and says so
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for name in ("results.jsonl", "manifest.json"):
+        (plain / name).write_bytes((out / name).read_bytes())
+    summary = json.loads((out / "summary.json").read_text())
+    summary["harness"] = None
+    (plain / "summary.json").write_text(json.dumps(summary))
+    policy = GatePolicy.model_validate(
+        {"defaults": {"min_pass_at_1": 0.5, "max_drop_vs_default": 10}}
+    )
+    result = evaluate_gate(policy, load_run(f"{plain}:system-overfit"))
+    assert result.passed
+    assert any("harness rule(s) skipped" in n for n in result.notes)
+
+
+def test_card_has_a_robustness_table(sensitivity: tuple[Path, Summary, int, int]) -> None:
+    from loragate.results.card import build_card
+    from loragate.results.runs import load_run
+
+    out, _, _, _ = sensitivity
+    card = build_card(load_run(f"{out}:system-overfit"))
+    assert "### Robustness to the harness" in card.section
+    assert (
+        "| D governance | 100.0 % (14/14) | 50.0 % (7/14) | system-terse | -50 pt |" in card.section
+    )
+
+
+def test_view_holds_the_table_and_only_default_samples(
+    sensitivity: tuple[Path, Summary, int, int],
+) -> None:
+    from loragate.results.view.data import load_sides, view_data
+
+    out, summary, _, _ = sensitivity
+    sides = load_sides([f"{out}:system-overfit"])
+    assert all(r.harness is None for side in sides for r in side.results)
+    data = view_data(sides, load_evalset(AGENT20))
+    assert len(data["samples"]) == len(summary.entry_ids)  # one default sample an entry
+    h = data["sides"][0]["harness"]
+    assert h["variants"] == VARIANTS
+    assert h["rows"]["governance"]["worst"] == "system-terse"
+    page = (out / "view.html").read_text()
+    assert "harnessTables" in page

@@ -29,10 +29,12 @@ from loragate.formats.records import EvalsetRef, RateStats
 from loragate.formats.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
 from loragate.results.runs import LoadedRun
+from loragate.results.sensitivity import RobustnessRow, robustness_rows
 from loragate.stats.paired import PairedTest, paired_test
 
-COMPARISON_SCHEMA_VERSION = 2
-"""2 adds `tags` (a paired row per grouping tag)."""
+COMPARISON_SCHEMA_VERSION = 3
+"""2 adds `tags` (a paired row per grouping tag); 3 adds `robustness` (per family each
+run's default and worst-variant pass@1 when its run has harness variants)."""
 DEFAULT_ALPHA = 0.05
 LARGE_MOVE_POINTS = 20.0
 """A family move this large (in points) enters the headline even when not significant."""
@@ -140,6 +142,9 @@ class Comparison(BaseModel):
     tags: list[TagRow] = Field(default_factory=list)
     """A row per grouping tag of the baseline's entries (`loragate.score.aggregate.grouping_tags`)."""
     training: list[TrainingRow]
+    robustness: list[RobustnessRow] = Field(default_factory=list)
+    """Per family, each run's default and worst-variant figures (runs made with
+    `--harness`, docs/harness.md); empty when no run has harness variants."""
     headlines: list[str]
     """One per non-baseline run: the contrast in one line."""
     notes: list[str] = Field(default_factory=list)
@@ -470,6 +475,13 @@ def compare_runs(
             "no training log found: give --training-log NAME=PATH (trainer_state.json, "
             "CSV or JSONL) to put loss and token accuracy beside the family scores"
         )
+    robust = robustness_rows([(r.summary, r.adapter) for r in runs])
+    sets = {tuple(c.variants) for c in robust[-1].cells if c is not None} if robust else set()
+    if len(sets) > 1 or (robust and None in robust[-1].cells):
+        notes.append(
+            "the runs were not made with the same harness variants: each worst variant is "
+            "the worst of its own run's (rerun with the same --harness to compare them)"
+        )
     comparison = Comparison(
         runs=[
             RunInfo(
@@ -494,6 +506,7 @@ def compare_runs(
         overall=overall,
         tags=tag_rows,
         training=training_rows,
+        robustness=robust,
         headlines=[],
         notes=notes,
     )

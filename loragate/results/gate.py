@@ -37,6 +37,7 @@ from loragate.formats.trajectories import Rate
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs, significant_drop
 from loragate.results.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
 from loragate.results.runs import LoadedRun
+from loragate.results.sensitivity import Robustness, robustness
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -61,6 +62,10 @@ class FamilyRules(BaseModel):
     """Against the baseline: largest allowed pass@1 drop, in percentage points."""
     no_significant_drop: bool | None = None
     """Against the baseline: fail on a drop with paired-test p < alpha."""
+    min_pass_at_1_worst_variant: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Floor on pass@1 under the run's worst harness variant (`run --harness`)."""
+    max_drop_vs_default: float | None = Field(default=None, ge=0.0, le=100.0)
+    """Largest allowed drop, in points, from the default harness to the worst variant."""
 
     def merged(self, override: FamilyRules | None) -> FamilyRules:
         """These rules with every field that `override` sets replaced."""
@@ -217,6 +222,8 @@ class _FamilyFacts:
     has_baseline: bool
     alpha: float
     tag: str | None = None
+    robust: Robustness | None = None
+    """The family's default and worst-variant figures (a run made with --harness)."""
 
 
 def _floor(
@@ -321,14 +328,25 @@ FAMILY_RULES: dict[str, Callable[[_FamilyFacts, float], RuleResult]] = {
     "min_ci_low": _min_ci_low,
     "max_drop_points": _max_drop_points,
     "no_significant_drop": _no_significant_drop,
+    "min_pass_at_1_worst_variant": lambda f, t: _harness_rule("min_pass_at_1_worst_variant", f, t),
+    "max_drop_vs_default": lambda f, t: _harness_rule("max_drop_vs_default", f, t),
 }
 """Rule name (a `FamilyRules` field) -> its check, in the order results are listed."""
+
+HARNESS_RULES = ("min_pass_at_1_worst_variant", "max_drop_vs_default")
+"""Rules on the harness sensitivity table (docs/harness.md)."""
 
 RUN_RULES: dict[str, Callable[[RateStats], int]] = {
     "max_unparseable": lambda overall: overall.unparseable,
     "max_unparseable_repaired": lambda overall: overall.unparseable_repaired,
 }
 """Run-level ceiling (a `GatePolicy` field) -> the count of samples it bounds."""
+
+
+def _harness_rule(rule: str, facts: _FamilyFacts, threshold: float) -> RuleResult:
+    from loragate.results.gate_harness import harness_rule
+
+    return harness_rule(rule, facts, threshold)
 
 
 def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
@@ -454,6 +472,7 @@ def evaluate_gate(
 
     results: list[RuleResult] = []
     notes: list[str] = []
+    robust = robustness(run.summary, run.adapter)
     groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
         (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
         for fam in present
@@ -467,6 +486,7 @@ def evaluate_gate(
             delta=_delta(comparison, family) if family is not None else _tag_delta(comparison, tag),
             has_baseline=comparison is not None,
             alpha=policy.alpha,
+            robust=robust.get(family) if family is not None else None,
         )
         results += _group_results(rules, facts)
 
@@ -504,9 +524,15 @@ def evaluate_gate(
             + "; a gate that checks nothing would ship anything",
             fix="add rules that apply to this run (see configs/gates/default.yaml)",
         )
-    skipped = len(results) - len(evaluated)
+    harness_skipped = sum(r.status == "SKIP" and r.rule in HARNESS_RULES for r in results)
+    skipped = len(results) - len(evaluated) - harness_skipped
     if skipped:
         notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    if harness_skipped:
+        notes.append(
+            f"{harness_skipped} harness rule(s) skipped: the run has no harness variants "
+            "(loragate run --harness, docs/harness.md)"
+        )
     if comparison is not None:
         notes += comparison.notes
     passed = all(r.status != "FAIL" for r in results)

@@ -11,14 +11,17 @@ bounds it (`min_pass_at_1_worst_variant`, `max_drop_vs_default`), the card tabul
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
 
 from loragate.formats.records import FamilySensitivity, HarnessSummary, Summary, VariantCell
 from loragate.results.formatting import (
     MISSING,
     Raw,
-    fmt_p,
+    fmt_p_eq,
     fmt_points,
     format_ci,
     format_rate,
@@ -85,9 +88,9 @@ def _cell_markdown(cell: VariantCell, variant: bool) -> str:
     if cell.pass_at_1 is None:
         return MISSING
     text = f"{cell_rate(cell)} {format_ci(cell.ci_low, cell.ci_high)}"
-    if variant and cell.diff_points is not None:
+    if variant and cell.diff_points:  # a variant's cell equal to the default's says no more
         mark = "*" if cell.p_value is not None and cell.p_value < ALPHA else ""
-        text += f" Δ {fmt_points(cell.diff_points)}, p = {fmt_p(cell.p_value)}{mark}"
+        text += f" Δ {fmt_points(cell.diff_points)}, {fmt_p_eq(cell.p_value)}{mark}"
     return text
 
 
@@ -121,8 +124,8 @@ def sensitivity_markdown(summary: Summary, adapter: str) -> list[str]:
     out = [
         f"Harness sensitivity of `{md_text(adapter)}` over {len(h.entry_ids)} entries: pass@1 "
         "with its 95 % Wilson interval under each harness; Δ: paired difference against the "
-        f"default harness on the same entries, p: exact paired test (* p < {ALPHA}); spread: "
-        "highest minus lowest pass@1.",
+        f"default harness on the same entries (shown when not 0), p: exact paired test "
+        f"(* p < {ALPHA}); spread: highest minus lowest pass@1.",
         "",
         *markdown_table(header, rows, "l" + "l" * len(names) + "rl"),
         "",
@@ -223,6 +226,122 @@ def worst_text(r: Robustness | None) -> str:
     return f"{cell_rate(r.worst_cell)} {r.worst}"
 
 
+def worst_cell(r: Robustness) -> VariantCell | None:
+    """The lowest variant cell (the default's figure when every harness scores the same)."""
+    return r.worst_cell if r.worst_cell is not None else r.default
+
+
+class RobustnessCell(BaseModel):
+    """One run's robustness figures for one family (`loragate compare`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entries: int
+    """Entries the variants ran (the default figure is over the same)."""
+    default: float | None
+    """pass@1 under the default harness."""
+    worst: str | None
+    """The variant with the lowest pass@1; None when every harness scores the same."""
+    worst_pass_at_1: float | None
+    drop_points: float | None
+    """Default minus worst-variant pass@1, in points."""
+    variants: list[str]
+
+
+class RobustnessRow(BaseModel):
+    """A family (or `overall`) of `loragate compare`'s robustness table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: str
+    letter: str
+    cells: list[RobustnessCell | None]
+    """Per run; None: the run has no harness variants (or not this family)."""
+
+
+def robustness_rows(runs: Sequence[tuple[Summary, str]]) -> list[RobustnessRow]:
+    """Per family, each (summary, adapter)'s default and worst-variant figures; empty
+    when no run has harness variants."""
+    per_run = [robustness(summary, adapter) for summary, adapter in runs]
+    if not any(per_run):
+        return []
+    families: list[str] = []
+    for figures in per_run:
+        families += [f for f in figures if f not in families and f != OVERALL]
+    rows: list[RobustnessRow] = []
+    for family in [*families, OVERALL]:
+        cells: list[RobustnessCell | None] = []
+        for (summary, _), figures in zip(runs, per_run, strict=True):
+            r = figures.get(family)
+            if r is None:
+                cells.append(None)
+                continue
+            low = worst_cell(r)
+            assert summary.harness is not None
+            cells.append(
+                RobustnessCell(
+                    entries=r.default.entries,
+                    default=r.default.pass_at_1,
+                    worst=r.worst,
+                    worst_pass_at_1=low.pass_at_1 if low is not None else None,
+                    drop_points=r.drop_points if r.worst is not None else 0.0,
+                    variants=[v.name for v in summary.harness.variants],
+                )
+            )
+        letter = "" if family == OVERALL else family_label(family)[0]
+        rows.append(RobustnessRow(family=family, letter=letter, cells=cells))
+    return rows
+
+
+def robustness_text(cell: RobustnessCell | None, terminal: bool = False) -> str:
+    """`50.0 % → 12.5 % routed` (default -> worst variant); in a terminal
+    `50.0 → 12.5 routed` (in %), and `100.0 = all` when every harness scores the same."""
+    if cell is None:
+        return MISSING
+
+    def rate(x: float | None) -> str:
+        if not terminal:
+            return format_rate(x)
+        return MISSING if x is None else f"{100 * x:.1f}"
+
+    if cell.worst is None:
+        return f"{rate(cell.default)} = all" if terminal else f"{rate(cell.default)} (all equal)"
+    return f"{rate(cell.default)} → {rate(cell.worst_pass_at_1)} {cell.worst}"
+
+
+def robustness_markdown(summary: Summary, adapter: str) -> list[str]:
+    """The card's robustness table: per family pass@1 under the default harness, under
+    the worst variant (with its name) and the drop; empty without variants."""
+    figures = robustness(summary, adapter)
+    if not figures or summary.harness is None:
+        return []
+    names = ", ".join(f"`{md_text(v.name)}`" for v in summary.harness.variants)
+    rows: list[list[str]] = []
+    for family, r in figures.items():
+        label = Raw("**overall**") if family == OVERALL else _label(family)
+        low = worst_cell(r)
+        rows.append(
+            [
+                label,
+                cell_rate(r.default),
+                cell_rate(low),
+                r.worst or "(all equal)",
+                fmt_points(-(r.drop_points or 0.0)) if r.worst else "0 pt",
+            ]
+        )
+    return [
+        "### Robustness to the harness",
+        "",
+        f"pass@1 under the evaluation's default harness and under the worst of the harness "
+        f"variants {names} ({len(summary.harness.entry_ids)} entries; docs/harness.md of "
+        "loragate).",
+        "",
+        *markdown_table(
+            ["Family", "Default harness", "Worst variant", "Variant", "Change"], rows, "lrrlr"
+        ),
+    ]
+
+
 def row_of(summary: Summary, adapter: str, family: str) -> FamilySensitivity | None:
     h = summary.harness
     if h is None:
@@ -235,11 +354,17 @@ __all__ = [
     "DEFAULT",
     "OVERALL",
     "Robustness",
+    "RobustnessCell",
+    "RobustnessRow",
     "cell_rate",
     "flip_lines",
     "robustness",
+    "robustness_markdown",
+    "robustness_rows",
+    "robustness_text",
     "row_of",
     "sensitivity_markdown",
     "sensitivity_terminal",
+    "worst_cell",
     "worst_text",
 ]

@@ -5,7 +5,8 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
 `view_data` builds is what the page's script reads (`VIEW_DATA_VERSION`):
 
 - `sides`: label, run folder, adapter, parse mode, k, that adapter's `summary.json`
-  figures (`AdapterSummary`) and its `gate.json` when the folder has one;
+  figures (`AdapterSummary`), its `gate.json` when the folder has one and its harness
+  sensitivity table (`harness`, version 2) when the run has variants;
 - `families`: `[name, letter]` in letter order; `reasons`: reason codes (samples
   refer to them by index); `texts`: distinct output texts (samples refer to them by
   index, so outputs the adapters share are stored once);
@@ -41,7 +42,9 @@ from loragate.results.report import family_label
 from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
 from loragate.results.view.html import render_view
 
-VIEW_DATA_VERSION = 1
+VIEW_DATA_VERSION = 2
+"""2 adds a side's `harness`: the adapter's harness sensitivity table (runs made with
+`loragate run --harness`); the entries and samples are the default harness's."""
 
 SampleRow = list[Any]
 
@@ -89,7 +92,8 @@ def sides_of(
             run_dir=run_dir,
             adapter=name,
             summary=summary,
-            results=[r for r in results if r.adapter == name],
+            # the default harness's samples (a variant's are in the sensitivity table)
+            results=[r for r in results if r.adapter == name and r.harness is None],
             gate=_gate_of(run_dir, name, len(names) > 1) if with_gate else None,
         )
         for name in ([adapter] if adapter is not None else names)
@@ -183,6 +187,23 @@ def _side_info(side: Side) -> dict[str, Any]:
         "evalset": side.summary.evalset.model_dump(),
         "summary": side.summary.adapters[side.adapter].model_dump(mode="json"),
         "gate": side.gate.model_dump(mode="json") if side.gate is not None else None,
+        "harness": _harness_of(side),
+    }
+
+
+def _harness_of(side: Side) -> dict[str, Any] | None:
+    """The side's sensitivity table: variant names and, per family, each harness's
+    cell (pass@1, passes, samples, Δ points and p against the default), spread, worst."""
+    h = side.summary.harness
+    if h is None or side.adapter not in h.sensitivity:
+        return None
+    return {
+        "variants": [v.name for v in h.variants],
+        "entries": len(h.entry_ids),
+        "rows": {
+            family: row.model_dump(mode="json")
+            for family, row in h.sensitivity[side.adapter].items()
+        },
     }
 
 

@@ -172,6 +172,40 @@
     });
   }
 
+  function harnessTables() {
+    // a run made with --harness: family x variant pass@1, the Δ against the default
+    // harness on the same entries (* p < 0.05), spread and worst variant
+    const box = document.getElementById("harness");
+    SIDES.forEach((s) => {
+      const h = s.harness;
+      if (!h) return;
+      const div = el("div", "harness");
+      add(div, el("h2", null, "Harness sensitivity: " + s.label + " (" + h.entries + " entries)"));
+      const names = ["default", ...h.variants];
+      const t = el("table", "grid");
+      add(t, add(el("tr"), el("th", null, "family"), ...names.map((n) => el("th", null, n)), el("th", null, "spread"), el("th", null, "worst variant")));
+      for (const [fam, row] of Object.entries(h.rows)) {
+        const tr = add(el("tr"), el("td", null, (LETTER[fam] ? LETTER[fam] + " " : "") + fam));
+        for (const n of names) {
+          const c = row.cells[n], td = el("td");
+          td.dataset.variant = n;
+          if (c && c.pass_at_1 !== null) {
+            add(td, pct(c.pass_at_1) + " ", el("span", "count", "(" + c.passes + "/" + c.samples + ")"));
+            if (n !== "default" && c.diff_points) {
+              const sig = c.p_value !== null && c.p_value < 0.05;
+              add(td, " ", el("span", c.diff_points < 0 ? "bad" : "ok", (c.diff_points > 0 ? "+" : "") + c.diff_points.toFixed(1) + " pt" + (sig ? "*" : "")));
+            }
+          } else td.textContent = "n/a";
+          tr.appendChild(td);
+        }
+        add(tr, el("td", null, row.spread_points === null ? "n/a" : row.spread_points.toFixed(1) + " pt"), el("td", null, row.worst || "-"));
+        t.appendChild(tr);
+      }
+      add(div, t, el("p", "muted", "pass@1 under each harness; beside a variant: its paired difference against the default on the same entries (* exact test p < 0.05). The entries below are the default harness's."));
+      box.appendChild(div);
+    });
+  }
+
   // -- entries: filters --------------------------------------------------------------
   const F = {};
   for (const k of ["family", "tag", "reason", "side", "verdict", "flipped", "a", "b", "text"]) F[k] = document.getElementById("f-" + k);
@@ -366,6 +400,7 @@
   chart();
   reasonsAndFaults();
   gates();
+  harnessTables();
   fillFilters();
   document.getElementById("filters").addEventListener("input", refresh);
   document.getElementById("filters").addEventListener("submit", (ev) => ev.preventDefault());
