@@ -20,7 +20,8 @@ import statistics
 import time
 from pathlib import Path
 
-from loragate.evalset.load import Entry, load_evalset
+from loragate.evalset.load import load_evalset
+from loragate.formats.evalset import Entry
 from loragate.formats.records import GenerationRecord
 from loragate.score.scoring import Scorer
 

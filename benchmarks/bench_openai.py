@@ -34,9 +34,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from loragate.formats.manifest import BASE_ADAPTER  # noqa: E402
 from loragate.formats.records import GenerationRecord  # noqa: E402
-from loragate.generate.config import SamplingConfig  # noqa: E402
-from loragate.runners import BASE_ADAPTER, PromptJob  # noqa: E402
+from loragate.formats.sampling import SamplingConfig  # noqa: E402
+from loragate.runners import PromptJob  # noqa: E402
 from loragate.runners.openai import OpenAIRunner  # noqa: E402
 from tests.runners.openai_servers import ScriptedServer  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 Uses the tickets MCP server of the tests (`tests/_tickets_mcp_server.py`, the `mcp`
 SDK's `MCPServer` over stdio) and the tests' tickets JSON endpoint (`http.server` on
-127.0.0.1 in a thread), and times, through `loragate.episodes.servers.tool_servers.ToolServers`:
+127.0.0.1 in a thread), and times, through `loragate.episodes.servers.pool.ToolServers`:
 
 - MCP: start (spawn, handshake, tool list) up to the first answered call, one call
   (`get_ticket`) once started, and stop (stdin closed, the server exits);
@@ -27,13 +27,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tests/_tool_servers.py: the server and the endpoint
 
 from loragate.episodes.definitions import Episode, EpisodeSpec  # noqa: E402
-from loragate.episodes.servers.tool_servers import (  # noqa: E402
-    HttpServerConfig,
-    McpServerConfig,
-    ToolServers,
-)
+from loragate.episodes.servers.pool import ToolServers  # noqa: E402
 from loragate.episodes.simulator import Simulator  # noqa: E402
-from loragate.evalset.load import Policy  # noqa: E402
+from loragate.formats.evalset import HttpServerConfig, McpServerConfig, Policy  # noqa: E402
 from tests._tool_servers import http_tickets, mcp_server  # noqa: E402
 
 LOOK = {"ticket_id": "T-7"}

@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from loragate.calls.tools import Toolset
+from loragate.formats.evalset import CallSpec, Entry, Policy
 from loragate.formats.records import ParseResult, Verdict
-
-if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Policy
-
-
-class CallSpec(BaseModel):
-    """An expected call: a tool name and argument matchers (see `loragate.calls.matchers`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)

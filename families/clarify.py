@@ -18,37 +18,37 @@ yes/no question made only of the user's own words); a reply whose asking sentenc
 case-insensitive, `*` for any ending) is `no_question` too: it asks about something
 else.
 
-Episodes reuse these checks for a question the scripted user answers
-(`question_problem`, `unasked_call_problem`, `clarify_spec_problems`), so a question is
-recognised the same way in an entry and in a trajectory.
+The question and early-call checks are `loragate.judge.clarification`'s
+(`question_problem`, `unasked_call_problem`, `clarify_spec_problems`), shared with the
+episodes' scripted user, so a question is recognised the same way in an entry and in a
+trajectory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.calls.tools import Toolset
-from loragate.families._base import Family, Sample, ScoringContext
-from loragate.families._checks import (
-    Call,
-    asks_to_confirm,
-    call_attempt,
+from loragate.calls.checks import (
     calls_of,
     fail,
     hygiene,
     names,
     short,
 )
-from loragate.formats.records import ParseResult, ReasonCode, Verdict
-from loragate.judge.answer import answer_problem, invented_result_problem, sample_sources
-from loragate.judge.questions import asking_sentences, user_words_of
-from loragate.judge.text import missing_groups, pattern_list_problems, sentences
+from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._replies import invented_result_problem, sample_sources
+from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.clarification import (
+    clarify_spec_problems,
+    question_problem,
+    unasked_call_problem,
+)
+from loragate.judge.text import pattern_list_problems
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry
+    from loragate.formats.evalset import Entry
 
 
 class ClarifyExpect(BaseModel):
@@ -66,22 +66,6 @@ class ClarifyExpect(BaseModel):
     missing: list[str] = Field(min_length=1)
     allowed_calls: list[str] = Field(default_factory=list)
     question_mentions: list[str] = Field(default_factory=list)
-
-
-def _question_context(answer: str, asking: list[str]) -> str:
-    """The asking sentences with the sentence before each: where the question names
-    what it asks for ("I can't convert without the currency. Which one is it?")."""
-    parts = sentences(answer)
-    keep: list[str] = []
-    for i, s in enumerate(parts):
-        if s in asking:
-            keep += parts[max(0, i - 1) : i + 1]
-    return " ".join(keep)
-
-
-def _given(value: Any) -> bool:
-    """True when a value is a real value, not a placeholder for "not given"."""
-    return value is not None and not (isinstance(value, (str, list, dict)) and not value)
 
 
 class Clarify(Family[ClarifyExpect]):
@@ -152,93 +136,3 @@ class Clarify(Family[ClarifyExpect]):
         if bad is not None:
             return bad
         return invented_result_problem(sample, calls) or Verdict.ok()
-
-
-# -- the checks, shared with episodes (a question the scripted user answers) ----------
-
-
-def clarify_spec_problems(toolset: Toolset, tool: str, missing: Sequence[str]) -> list[str]:
-    """Load-time problems of a (`tool`, `missing`) pair: every missing value must be a
-    parameter of the tool."""
-    spec = toolset.by_name.get(tool)
-    if spec is None:
-        return []
-    props = spec.function.parameters.get("properties", {})
-    if not isinstance(props, dict):
-        return []
-    unknown = [m for m in missing if m not in props]
-    if not unknown:
-        return []
-    return [
-        f"`missing` names {', '.join(unknown)}, not parameters of {tool!r} (it has "
-        f"{', '.join(props) or 'none'}); list parameters of `tool`"
-    ]
-
-
-def question_problem(
-    parse: ParseResult,
-    toolset: Toolset,
-    sources: Sequence[tuple[str, str]],
-    user_texts: Sequence[str],
-    *,
-    question_mentions: Sequence[str] = (),
-    missing: Sequence[str] = (),
-) -> Verdict | None:
-    """The failing verdict of a text reply that should ask the user for a missing value,
-    or None when it asks (see the module doc for the order of the checks).
-
-    `sources` are the (name, text) pairs the reply must not merely copy; `user_texts`
-    the user's messages (a yes/no question made only of their words does not ask).
-    """
-    attempt = call_attempt(parse, toolset)
-    if attempt is not None:
-        return fail(
-            ReasonCode.unparseable, f"a call to {short(attempt)} written without <tool_call> tags"
-        )
-    bad = answer_problem(parse.answer, sources)
-    if bad is not None:
-        return bad
-    asking = asking_sentences(parse.answer, user_words_of(list(user_texts)))
-    if not asking:
-        return fail(ReasonCode.no_question, "the reply asks nothing")
-    if question_mentions:
-        where = _question_context(parse.answer, asking)
-        if missing_groups([list(question_mentions)], where):
-            about = f" {', '.join(missing)}" if missing else " value"
-            return fail(
-                ReasonCode.no_question,
-                f"the question is not about the missing{about}: it mentions none of "
-                f"{', '.join(question_mentions)}",
-            )
-    return None
-
-
-def asks_user(answer: str, user_texts: Sequence[str]) -> bool:
-    """True when a text reply asks the user something (`asking_sentences`)."""
-    return bool(asking_sentences(answer, user_words_of(list(user_texts))))
-
-
-def unasked_call_problem(
-    call: Call, tool: str, missing: Sequence[str], confirmation_tool: str | None
-) -> Verdict | None:
-    """The failing verdict of a call made before the user gave `tool`'s `missing`
-    values: a call to `tool` that fills one is `invented_argument`, one that leaves them
-    out `called_when_should_not`; asking the confirmation tool to approve `tool` is
-    `invented_argument`. None for any other call."""
-    if call.name == tool:
-        invented = [m for m in missing if m in call.arguments and _given(call.arguments[m])]
-        if invented:
-            given = ", ".join(f"{m}={short(call.arguments[m])}" for m in invented)
-            return fail(
-                ReasonCode.invented_argument, f"{call.name} called with {given}, never given"
-            )
-        return fail(
-            ReasonCode.called_when_should_not,
-            f"{call.name} called although {', '.join(missing)} is missing",
-        )
-    if call.name == confirmation_tool and asks_to_confirm(call, tool):
-        return fail(
-            ReasonCode.invented_argument,
-            f"asked to confirm {tool} although {', '.join(missing)} was never given",
-        )
-    return None

@@ -39,12 +39,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.calls.matchers import match_arguments
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
-from loragate.families._checks import (
+from loragate.calls.checks import (
     Call,
     arg_mismatch_detail,
     asks_to_confirm,
+    call_attempt,
     calls_of,
     fail,
     hygiene,
@@ -56,17 +55,20 @@ from loragate.families._checks import (
     short,
     spec_problems,
 )
+from loragate.calls.matchers import match_arguments
+from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._replies import invented_result_problem, reply_problem
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.acknowledgements import (
     acknowledges_non_action,
     identifier_terms,
     topic_terms,
 )
-from loragate.judge.answer import call_attempt, invented_result_problem, reply_problem
 from loragate.judge.claims import claims_success
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Policy
+    from loragate.formats.evalset import Entry, Policy
 
 GovernanceMode = Literal["confirm_first", "honour_denial", "proceed_after_approval"]
 

@@ -46,10 +46,7 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.calls.matchers import match_arguments
-from loragate.common.regex import Pattern
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
-from loragate.families._checks import (
+from loragate.calls.checks import (
     Call,
     calls_of,
     compile_patterns,
@@ -62,18 +59,22 @@ from loragate.families._checks import (
     no_call_verdict,
     short,
 )
+from loragate.calls.matchers import match_arguments
+from loragate.common.regex import Pattern
+from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._replies import (
+    invented_result_problem,
+    text_reply_problem,
+    unknown_data_problem,
+)
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import FaultKind, ReasonCode, Verdict
 from loragate.judge.acknowledgements import (
     acknowledges_failure,
     answers_despite_failure,
     topic_terms,
 )
-from loragate.judge.answer import (
-    invented_result_problem,
-    is_refusal,
-    text_reply_problem,
-    unknown_data_problem,
-)
+from loragate.judge.answer import is_refusal
 from loragate.judge.claims import claims_success
 from loragate.judge.text import (
     first_statement_match,
@@ -83,7 +84,7 @@ from loragate.judge.text import (
 )
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Policy
+    from loragate.formats.evalset import Entry, Policy
 
 TRANSIENT_FAULTS: tuple[FaultKind, ...] = ("error", "timeout", "truncated", "wrong_value")
 """Faults after which one unchanged retry of a read-only tool is sane (a corrupt value

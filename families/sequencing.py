@@ -6,20 +6,14 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._base import CallSpec, Family, Sample, ScoringContext
-from loragate.families._checks import (
-    calls_of,
-    fail,
-    hygiene,
-    match_calls,
-    names,
-    no_call_verdict,
-)
+from loragate.calls.checks import calls_of, fail, hygiene, match_calls, names, no_call_verdict
+from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._replies import invented_result_problem
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge.answer import invented_result_problem
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry
+    from loragate.formats.evalset import Entry
 
 
 class SequencingExpect(BaseModel):

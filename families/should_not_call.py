@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.calls.checks import call_attempt, calls_of, fail, names
 from loragate.families._base import Family, Sample, ScoringContext
-from loragate.families._checks import calls_of, fail, names
+from loragate.families._replies import reply_problem
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge.answer import call_attempt, reply_problem
 from loragate.judge.text import (
     first_statement_match,
     group_problems,
@@ -39,7 +39,7 @@ from loragate.judge.text import (
 )
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry
+    from loragate.formats.evalset import Entry
 
 
 class ShouldNotCallExpect(BaseModel):

@@ -6,10 +6,11 @@ from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from loragate.families._base import CallSpec, Family, Sample
-from loragate.families._checks import calls_of, expect_calls_prelude, match_calls
+from loragate.calls.checks import calls_of, expect_calls_prelude, match_calls
+from loragate.families._base import Family, Sample
+from loragate.families._replies import invented_result_problem
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import Verdict
-from loragate.judge.answer import invented_result_problem
 
 
 class ToolCallExpect(BaseModel):
@@ -35,7 +36,7 @@ def judge_expected_calls(sample: Sample[ToolCallExpect]) -> Verdict:
 class ToolCallFamily(Family[ToolCallExpect]):
     """Checks in order: `unparseable`, `no_call`, `unknown_tool`, `schema_invalid`, then
     the calls against `calls` as a multiset: `wrong_tool`, `arg_mismatch`,
-    `missing_call`, `extra_call` (see `loragate.families._checks.match_calls`); last,
+    `missing_call`, `extra_call` (see `loragate.calls.checks.match_calls`); last,
     `invented_result` when the text beside the calls already states their result
     (see `loragate.judge.claims.invented_result`)."""
 

@@ -1,10 +1,22 @@
 """loragate: gate LoRA fine-tune rounds by behaviour.
 
-Importing this package stays light: no torch, vllm, peft or trl is imported here.
+Importing this package stays light: no torch, vllm, peft or trl is imported here, and
+`loragate.run` (a run from Python: `loragate.run(config) -> RunOutcome`) is imported on
+first use.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import Any
 
-__all__ = ["__version__"]
+from loragate.common.version import __version__
+
+
+def __getattr__(name: str) -> Any:
+    if name == "run":  # the module `loragate.run`, callable as the function `run`
+        return importlib.import_module("loragate.run")
+    raise AttributeError(f"module 'loragate' has no attribute {name!r}")
+
+
+__all__ = ["__version__", "run"]

@@ -1,76 +1,115 @@
-"""Generation backends, looked up by name: `vllm`, `hf`, `openai`, `replay`.
+"""Generation backends, looked up by name: `vllm`, `hf`, `openai`, `replay`, and any a
+plugin adds.
 
-Each backend is a module of this package exposing `create(setup) -> Runner`; the
-module is imported only when its runner is asked for, so `import loragate.runners`
-pulls in no torch, vLLM or HTTP client. The contract is in `loragate.runners._base`.
+Every backend registers through the entry-point group `loragate.runners` (the built-ins
+in loragate's own `pyproject.toml`, a plugin in its package's): the entry point names a
+`Backend` subclass, whose `create(setup)` makes the `Runner` and whose `options` model
+validates the run config's block named after it. A backend module imports its engine
+only inside `create`, so `import loragate.runners` and listing the backends pull in no
+torch, vLLM or HTTP client. The contract is in `loragate.runners._base`.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
-from collections.abc import Callable
-from typing import cast
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from importlib.metadata import entry_points
+from types import MappingProxyType
 
-from loragate.common.errors import MissingDependency, unknown_name
-from loragate.generate.adapters import BASE_ADAPTER, AdapterInfo
+from pydantic import BaseModel
+
+from loragate.common.errors import BadInput, MissingDependency, unknown_name
+from loragate.common.plugins import plugin_classes
 from loragate.runners._base import (
+    Backend,
     PromptJob,
+    RankLimit,
     Runner,
+    RunnerConfig,
     RunnerSetup,
     Sink,
 )
 
-RUNNERS: dict[str, str] = {
-    "vllm": "loragate.runners.vllm",
-    "hf": "loragate.runners.hf",
-    "openai": "loragate.runners.openai",
-    "replay": "loragate.runners.replay",
-}
-"""Registry name -> module exposing `create(setup: RunnerSetup) -> Runner`."""
+ENTRY_POINT_GROUP = "loragate.runners"
 
 RunnerFactory = Callable[[RunnerSetup], Runner]
 
-REQUIRES: dict[str, tuple[tuple[str, str], ...]] = {
-    "vllm": (("vllm", "vllm"),),
-    "hf": (("torch", "hf"), ("transformers", "hf"), ("peft", "hf")),
-    "openai": (("openai", "openai"),),
-    "replay": (),
-}
-"""Registry name -> (module, extra that installs it) a runner needs."""
+
+@lru_cache(maxsize=1)
+def get_backends() -> Mapping[str, Backend]:
+    """Every registered backend by name (the entry points of `loragate.runners`)."""
+    found: dict[str, Backend] = {}
+    eps = entry_points(group=ENTRY_POINT_GROUP)
+    for ep, cls in plugin_classes(eps, ENTRY_POINT_GROUP, Backend, "loragate.runners.Backend"):
+        backend: Backend = cls()
+        if backend.name != ep.name or backend.name in found:
+            why = "is registered twice" if backend.name in found else f"is named {ep.name!r}"
+            raise BadInput(
+                f"backend {backend.name!r} ({ep.value}) {why}",
+                fix="give the entry point the backend's own name, one backend a name",
+            )
+        options = backend.options
+        if options is not None and options.model_config.get("extra") != "forbid":
+            raise BadInput(
+                f"backend {backend.name!r}: its options model {options.__name__} accepts "
+                "unknown keys",
+                fix='set model_config = ConfigDict(extra="forbid") on the options model',
+            )
+        found[backend.name] = backend
+    if not found:
+        raise BadInput(
+            f"no generation backend is registered (entry-point group {ENTRY_POINT_GROUP})",
+            fix="reinstall loragate (`pip install -e .` in a checkout) and delete a stale "
+            "`loragate.egg-info` folder in the current directory, which hides the install",
+        )
+    return MappingProxyType(dict(sorted(found.items())))
+
+
+def runner_names() -> list[str]:
+    return list(get_backends())
+
+
+def get_backend(name: str) -> Backend:
+    """The backend called `name`; `BadInput` with suggestions for unknown names."""
+    backends = get_backends()
+    if name in backends:
+        return backends[name]
+    raise unknown_name("backend", name, list(backends))
+
+
+def backend_options() -> dict[str, type[BaseModel]]:
+    """The options model of every backend that takes an options block, by name."""
+    return {name: b.options for name, b in get_backends().items() if b.options is not None}
 
 
 def check_available(name: str) -> None:
     """`MissingDependency` naming the pip line when a module the runner `name` needs is
     not installed (checked before any file is written or any model is loaded)."""
-    for module, extra in REQUIRES.get(name, ()):
+    for module, extra in get_backend(name).requires:
         if importlib.util.find_spec(module) is None:
             raise MissingDependency(f"`{module}` (for the {name} backend)", extra)
 
 
-def runner_names() -> list[str]:
-    return sorted(RUNNERS)
-
-
 def get_runner(name: str) -> RunnerFactory:
     """The factory of the runner `name`; `BadInput` with suggestions for unknown names."""
-    module_name = RUNNERS.get(name)
-    if module_name is None:
-        raise unknown_name("backend", name, runner_names())
-    module = importlib.import_module(module_name)
-    return cast(RunnerFactory, module.create)
+    return get_backend(name).create
 
 
 __all__ = [
-    "BASE_ADAPTER",
-    "RUNNERS",
-    "AdapterInfo",
+    "ENTRY_POINT_GROUP",
+    "Backend",
     "PromptJob",
+    "RankLimit",
     "Runner",
+    "RunnerConfig",
     "RunnerFactory",
     "RunnerSetup",
     "Sink",
+    "backend_options",
     "check_available",
+    "get_backend",
+    "get_backends",
     "get_runner",
     "runner_names",
 ]

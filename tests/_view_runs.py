@@ -17,7 +17,7 @@ from pathlib import Path
 
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.records import GenerationRecord
-from loragate.score.scoring import finish_run
+from loragate.run import finish_run
 
 REPO = Path(__file__).resolve().parent.parent
 AGENT20 = REPO / "evalsets" / "agent20"

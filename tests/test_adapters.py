@@ -9,12 +9,8 @@ from typing import Any
 import pytest
 
 from loragate.common.errors import BadInput
-from loragate.generate.adapters import (
-    engine_lora_rank,
-    inspect_adapters,
-    same_base,
-    weights_sha256,
-)
+from loragate.generate.adapters import inspect_adapters, same_base, weights_sha256
+from loragate.runners.vllm import engine_lora_rank
 from tests._adapters import BASE, make_adapter
 from tests._casestudy import run_cli
 from tests._mini_evalset import write_evalset

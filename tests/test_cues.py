@@ -3,16 +3,14 @@ language reads, every pattern compiles, and no long list is left in Python."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
 from loragate.judge import lexicon
+from tests._code_lists import long_lists
 
 REPO = Path(__file__).resolve().parent.parent
-MAX_LIST_IN_CODE = 30
-"""Longer lists of words, phrases or patterns are data files (issue 21)."""
 
 
 def test_every_cue_file_reads() -> None:
@@ -80,32 +78,10 @@ def test_an_unknown_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         lexicon.kinds_present("xx")
 
 
-def _long_lists(path: Path) -> list[str]:
-    """Literal lists, sets and tuples of strings, and regex alternations in string
-    literals, with more than `MAX_LIST_IN_CODE` items."""
-    out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            strings = [
-                e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
-            ]
-            if len(strings) > MAX_LIST_IN_CODE:
-                out.append(f"{path.relative_to(REPO)}:{node.lineno}: {len(strings)} strings")
-        elif isinstance(node, ast.JoinedStr | ast.Constant) and isinstance(
-            getattr(node, "value", None), str
-        ):
-            alternatives = str(node.value).count("|")
-            if alternatives >= MAX_LIST_IN_CODE:
-                out.append(
-                    f"{path.relative_to(REPO)}:{node.lineno}: {alternatives + 1} alternatives"
-                )
-    return out
-
-
 @pytest.mark.parametrize(
     "path",
     sorted((REPO / "loragate" / "judge").glob("*.py")) + sorted((REPO / "families").glob("*.py")),
     ids=lambda p: p.name,
 )
 def test_no_long_word_list_in_code(path: Path) -> None:
-    assert _long_lists(path) == []
+    assert long_lists(path, REPO) == []

@@ -189,7 +189,7 @@ def test_baseline_over_other_entries_exit_2(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from loragate.formats.runfolder import read_generations
-    from loragate.score.scoring import finish_run
+    from loragate.run import finish_run
     from tests._casestudy import casestudy_evalset
 
     r1, _ = rounds

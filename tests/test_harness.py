@@ -25,7 +25,7 @@ from loragate.generate.config import RunConfig
 from loragate.generate.harness import HarnessConfig, HarnessVariant, select_variants
 from loragate.generate.harness_tools import admissible, load_pool, routed_tools, transform_tools
 from loragate.generate.pipeline import execute_run, plan_run
-from loragate.score.scoring import finish_run
+from loragate.run import finish_run
 from tests._scripted import ScriptedRunner, right_answers, scripted_config
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from loragate.calls.parsing import parse_output
-from loragate.evalset.load import Entry, Evalset, load_evalset
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.families import Sample, ScoringContext, get_family
+from loragate.formats.evalset import Entry
 from loragate.formats.records import ReasonCode
 
 REFERENCES = Path(__file__).parent / "data" / "agent20_reference_outputs.jsonl"

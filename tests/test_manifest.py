@@ -9,6 +9,7 @@ import pytest
 
 from loragate.common.errors import BadInput
 from loragate.formats.manifest import (
+    AdapterInfo,
     EvalsetRecord,
     ModelRecord,
     RunManifest,
@@ -16,7 +17,6 @@ from loragate.formats.manifest import (
     check_compatible,
     sample_seed,
 )
-from loragate.runners import AdapterInfo
 
 GREEDY = {"samples": 1, "temperature": 0.0, "top_p": 1.0, "max_new_tokens": 64, "seed": 0}
 A1 = AdapterInfo(name="a", path=Path("/a"), sha256="1" * 64)

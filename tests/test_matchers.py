@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from loragate.calls.checks import spec_problems
 from loragate.calls.matchers import check_matcher, loose_text, match_arguments, matches
 from loragate.calls.tools import ToolDef, Toolset
 from loragate.cli.app import main
 from loragate.evalset.load import load_evalset
-from loragate.families import CallSpec, spec_problems
+from loragate.families import CallSpec
 
 D_SCHEMA: dict[str, Any] = {
     "type": "object",

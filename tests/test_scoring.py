@@ -22,11 +22,11 @@ from loragate.formats.runfolder import (
     read_results,
     read_summary,
 )
+from loragate.run import finish_run
 from loragate.score.scoring import (
     Scorer,
     ScorerError,
     check_generations,
-    finish_run,
     score_records,
     write_run_files,
 )

@@ -13,11 +13,12 @@ from typing import Any, ClassVar
 import pytest
 
 import loragate.runners as runners_pkg
-from loragate.formats.manifest import MANIFEST_SCHEMA_VERSION
+from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
+from loragate.formats.versions import MANIFEST_SCHEMA_VERSION
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import _agree, _base_probe, execute_run, plan_run, self_check
-from loragate.runners import BASE_ADAPTER, PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
 from tests._adapters import make_adapter
 from tests._mini_evalset import ENTRY_IDS, write_evalset
 

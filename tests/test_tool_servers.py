@@ -18,10 +18,12 @@ from loragate.common.errors import BadInput
 from loragate.episodes.definitions import Episode, EpisodeSpec, ServerBackend, load_episodes
 from loragate.episodes.loop import read_steps, run_episodes
 from loragate.episodes.run import context, rescore_episodes
-from loragate.episodes.servers.tool_servers import ToolReply, ToolServerError, ToolServers
+from loragate.episodes.servers.base import ToolReply, ToolServerError
+from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.simulator import Simulator
 from loragate.episodes.trajectory import Trajectory
-from loragate.evalset.load import Evalset, Policy, load_evalset
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.evalset import Policy
 from loragate.formats.trajectories import EPISODES_SUMMARY, TRAJECTORIES
 from tests._episodes import REPO, from_lists, scripted
 from tests._tool_servers import (
@@ -257,9 +259,7 @@ def test_mcp_server_with_injected_faults_reset_and_offline_rescore(
     def no_server(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("rescoring started a tool server")
 
-    monkeypatch.setattr(
-        "loragate.episodes.servers.mcp_stdio.McpStdioConnection.__init__", no_server
-    )
+    monkeypatch.setattr("loragate.episodes.servers.mcp.McpStdioConnection.__init__", no_server)
     summary = rescore_episodes(tmp_path / "run" / TRAJECTORIES, ev, tmp_path / "re", "strict")
     assert summary.adapters["base"].success.passes == 3
     assert summary.adapters["base"].recovery["error"].passes == 1
@@ -362,7 +362,7 @@ def test_run_and_score_episodes_with_an_mcp_server(
         assert line in log and line not in printed.out + printed.err
     args = ["--trajectories", str(run / TRAJECTORIES), "--evalset", str(tmp_path / "ev")]
     monkeypatch.setattr(
-        "loragate.episodes.servers.mcp_stdio.McpStdioConnection.__init__", None
+        "loragate.episodes.servers.mcp.McpStdioConnection.__init__", None
     )  # no server
     assert run_main(monkeypatch, "score-episodes", *args, "--out", str(tmp_path / "re")) == 0
     again = json.loads((tmp_path / "re" / EPISODES_SUMMARY).read_text())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from loragate.common.errors import BadInput
-from loragate.formats.training_logs import (
+from loragate.results.training_logs import (
     TrainingLog,
     find_training_log,
     metric_direction,

@@ -1,1 +1,9 @@
-"""LoRA training: SFT recipe, curriculum generator, training-log reader, behavioural-eval callback."""
+"""LoRA training: SFT recipe, training data and its sources, the curriculum generator,
+the leakage check and the behavioural-eval callback (installed as `loragate.training`).
+
+Above the core's stages and `loragate.run` in the layer order; only the CLI sits above.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

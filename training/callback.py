@@ -3,10 +3,10 @@
 Every `every_steps` optimizer steps (optionally before the first one, and always after
 the last one; `every_steps=None`: only after the last) the callback renders a subset of
 the evalset - or all of it - with the same renderer as `loragate run`, generates
-greedily with the `hf` runner around the in-memory model (no reload, no checkpoint;
+greedily with the `hf` backend around the in-memory model (no reload, no checkpoint;
 with `prefix_cache` the shared prefix's key/value cache is recomputed at every
-evaluation, since the weights changed), scores with `loragate.score.scoring`, and logs
-per-family pass@1 beside the loss:
+evaluation, since the weights changed), judges with `loragate.run.evaluate` (a run's
+scoring, in memory), and logs per-family pass@1 beside the loss:
 
 - into `trainer.state.log_history` (hence `trainer_state.json`) as
   `behaviour/<family>/pass_at_1`, `behaviour/overall/pass_at_1`,
@@ -33,9 +33,11 @@ from transformers import TrainerCallback
 from loragate.common.errors import BadInput
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Evalset
-    from loragate.formats.records import GenerationRecord, Summary
+    from loragate.evalset.load import Evalset
+    from loragate.formats.evalset import Entry
+    from loragate.formats.records import Summary
     from loragate.generate.prompt import ChatRenderer
+    from loragate.runners import Runner
 
 METRIC_PREFIX = "behaviour/"
 """Prefix of every metric this callback logs (`behaviour/<family>/pass_at_1`, ...)."""
@@ -80,20 +82,21 @@ def select_entries(
 
 def _in_process_runner(
     model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int, prefix_cache: bool
-) -> Any:
-    """The `hf` runner around the trainer's model, decoding greedily."""
-    from loragate.generate.config import HfOptions, RunConfig, SamplingConfig
-    from loragate.runners import RunnerSetup
-    from loragate.runners.hf import HfRunner
+) -> Runner:
+    """The `hf` backend's runner around the trainer's model, decoding greedily."""
+    from loragate.generate.config import RunConfig
+    from loragate.runners import RunnerSetup, get_backend
 
-    config = RunConfig(
-        sampling=SamplingConfig(samples=1, temperature=0.0, max_new_tokens=max_new_tokens),
-        hf=HfOptions(batch_size=batch_size, prefix_cache=prefix_cache),
+    config = RunConfig.model_validate(
+        {
+            "sampling": {"samples": 1, "temperature": 0.0, "max_new_tokens": max_new_tokens},
+            "hf": {"batch_size": batch_size, "prefix_cache": prefix_cache},
+        }
     )
     setup = RunnerSetup(
         config=config, model_path="(in training)", model_id="(in training)", adapters=()
     )
-    return HfRunner.around(model, tokenizer, setup)
+    return get_backend("hf").around(model, tokenizer, setup)
 
 
 class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
@@ -158,10 +161,9 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
 
     def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
         """Generate and score the subset on `model`; (summary, per-output records)."""
-        from loragate.generate.adapters import BASE_ADAPTER
+        from loragate.formats.manifest import BASE_ADAPTER
+        from loragate.run import evaluate
         from loragate.runners import PromptJob
-        from loragate.score.aggregate import summarize
-        from loragate.score.scoring import Scorer
 
         # A peft model generates under its active adapter; a plain model is the base.
         adapter = (
@@ -181,20 +183,17 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
             )
             for eid, text, sha in self.prompts
         ]
-        records: list[GenerationRecord] = []
         was_training = bool(model.training)
         model.eval()
         try:
             runner = _in_process_runner(
                 model, self.tokenizer, self.max_new_tokens, self.batch_size, self.prefix_cache
             )
-            runner.generate(jobs, records.extend)
+            found = evaluate(self.evalset, jobs, runner)
         finally:
             if was_training:
                 model.train()
-        scorer = Scorer(self.evalset)
-        results = [scorer.score(r) for r in records]
-        summary = summarize(self.evalset, results)
+        summary, results = found.summary, found.results
         outputs = [
             {
                 "entry_id": r.entry_id,

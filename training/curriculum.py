@@ -35,7 +35,7 @@ from loragate.training.example import TrainingExample, example_problems
 
 if TYPE_CHECKING:
     from loragate.calls.tools import Toolset
-    from loragate.evalset.load import Policy
+    from loragate.formats.evalset import Policy
 
 MAX_DUPLICATE_STREAK = 2000
 """Consecutive draws without a new distinct example after which a family is exhausted."""

@@ -39,7 +39,7 @@ from loragate.training.curriculum_spec import (
 from loragate.training.curriculum_text import TemplateError, placeholders, whole
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Policy
+    from loragate.formats.evalset import Policy
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from loragate.calls.tools import Toolset
-    from loragate.evalset.load import Policy
+    from loragate.formats.evalset import Policy
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from typing import Any
 
 from jsonschema._utils import equal, extras_msg
 
+from loragate.common.datafiles import lines_of
 from loragate.common.regex import search
 
 Path = tuple[str | int, ...]
@@ -34,46 +35,7 @@ Found = list[tuple[Path, str]]
 """Errors in the order the reference yields them: (path in the instance, message)."""
 Check = Callable[[Any, Path, Found], None]
 
-_APPLIED = frozenset(
-    {
-        "$dynamicRef",
-        "$ref",
-        "additionalProperties",
-        "allOf",
-        "anyOf",
-        "const",
-        "contains",
-        "dependentRequired",
-        "dependentSchemas",
-        "enum",
-        "exclusiveMaximum",
-        "exclusiveMinimum",
-        "format",
-        "if",
-        "items",
-        "maxItems",
-        "maxLength",
-        "maxProperties",
-        "maximum",
-        "minItems",
-        "minLength",
-        "minProperties",
-        "minimum",
-        "multipleOf",
-        "not",
-        "oneOf",
-        "pattern",
-        "patternProperties",
-        "prefixItems",
-        "properties",
-        "propertyNames",
-        "required",
-        "type",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "uniqueItems",
-    }
-)
+_APPLIED = frozenset(lines_of("loragate.calls", "data/schema_keywords.txt"))
 """The keywords `ArgumentsValidator` applies (its `VALIDATORS`); a test keeps this list
 equal to it. Any other key is an annotation the reference skips."""
 

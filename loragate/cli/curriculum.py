@@ -14,7 +14,8 @@ from loragate.common.files import read_json, read_yaml
 
 if TYPE_CHECKING:
     from loragate.calls.tools import Toolset
-    from loragate.evalset.load import Evalset, Policy
+    from loragate.evalset.load import Evalset
+    from loragate.formats.evalset import Policy
 
 
 def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | None]:
@@ -25,7 +26,8 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
     """
     from loragate.calls.tools import ToolDef, Toolset
     from loragate.common.resources import user_or_bundled
-    from loragate.evalset.load import EvalsetManifest, load_evalset
+    from loragate.evalset.load import load_evalset
+    from loragate.formats.evalset import EvalsetManifest
 
     path = user_or_bundled(path)
     if path.is_file():

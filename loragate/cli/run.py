@@ -7,7 +7,9 @@ Rerunning the same command reuses every cached generation; a killed run resumes.
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -212,112 +214,28 @@ def run_and_report(
     quiet: bool = False,
     harness: list[str] | None = None,
 ) -> Any:
-    """Plan, generate with a progress bar, score with `finish_run`, print the tables,
-    holding the run folder's write lock throughout. Returns the `ScoredRun`. `harness`:
-    the `--harness` variants (None: the config's `harness.run`)."""
-    from loragate.common.locking import writing
-    from loragate.generate.pipeline import run_folder
-
-    with writing(run_folder(cfg, config_path)):
-        return _run_locked(
-            cfg,
-            config_path=config_path,
-            limit=limit,
-            families=families,
-            console=console,
-            quiet=quiet,
-            harness=harness,
-        )
-
-
-def _run_locked(
-    cfg: Any,
-    *,
-    config_path: Path | None,
-    limit: int | None,
-    families: list[str] | None,
-    console: Any,
-    quiet: bool,
-    harness: list[str] | None = None,
-) -> Any:
+    """`loragate.run.run` with a progress bar and the console lines, then the tables.
+    Returns the `RunOutcome`. `harness`: the `--harness` variants (None: the config's
+    `harness.run`)."""
     from rich.console import Console
 
-    from loragate.cli._progress import progress
     from loragate.formats.runfolder import GENERATIONS
-    from loragate.generate.pipeline import LazyRunner, execute_run, plan_run
+    from loragate.results.episode_report import print_episodes
     from loragate.results.report import print_summary
-    from loragate.score.scoring import finish_run
+    from loragate.run import run
 
-    plan = plan_run(cfg, config_path=config_path, limit=limit, families=families, harness=harness)
-    from loragate.episodes.run import EpisodeRunner, run_episode_set
-
-    episodes = run_episode_set(plan.evalset, cfg)
-    pending = len(plan.pending)
-    console.print(
-        f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
-        f"evalset {plan.evalset.name} ({len(plan.evalset.entries)} entries)  "
-        f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
-        f"{' + base' if cfg.include_base else ''}  -> {plan.out_dir}"
-    )
-    if plan.variants:
-        console.print(
-            f"harness variants: {', '.join(v.name for v in plan.variants)} on "
-            f"{len({e for v in plan.variants for e in [*v.entries, *v.skipped]})} entries, "
-            "generated with the default harness in one batch"
-        )
-    console.print(f"{len(plan.jobs)} generations: {len(plan.cached)} cached, {pending} to generate")
-    first = f"starting the {plan.backend} backend"
-    runner = (
-        LazyRunner(plan.backend, plan.setup) if episodes is None else EpisodeRunner(plan, episodes)
-    )
-    started = time.monotonic()
-
-    def ready() -> None:
-        if not quiet and pending:
-            spent = int(time.monotonic() - started)
-            console.print(
-                f"the {plan.backend} backend is up after {spent // 60}:{spent % 60:02d}",
-                highlight=False,
-            )
-
-    try:
-        with progress(console, pending, "generating", quiet=quiet, before=first) as advance:
-            outcome = execute_run(
-                plan, on_records=lambda rs: advance(len(rs)), runner=runner, on_started=ready
-            )
-        episode_summary = None
-        if episodes is not None:
-            from loragate.episodes.run import run_plan_episodes
-
-            made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
-            console.print(
-                f"episodes: {len(episodes.episodes)} variants of "
-                f"{len({e.base_id for e in episodes.episodes})} episodes"
-                + (f" ({made} first steps generated with the entries)" if made else "")
-            )
-            episode_summary = run_plan_episodes(
-                plan,
-                episodes,
-                runner,
-                on_round=lambda n, jobs: console.print(f"episode round {n}: {jobs} generations"),
-            )
-    finally:
-        runner.close()
-    scored = finish_run(
-        plan.evalset,
-        outcome.records,
-        plan.out_dir,
-        cfg.parse_mode,
-        k=cfg.sampling.samples,
-        source=None,
-        variants=plan.variants,
+    outcome = run(
+        cfg,
+        config_path=config_path,
+        limit=limit,
+        families=families,
+        harness=harness,
+        hooks=_ConsoleHooks(console, quiet),
     )
     out_console = Console() if console.stderr else console
-    print_summary(scored.summary, out_console)
-    if episode_summary is not None:
-        from loragate.results.episode_report import print_episodes
-
-        print_episodes(episode_summary, out_console)
+    print_summary(outcome.summary, out_console)
+    if outcome.episodes is not None:
+        print_episodes(outcome.episodes, out_console)
     check = outcome.manifest.self_check
     if check is not None:
         for adapter, share in check.identical_to_base.items():
@@ -328,7 +246,64 @@ def _run_locked(
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
     console.print(
         f"generated {outcome.generated}, reused {outcome.cached}; "
-        f"{plan.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md, view.html"
-        + (", trajectories.jsonl, episodes_summary.json" if episode_summary else "")
+        f"{outcome.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md, view.html"
+        + (", trajectories.jsonl, episodes_summary.json" if outcome.episodes else "")
     )
-    return scored
+    return outcome
+
+
+class _ConsoleHooks:
+    """The run's progress on the console (`loragate.run.RunHooks`): the plan, a bar, the
+    backend's start, the episode rounds."""
+
+    def __init__(self, console: Any, quiet: bool) -> None:
+        self.console = console
+        self.quiet = quiet
+        self.started_at = time.monotonic()
+
+    def planned(self, plan: Any, episodes: Any) -> None:
+        self.console.print(
+            f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
+            f"evalset {plan.evalset.name} ({len(plan.evalset.entries)} entries)  "
+            f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
+            f"{' + base' if plan.config.include_base else ''}  -> {plan.out_dir}"
+        )
+        if plan.variants:
+            ids = {e for v in plan.variants for e in [*v.entries, *v.skipped]}
+            self.console.print(
+                f"harness variants: {', '.join(v.name for v in plan.variants)} on "
+                f"{len(ids)} entries, generated with the default harness in one batch"
+            )
+        self.console.print(
+            f"{len(plan.jobs)} generations: {len(plan.cached)} cached, "
+            f"{len(plan.pending)} to generate"
+        )
+        self.started_at = time.monotonic()
+
+    @contextlib.contextmanager
+    def generating(self, plan: Any) -> Iterator[Callable[[int], None]]:
+        from loragate.cli._progress import progress
+
+        first = f"starting the {plan.backend} backend"
+        with progress(
+            self.console, len(plan.pending), "generating", quiet=self.quiet, before=first
+        ) as advance:
+            yield advance
+
+    def started(self, plan: Any) -> None:
+        if not self.quiet and plan.pending:
+            spent = int(time.monotonic() - self.started_at)
+            self.console.print(
+                f"the {plan.backend} backend is up after {spent // 60}:{spent % 60:02d}",
+                highlight=False,
+            )
+
+    def episodes_started(self, episodes: Any, prefetched: int) -> None:
+        self.console.print(
+            f"episodes: {len(episodes.episodes)} variants of "
+            f"{len({e.base_id for e in episodes.episodes})} episodes"
+            + (f" ({prefetched} first steps generated with the entries)" if prefetched else "")
+        )
+
+    def episode_round(self, number: int, jobs: int) -> None:
+        self.console.print(f"episode round {number}: {jobs} generations")

@@ -123,7 +123,8 @@ def _score(
     from rich.console import Console
 
     from loragate.results.report import print_summary
-    from loragate.score.scoring import ScorerError, finish_run
+    from loragate.run import finish_run
+    from loragate.score.scoring import ScorerError
 
     loaded = load_evalset(evalset)
     mended = ReadReport()

@@ -26,7 +26,7 @@ Format 2 adds `user_replies`: the scripted user's answers to clarifying question
 
 Format 2 (`episode_format` 2): a tool's backend may be a tool server of the evalset
 (`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
-`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.tool_servers`), and `user_replies`
+`tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.pool`), and `user_replies`
 script the user's answers to clarifying questions. Format 1 lines load unchanged.
 """
 
@@ -54,16 +54,16 @@ from loragate.calls.tools import Toolset
 from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
 from loragate.common.jsonl import read_objects
 from loragate.common.names import Name
-from loragate.evalset.load import FAULT_SEPARATOR, Evalset, Message, Policy
+from loragate.episodes.final_reply import forbid_problems, mention_group_problems
+from loragate.evalset.load import Evalset
+from loragate.formats.evalset import FAULT_SEPARATOR, Message, Policy
+from loragate.formats.versions import (
+    EPISODE_FORMAT_VERSION,
+    SERVER_BACKEND_VERSION,
+    USER_REPLIES_FORMAT,
+)
+from loragate.judge.clarification import clarify_spec_problems
 
-EPISODE_FORMAT_VERSION = 2
-"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
-a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
-user may answer clarifying questions (`user_replies`)."""
-SERVER_BACKEND_VERSION = 2
-"""The first format whose backends may name a tool server."""
-USER_REPLIES_FORMAT = 2
-"""The first format with `user_replies`."""
 EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
@@ -432,8 +432,6 @@ def _reply_problems(
     spec: EpisodeSpec, toolset: Toolset, policy: Policy
 ) -> list[tuple[str, str, str]]:
     """(field, message, fix) of the scripted answers to clarifying questions."""
-    from loragate.families import clarify_spec_problems, mention_group_problems
-
     out: list[tuple[str, str, str]] = []
     for j, reply in enumerate(spec.user_replies):
         at = f"user_replies[{j}]"
@@ -459,8 +457,6 @@ def _reply_problems(
 
 
 def _success_problems(spec: EpisodeSpec) -> list[tuple[str, str, str]]:
-    from loragate.families import forbid_problems, mention_group_problems
-
     out: list[tuple[str, str, str]] = []
     criteria = [("success", spec.success)] + [
         (f"by_fault.{k}", v) for k, v in spec.by_fault.items()

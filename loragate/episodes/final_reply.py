@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from loragate.calls.checks import call_attempt, short
 from loragate.calls.tools import Toolset
-from loragate.families._checks import call_attempt, short
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.judge.acknowledgements import (
     acknowledges_failure,

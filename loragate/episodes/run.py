@@ -24,13 +24,12 @@ from loragate.episodes.loop import (
     run_episodes,
     write_episode_results,
 )
-from loragate.episodes.servers.tool_servers import ToolServers
+from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
-from loragate.formats.manifest import cache_key, sample_seed
+from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
 from loragate.formats.records import GenerationRecord
 from loragate.formats.trajectories import EpisodesSummary, StepRecord
-from loragate.generate.adapters import BASE_ADAPTER
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import LazyRunner, RunPlan
 from loragate.runners import PromptJob, Runner, Sink

@@ -7,7 +7,7 @@ by its default (a 404 error when none is given). The confirmation tool answers f
 the episode's scripted user.
 
 A tool may instead be answered by a tool server of the evalset (`{"server": NAME}`,
-`loragate.episodes.servers.tool_servers`): the real call is made (after the server's `reset` tool, once
+`loragate.episodes.servers.pool`): the real call is made (after the server's `reset` tool, once
 per trajectory), or, when rescoring offline, the result the run recorded is replayed.
 
 Faults replace the result of one call (the i-th call of a tool, or the first call of
@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING, Any
 from loragate.calls.matchers import match_arguments, matches
 from loragate.common.errors import BadInput
 from loragate.episodes.definitions import Effect, Episode, FaultSpec, ServerBackend, ToolBackend
-from loragate.evalset.load import Policy, fault_text
+from loragate.evalset.faults import fault_text
+from loragate.formats.evalset import Policy
 
 if TYPE_CHECKING:
-    from loragate.episodes.servers.tool_servers import ToolServers
+    from loragate.episodes.servers.pool import ToolServers
     from loragate.formats.trajectories import ToolResult
 
 APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value")

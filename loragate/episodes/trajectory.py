@@ -18,13 +18,14 @@ when it is a sane next action:
   again);
 - a clarifying question (no call, a reply that asks - as family E recognises a question
   - while the episode has a scripted answer left): family E's checks
-  (`families.question_problem`: the shared answer check, a question, about one of the
-  answer's `question_mentions`). A passing question gets the next scripted answer as a
-  user message and the episode goes on; a failing one ends it. Until an answer with a
-  `tool` and `missing` values is given, a call to that tool (or a confirmation of it)
-  is `invented_argument` / `called_when_should_not` (`families.unasked_call_problem`);
+  (`judge.clarification.question_problem`: the shared answer check, a question, about
+  one of the answer's `question_mentions`). A passing question gets the next scripted
+  answer as a user message and the episode goes on; a failing one ends it. Until an
+  answer with a `tool` and `missing` values is given, a call to that tool (or a
+  confirmation of it) is `invented_argument` / `called_when_should_not`
+  (`judge.clarification.unasked_call_problem`);
 - a final reply (no call, and not a clarifying question; a question with no scripted
-  answer left is the final reply): `families.final_reply_problem` against the end state.
+  answer left is the final reply): `final_reply.final_reply_problem` against the end state.
 
 Unknown or unoffered tools, repeated failed calls, the governance rules and acting
 before a scripted question was asked are invariants: breaking one ends the trajectory
@@ -38,19 +39,21 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from loragate.calls.checks import Call, asks_to_confirm, is_destructive
 from loragate.calls.parsing import parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes.definitions import Episode
+from loragate.episodes.final_reply import Setback, final_reply_problem
 from loragate.episodes.simulator import Simulator, holds
-from loragate.evalset.load import Policy
+from loragate.formats.evalset import Policy
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
+from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from loragate.episodes.servers.tool_servers import ToolServers
-    from loragate.families import Setback
+    from loragate.episodes.servers.pool import ToolServers
 
 INVARIANTS = frozenset(
     {
@@ -262,8 +265,6 @@ class Trajectory:
         return verdict or Verdict.ok(), results
 
     def _judge_call(self, name: str, args: dict[str, Any]) -> Verdict | None:
-        from loragate.families import is_destructive
-
         ctx, policy = self.ctx, self.ctx.policy
         if name not in ctx.toolset:
             return Verdict.fail(ReasonCode.unknown_tool, f"{name!r} is not a tool of this evalset")
@@ -312,8 +313,6 @@ class Trajectory:
     def _track(
         self, name: str, args: dict[str, Any], result: ToolResult, approved: bool | None
     ) -> None:
-        from loragate.families import Call, asks_to_confirm, is_destructive
-
         key = _key(name, args)
         if result.failed:
             repeats = self._failed.get(key, ("", 0))[1]
@@ -361,15 +360,11 @@ class Trajectory:
 
     def _asks(self, parse: ParseResult) -> bool:
         """A reply with no call that asks the user, while a scripted answer is left."""
-        from loragate.families import asks_user
-
         if self.replies_used >= len(self.episode.spec.user_replies):
             return False
         return asks_user(parse.answer, self._user_texts())
 
     def _judge_question(self, parse: ParseResult) -> Verdict:
-        from loragate.families import question_problem
-
         reply = self.episode.spec.user_replies[self.replies_used]
         bad = question_problem(
             parse,
@@ -391,8 +386,6 @@ class Trajectory:
 
     def _unasked(self, name: str, args: dict[str, Any]) -> Verdict | None:
         """A call that acts on a value the scripted user has not given yet."""
-        from loragate.families import Call, unasked_call_problem
-
         for reply in self.episode.spec.user_replies[self.replies_used :]:
             if reply.tool is None:
                 continue
@@ -417,8 +410,6 @@ class Trajectory:
         return True, ""
 
     def _judge_final(self, parse: ParseResult) -> Verdict:
-        from loragate.families import final_reply_problem
-
         crit = self.episode.success
         state_ok, _ = self.state_ok()
         done = state_ok and crit.outcome == "done"

@@ -2,37 +2,12 @@
 tools, fault variants and the BFCL import.
 
 Above the families in the layer order; below runners and generation. The package
-re-exports the loader's public names (`from loragate.evalset import load_evalset`).
+exports the loader (`from loragate.evalset import load_evalset`); the models of the
+files it reads are in `loragate.formats.evalset`.
 """
 
 from __future__ import annotations
 
-from loragate.evalset.load import (
-    EVALSET_FORMAT_VERSION,
-    FAULT_SEPARATOR,
-    Entry,
-    Evalset,
-    EvalsetManifest,
-    FunctionCall,
-    Message,
-    MessageToolCall,
-    Policy,
-    expand_faults,
-    fault_text,
-    load_evalset,
-)
+from loragate.evalset.load import Evalset, load_evalset
 
-__all__ = [
-    "EVALSET_FORMAT_VERSION",
-    "FAULT_SEPARATOR",
-    "Entry",
-    "Evalset",
-    "EvalsetManifest",
-    "FunctionCall",
-    "Message",
-    "MessageToolCall",
-    "Policy",
-    "expand_faults",
-    "fault_text",
-    "load_evalset",
-]
+__all__ = ["Evalset", "load_evalset"]

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from loragate.calls.schemacheck import SchemaChecker
 from loragate.common.errors import BadInput, MissingDependency, unknown_name_fix
+from loragate.formats.versions import PER_ENTRY_TOOLS_VERSION
 
 Semantics = Literal["loragate", "bfcl"]
 
@@ -385,7 +386,7 @@ def evalset_files(
     manifest = {
         "name": "bfcl",
         "version": version,
-        "format_version": 3,
+        "format_version": PER_ENTRY_TOOLS_VERSION,
         "description": (
             f"BFCL categories {', '.join(categories)} from bfcl-eval {version}, "
             f"imported with {semantics} semantics"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
+from loragate.calls.checks import spec_problems
 from loragate.calls.matchers import check_matcher
 from loragate.calls.tools import ToolDef, Toolset, schema_errors
 from loragate.common.errors import (
@@ -29,172 +29,16 @@ from loragate.common.errors import (
 from loragate.common.files import read_json, read_yaml
 from loragate.common.jsonl import read_objects
 from loragate.common.resources import user_or_bundled
-from loragate.episodes.servers.tool_servers import ToolServerTable
 from loragate.evalset.entry_tools import EntryTools
-from loragate.formats.records import FaultKind
-
-if TYPE_CHECKING:
-    from loragate.families import Family, ScoringContext
-
-EVALSET_FORMAT_VERSION = 5
-"""5: `policy.destructive_when` (a tool destructive only for some arguments), the
-`world` and `answers` files of `evalset.yaml`, the matchers `$number`, `$date`, `$not`
-and `$says`, value terms in free-text expectations, governance `lookups`.
-4: `tool_servers` (real tool backends of episodes: MCP over stdio, HTTP).
-3: per-entry `tools` (names from tools.json or inline definitions); matchers nested
-inside object and array arguments, `$loose`, `$integer`, `$never`.
-2: `policy.read_only_tools`, the `$all` matcher, free-text expectations
-(`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
-unchanged."""
-PER_ENTRY_TOOLS_VERSION = 3
-"""The first format whose entries may carry their own `tools`."""
-TOOL_SERVERS_VERSION = 4
-"""The first format whose manifest may declare `tool_servers`."""
-WORLD_VERSION = 5
-"""The first format whose manifest may name a `world` or an `answers` file and whose
-policy may hold `destructive_when`."""
-FAULT_SEPARATOR = "~"
-HarnessTransform = Literal["tools", "context", "system_prompt", "format"]
-"""The transformations of a harness variant an entry may opt out of."""
-
-
-class Policy(BaseModel):
-    """Governance policy: which tool confirms, which tools need a confirmation first."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    confirmation_tool: str | None = None
-    destructive_tools: list[str] = Field(default_factory=list)
-    read_only_tools: list[str] | None = None
-    """Tools that change nothing (lookups, searches, conversions): one unchanged retry
-    after a transient fault is sane for them (family `recovery`). Format 2; unset in
-    format 1, where the older retry rule applies."""
-    destructive_when: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """Format 5: a destructive tool listed here is destructive only when its arguments
-    match these matchers, e.g. `write_file: {overwrite: true}` (writing a new file
-    changes nothing that exists; replacing one does). Unlisted destructive tools are
-    destructive whatever their arguments."""
-
-
-class EvalsetManifest(BaseModel):
-    """`evalset.yaml`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    version: str
-    description: str = ""
-    format_version: int = EVALSET_FORMAT_VERSION
-    tools: str = "tools.json"
-    entries: str = "entries.jsonl"
-    system_prompt: str | None = None
-    policy: Policy = Field(default_factory=Policy)
-    tool_servers: ToolServerTable = Field(default_factory=dict)
-    """Real tool backends that episodes may name (`backend: {TOOL: {"server": NAME}}`)."""
-    world: str | None = None
-    """Format 5: the world file (YAML: the companies, people, records and files the
-    evalset talks about); `loragate validate` checks every entry and episode against it
-    (`loragate.evalset.world`, docs/writing-entries.md)."""
-    answers: str | None = None
-    """Format 5: right and near-miss answers per entry (JSON lines `entry_id`, `text`,
-    `expect_pass`, `why`), the entries' own check that they are neither too narrow nor
-    too loose (docs/writing-entries.md)."""
-    system_prompts: str | None = None
-    """Format 5: named paraphrases of `system_prompt` and the rules entries rely on
-    (YAML), for the `system_prompt` harness variants (`loragate.evalset.paraphrases`,
-    docs/harness.md)."""
-
-
-class FunctionCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    arguments: dict[str, Any] | str = Field(default_factory=dict)
-    """An object, or a JSON string of one (OpenAI's wire form)."""
-
-    def arguments_dict(self) -> dict[str, Any]:
-        if isinstance(self.arguments, dict):
-            return self.arguments
-        value = json.loads(self.arguments or "{}")
-        if not isinstance(value, dict):
-            raise ValueError("tool call arguments must be a JSON object")
-        return value
-
-
-class MessageToolCall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    id: str | None = None
-    type: Literal["function"] = "function"
-    function: FunctionCall
-
-
-class Message(BaseModel):
-    """An OpenAI chat message; `tool_calls` on assistant turns, `tool_call_id` on results."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str | None = None
-    tool_calls: list[MessageToolCall] | None = None
-    tool_call_id: str | None = None
-    name: str | None = None
-
-
-class Entry(BaseModel):
-    """One line of `entries.jsonl` (after fault expansion, `fault` names the variant)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.:\-]+$")
-    family: str
-    messages: list[Message] = Field(min_length=1)
-    expect: dict[str, Any] = Field(default_factory=dict)
-    tags: list[str] = Field(default_factory=list)
-    faults: list[FaultKind] | None = None
-    """Expand into one variant per fault of the last tool result (family `recovery`)."""
-    fault_results: dict[FaultKind, str] = Field(default_factory=dict)
-    """Explicit tool-result text per fault; `wrong_value` needs one."""
-    tools: list[str | dict[str, Any]] | None = None
-    """The tools this entry offers (format 3): each the name of a tool in tools.json or a
-    full OpenAI tool definition of its own. Unset: every tool of tools.json."""
-    notes: str | None = None
-    harness_opt_out: dict[HarnessTransform, str] = Field(default_factory=dict)
-    """Format 5: harness transformations that would change this entry's meaning, each
-    with the reason (`{"context": "refers to 'the message above'"}`); the entry is left
-    out of every variant that applies one of them (docs/harness.md)."""
-    fault: FaultKind | None = None
-    """Set by expansion: the fault this variant carries. Not written in entries files."""
-
-    def chat_messages(self, arguments_as: Literal["dict", "str"] = "dict") -> list[dict[str, Any]]:
-        """Messages as plain dicts for a chat template (`dict`) or an OpenAI server (`str`)."""
-        out: list[dict[str, Any]] = []
-        for m in self.messages:
-            d: dict[str, Any] = {"role": m.role, "content": m.content or ""}
-            if m.tool_calls:
-                calls = []
-                for i, tc in enumerate(m.tool_calls):
-                    args: Any = tc.function.arguments_dict()
-                    if arguments_as == "str":
-                        args = json.dumps(args, ensure_ascii=False)
-                    calls.append(
-                        {
-                            "id": tc.id or f"call_{i}",
-                            "type": "function",
-                            "function": {"name": tc.function.name, "arguments": args},
-                        }
-                    )
-                d["tool_calls"] = calls
-            if m.tool_call_id is not None:
-                d["tool_call_id"] = m.tool_call_id
-            if m.name is not None:
-                d["name"] = m.name
-            out.append(d)
-        return out
-
-    @property
-    def base_id(self) -> str:
-        return self.id.split(FAULT_SEPARATOR, 1)[0]
+from loragate.evalset.faults import expand_faults
+from loragate.families import Family, ScoringContext, get_families
+from loragate.formats.evalset import Entry, EvalsetManifest, Policy
+from loragate.formats.versions import (
+    EVALSET_FORMAT_VERSION,
+    PER_ENTRY_TOOLS_VERSION,
+    TOOL_SERVERS_VERSION,
+    WORLD_VERSION,
+)
 
 
 @dataclass
@@ -232,83 +76,6 @@ class Evalset:
     @property
     def policy(self) -> Policy:
         return self.manifest.policy
-
-
-# -- fault expansion ---------------------------------------------------------------
-
-
-def fault_text(kind: FaultKind, original: str, explicit: dict[FaultKind, str]) -> str | None:
-    """The text of a tool result under fault `kind` (`original` is the clean result),
-    or None when it cannot be derived (`wrong_value` needs an explicit one)."""
-    if kind in explicit:
-        return explicit[kind]
-    if kind == "error":
-        return json.dumps(
-            {
-                "error": {
-                    "code": 500,
-                    "type": "internal_error",
-                    "message": "Upstream service failed; the request was not completed.",
-                }
-            }
-        )
-    if kind == "timeout":
-        return json.dumps(
-            {
-                "error": {
-                    "code": 504,
-                    "type": "timeout",
-                    "message": "The tool did not answer within 30 s; nothing was returned.",
-                }
-            }
-        )
-    if kind == "truncated":
-        cut = max(1, len(original) * 2 // 5)
-        return original[:cut]
-    if kind == "schema_drift":
-        try:
-            value = json.loads(original)
-        except ValueError:
-            return None
-        if not isinstance(value, dict):
-            return None
-        drifted = {f"{k}_v2".upper(): v for k, v in value.items()}
-        return json.dumps({"api_version": "2", "payload": drifted}, ensure_ascii=False)
-    return None  # wrong_value needs an explicit result
-
-
-def expand_faults(entry: Entry) -> tuple[list[Entry], list[str]]:
-    """Variants of an entry, one per fault; problems when a variant cannot be built."""
-    if not entry.faults:
-        return [entry], []
-    tool_idx = [i for i, m in enumerate(entry.messages) if m.role == "tool"]
-    if not tool_idx:
-        return [], ["`faults` needs a `tool` message to vary; the entry has none"]
-    idx = tool_idx[-1]
-    original = entry.messages[idx].content or ""
-    out: list[Entry] = []
-    problems: list[str] = []
-    for kind in entry.faults:
-        text = fault_text(kind, original, entry.fault_results)
-        if text is None:
-            problems.append(
-                f"fault `{kind}` cannot be derived from the tool result; give it in `fault_results.{kind}`"
-            )
-            continue
-        messages = list(entry.messages)
-        messages[idx] = messages[idx].model_copy(update={"content": text})
-        out.append(
-            entry.model_copy(
-                update={
-                    "id": f"{entry.id}{FAULT_SEPARATOR}{kind}",
-                    "messages": messages,
-                    "faults": None,
-                    "fault_results": {},
-                    "fault": kind,
-                }
-            )
-        )
-    return out, problems
 
 
 # -- loading -----------------------------------------------------------------------
@@ -626,8 +393,6 @@ def _expect_problems(
     fam: Family[Any], expect: BaseModel, toolset: Toolset, lineno: int, where: str
 ) -> list[Problem]:
     """Tools and calls the expectation names, checked against the toolset."""
-    from loragate.families import spec_problems
-
     names = toolset.names()
     problems = [
         Problem(
@@ -702,8 +467,6 @@ def _read_entries(
 ) -> _ReadEntries:
     """Every entry (fault variants expanded), its parsed expectation and its own toolset;
     problems appended. `ctx` is the scoring context of an entry offering tools.json."""
-    from loragate.families import get_families
-
     registry = get_families()
     out = _ReadEntries()
     contexts: dict[int, ScoringContext] = {id(ctx.toolset): ctx}
@@ -774,8 +537,6 @@ def _read_entries(
 
 def load_evalset(path: str | Path) -> Evalset:
     """Load and validate an evalset folder; raise `BadInput` with every problem found."""
-    from loragate.families import ScoringContext  # late: families import this module
-
     root = user_or_bundled(path)
     manifest = _read_manifest(root)
     manifest_path = root / "evalset.yaml"

@@ -36,7 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from loragate.common.errors import BadInput, Problem, did_you_mean, validation_problems
 from loragate.common.files import read_yaml
-from loragate.evalset.load import Entry, Evalset
+from loragate.evalset.load import Evalset
+from loragate.formats.evalset import Entry
 
 _FIX = "see docs/harness.md, system prompt paraphrases"
 ALL_ENTRIES = "*"

@@ -49,8 +49,8 @@ from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import read_objects
 from loragate.common.loading import load_yaml_model
 from loragate.common.values import number_readings, values_in
+from loragate.formats.versions import WORLD_FORMAT_VERSION
 
-WORLD_FORMAT_VERSION = 1
 ID_RE = re.compile(r"\b(?:INV|ACC|CON|OPP|EVT|OPS|FAC|CS|SEC|IT|MSG)-\d{3,6}\b")
 EMAIL_RE = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
 _FIX = "correct the entry or episode, or the record in world.yaml (docs/writing-entries.md)"

@@ -1,5 +1,7 @@
-"""Every persisted model: generation and result records, verdicts and reason codes, the run
-manifest, trajectory/episode records, run-folder I/O and training logs.
+"""Every persisted model and the one table of their versions (`versions`): the evalset
+files (`evalset`), generation and result records, verdicts and reason codes, the run
+manifest and the adapters it names, sampling settings, trajectory/episode records and
+run-folder I/O.
 
 Third in the layer order (above common and stats): what the rest of the pipeline reads
 and writes.

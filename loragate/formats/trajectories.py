@@ -9,11 +9,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.names import Name
 from loragate.formats.records import ParseResult, Verdict
-
-TRAJECTORY_SCHEMA_VERSION = 2
-"""2 added `user_reply` to a step (version-1 files still load)."""
-EPISODE_RESULT_SCHEMA_VERSION = 1
-EPISODE_SUMMARY_SCHEMA_VERSION = 1
+from loragate.formats.versions import (
+    EPISODE_RESULT_SCHEMA_VERSION,
+    EPISODE_SUMMARY_SCHEMA_VERSION,
+    TRAJECTORY_SCHEMA_VERSION,
+)
 
 TRAJECTORIES = "trajectories.jsonl"
 EPISODE_RESULTS = "episode_results.jsonl"

@@ -13,48 +13,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput, Problem
-
-BASE_ADAPTER = "base"
-"""Adapter name of the bare base model (no LoRA); reserved, a user adapter may not use it."""
-
-
-@dataclass(frozen=True)
-class AdapterInfo:
-    """A LoRA adapter as inspected on disk before any model loads (`loragate.generate.adapters`).
-
-    For the `openai` backend an adapter may live only on the server; then `path` is
-    `None` and the inspected fields are `None` too.
-    """
-
-    name: str
-    """Name used on the command line, in records and (openai) as the served model name."""
-    path: Path | None
-    sha256: str | None = None
-    """sha256 over the adapter's weight files (hex)."""
-    rank: int | None = None
-    alpha: float | None = None
-    target_modules: tuple[str, ...] = ()
-    base_model_name_or_path: str | None = None
-    weights_format: str | None = None
-    """`safetensors` or `pickle` (`adapter_model.bin`)."""
-
-    @property
-    def cache_identity(self) -> str:
-        """What identifies the adapter's weights in a cache key (sha256, else `served:NAME`)."""
-        return self.sha256 or f"served:{self.name}"
-
+from loragate.formats.manifest import BASE_ADAPTER, AdapterInfo
 
 ADAPTER_CONFIG = "adapter_config.json"
 SAFETENSORS_WEIGHTS = "adapter_model.safetensors"
 PICKLE_WEIGHTS = "adapter_model.bin"
-
-VLLM_LORA_RANKS: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256, 320, 512)
-"""The values vLLM accepts for `max_lora_rank` (vllm.config.lora.MaxLoRARanks)."""
+RANK_FIX = "lower the adapter's rank, or raise the engine's maximum in the config"
 
 
 def weights_sha256(files: Sequence[Path]) -> str:
@@ -78,18 +46,6 @@ def adapter_rank(config: Mapping[str, Any]) -> int | None:
     if isinstance(pattern, dict):
         ranks.extend(v for v in pattern.values() if isinstance(v, int))
     return max(ranks) if ranks else None
-
-
-def engine_lora_rank(ranks: Iterable[int], override: int | None = None) -> int:
-    """vLLM's `max_lora_rank` for these adapter ranks: the override, else the
-    smallest value vLLM accepts that holds the largest rank."""
-    largest = max(ranks, default=1)
-    if override is not None:
-        return override
-    for allowed in VLLM_LORA_RANKS:
-        if allowed >= largest:
-            return allowed
-    return VLLM_LORA_RANKS[-1]
 
 
 def _norm(name: str) -> str:
@@ -121,6 +77,7 @@ def inspect_adapter(
     problems: list[Problem],
     base_aliases: Sequence[str] = (),
     max_rank: int | None = None,
+    rank_fix: str = RANK_FIX,
     allow_pickle: bool = False,
     ignore_base_mismatch: bool = False,
     source: str = "--adapter",
@@ -208,8 +165,7 @@ def inspect_adapter(
                 str(cfg_path),
                 f"LoRA rank {rank} is above the engine's maximum {max_rank}",
                 field="r",
-                fix="raise `vllm.max_lora_rank` in the config (vLLM accepts "
-                f"{', '.join(map(str, VLLM_LORA_RANKS))}) or use the hf backend",
+                fix=rank_fix,
             )
         )
         ok = False
@@ -253,6 +209,7 @@ def inspect_adapters(
     *,
     base_aliases: Sequence[str] = (),
     max_rank: int | None = None,
+    rank_fix: str = RANK_FIX,
     allow_pickle: bool = False,
     ignore_base_mismatch: bool = False,
     server_side_ok: bool = False,
@@ -261,7 +218,8 @@ def inspect_adapters(
 
     `base_aliases` are the names of the configured base model (config value, hub id,
     local folder); the first is shown in messages. `max_rank` is the engine's limit
-    (`None`: no limit). With `server_side_ok` (the openai backend) a path that does
+    (`None`: no limit), `rank_fix` what to do about an adapter above it (the backend's
+    words). With `server_side_ok` (the openai backend) a path that does
     not exist locally names an adapter the server holds; it is not inspected.
     """
     problems: list[Problem] = []
@@ -276,6 +234,7 @@ def inspect_adapters(
             problems=problems,
             base_aliases=base_aliases,
             max_rank=max_rank,
+            rank_fix=rank_fix,
             allow_pickle=allow_pickle,
             ignore_base_mismatch=ignore_base_mismatch,
         )

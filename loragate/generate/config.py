@@ -2,6 +2,13 @@
 
 Every model forbids unknown keys, so a typo in a config file fails loudly with the
 file and field named. Nothing in a config runs code. See `configs/*.yaml`.
+
+The options of a generation backend sit in a block named after it (`vllm: {...}`,
+`hf: {...}`, `openai: {...}`, or a plugin backend's); each backend owns the model of its
+block (`loragate.runners`: `Backend.options`), and `RunConfig` validates every block
+present against the registry's backends, so a plugin's options are checked like the
+built-ins'. `RunConfig.options_of(name)` is a backend's validated block (its defaults
+when the config has none); `config.vllm` reads the same.
 """
 
 from __future__ import annotations
@@ -13,6 +20,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
     field_validator,
     model_validator,
 )
@@ -20,145 +29,23 @@ from pydantic import (
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
+from loragate.formats.sampling import RepetitionStop, SamplingConfig
 from loragate.generate.harness import HarnessConfig
+from loragate.runners import backend_options, runner_names
 
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 ParseMode = Literal["strict", "repaired"]
 
 
-class RepetitionStop(BaseModel):
-    """End a sample once its last tokens are one pattern of `min_pattern` to
-    `max_pattern` tokens repeated `min_count` times in a row - vLLM's
-    `repetition_detection`, reproduced by the `hf` runner. The repeated text stays in
-    the output (the scorer sees the loop); only the rest of the budget is not spent."""
+class RunConfig(BaseModel):
+    """A `loragate run` configuration (YAML file, then CLI overrides).
 
-    model_config = ConfigDict(extra="forbid")
-
-    min_pattern: int = Field(default=8, ge=1, le=1024, description="shortest pattern, tokens")
-    max_pattern: int = Field(default=64, ge=1, le=1024, description="longest pattern, tokens")
-    min_count: int = Field(default=3, ge=2, le=100, description="repeats in a row that stop")
-
-    @model_validator(mode="after")
-    def _ordered(self) -> RepetitionStop:
-        if self.min_pattern > self.max_pattern:
-            raise ValueError(
-                f"min_pattern ({self.min_pattern}) must not exceed max_pattern ({self.max_pattern})"
-            )
-        return self
-
-
-class SamplingConfig(BaseModel):
-    """How samples are drawn. `samples = 1` with `temperature = 0` is greedy decoding."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    samples: int = Field(default=1, ge=1, le=1000, description="k: samples per entry and adapter")
-    temperature: float = Field(default=0.0, ge=0.0, le=5.0, description="0 = greedy")
-    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    max_new_tokens: int = Field(default=256, ge=1, le=32768, description="tokens generated at most")
-    seed: int = Field(default=0, ge=0, description="engine seed; per-sample seeds derive from it")
-    stop_on_repetition: RepetitionStop | None = Field(
-        default=None, description="stop degenerate loops early; None = run to the budget"
-    )
-
-    @property
-    def greedy(self) -> bool:
-        return self.temperature == 0.0
-
-
-class VllmOptions(BaseModel):
-    """Options of the `vllm` backend (`vllm.LLM`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    max_model_len: int | None = Field(
-        default=8192, ge=256, description="tokens; None = model's own"
-    )
-    kv_cache_gib: int = Field(
-        default=2, ge=1, description="CPU only: KV cache size in GiB (VLLM_CPU_KVCACHE_SPACE)"
-    )
-    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
-    enable_prefix_caching: bool = True
-    max_lora_rank: int | None = Field(
-        default=None, ge=1, description="engine's max LoRA rank; None = the largest adapter rank"
-    )
-    max_num_seqs: int | None = Field(default=None, ge=1, description="None = vLLM's default")
-    enforce_eager: bool | None = Field(default=None, description="None = eager on CPU only")
-    block_size: int | None = Field(
-        default=None,
-        ge=1,
-        description="KV-cache block in tokens, also the grain of prefix-cache hits; None = "
-        "32 on CPU (vLLM's 128 recomputes up to 127 tokens of the shared prefix per "
-        "prompt), vLLM's own on GPU",
-    )
-    cpu_threads_bind: str | None = Field(
-        default=None,
-        description="CPU only: VLLM_CPU_OMP_THREADS_BIND (`0-1`, `nobind`); None = vLLM's "
-        "`auto`, which on x86 binds one core per physical core and reserves one",
-    )
-    cpu_reserved_cores: int | None = Field(
-        default=None,
-        ge=0,
-        description="CPU only: cores kept free of compute threads for vLLM's scheduler "
-        "(VLLM_CPU_NUM_OF_RESERVED_CPU); None = 0 on a machine with at most 4 usable cores "
-        "(vLLM's own 1 leaves a 2-core box one compute thread), else vLLM's default",
-    )
-
-
-class HfOptions(BaseModel):
-    """Options of the `hf` backend (transformers + peft)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    batch_size: int = Field(
-        default=8, ge=1, description="prompts per generate call (without `prefix_cache`)"
-    )
-    device: str = Field(
-        default="auto", description="`auto` (cuda if available), `cpu`, `cuda:0`, ..."
-    )
-    prefix_cache: bool = Field(
-        default=True,
-        description="compute the key/value cache of the prompts' shared prefix once per "
-        "adapter and continue each prompt from it, one at a time (faster on a CPU); false = "
-        "left-padded batches of `batch_size`",
-    )
-
-
-class OpenAIOptions(BaseModel):
-    """Options of the `openai` backend (an OpenAI-compatible server, e.g. `vllm serve`).
-
-    The base model is requested as `served_model` (default: `model`); an adapter is
-    requested under its own name, as `vllm serve ... --lora-modules NAME=PATH` serves it.
+    Unknown keys are refused; a key naming a registered backend is that backend's
+    options block (see the module doc), held as an extra of the model.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
-    base_url: str = Field(default="http://localhost:8000/v1", description="ends in /v1")
-    api_key_env: str | None = Field(
-        default=None,
-        description="name of the environment variable holding the API key (never the key)",
-    )
-    served_model: str | None = Field(default=None, description="server-side name of the base model")
-    concurrency: int = Field(default=8, ge=1, le=512, description="requests in flight")
-    timeout_s: float = Field(default=120.0, gt=0, description="per request, seconds")
-    max_retries: int = Field(default=3, ge=0, le=20, description="per request, on 429/5xx/timeouts")
-    samples_via: Literal["requests", "n"] = Field(
-        default="requests",
-        description="k samples as k requests (each with its own seed) or one request with n=k",
-    )
-    send_seed: bool = Field(
-        default=True,
-        description="send a per-request seed (the CPU build of vLLM needs chunked prefill off)",
-    )
-    extra_body: dict[str, Any] | None = Field(
-        default=None, description='extra request fields, e.g. {"tool_choice": "none"}'
-    )
-
-
-class RunConfig(BaseModel):
-    """A `loragate run` configuration (YAML file, then CLI overrides)."""
-
-    model_config = ConfigDict(extra="forbid")
+    # "allow" only to hold the backends' blocks: `_backend_blocks` refuses every other key.
+    model_config = ConfigDict(extra="allow")
 
     name: Name | None = Field(
         default=None,
@@ -171,7 +58,7 @@ class RunConfig(BaseModel):
     revision: str | None = Field(default=None, description="hub revision (commit) of `model`")
     dtype: Dtype = Field(default="auto", description="auto = float32 on CPU, bfloat16 on GPU")
     backend: str = Field(
-        default="auto", description="a runner's name (vllm, hf, openai, replay) or auto"
+        default="auto", description="a backend's name (vllm, hf, openai, replay, ...) or auto"
     )
     evalset: str = Field(default="evalsets/agent20", description="evalset folder")
     chat_template: str | None = Field(
@@ -185,9 +72,6 @@ class RunConfig(BaseModel):
     )
     trust_remote_code: bool = False
     sampling: SamplingConfig = Field(default_factory=lambda: SamplingConfig())
-    vllm: VllmOptions = Field(default_factory=lambda: VllmOptions())
-    hf: HfOptions = Field(default_factory=lambda: HfOptions())
-    openai: OpenAIOptions = Field(default_factory=lambda: OpenAIOptions())
     adapters: dict[Name, str] = Field(
         default_factory=dict,
         description="adapter name (letters, digits, . _ + -) -> folder (openai: may be "
@@ -222,11 +106,58 @@ class RunConfig(BaseModel):
             self.sampling.stop_on_repetition = RepetitionStop()
         return self
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _backend_blocks(cls, data: Any, handler: ModelWrapValidatorHandler[RunConfig]) -> RunConfig:
+        """Validate each backend's block with that backend's options model; refuse any
+        other unknown key as `extra="forbid"` would; default every block not given."""
+        if not isinstance(data, dict):
+            return handler(data)
+        models = backend_options()
+        rest = dict(data)
+        blocks: dict[str, BaseModel] = {}
+        errors: list[Any] = []
+        for name, model in models.items():
+            if name not in rest:
+                continue
+            raw = rest.pop(name)
+            if isinstance(raw, model):
+                blocks[name] = raw
+                continue
+            try:
+                blocks[name] = model.model_validate(raw)
+            except ValidationError as exc:
+                errors += [_nested_error(name, e) for e in exc.errors()]
+        try:
+            cfg = handler(rest)
+        except ValidationError as exc:
+            if not errors:
+                raise
+            raise ValidationError.from_exception_data(
+                cls.__name__, [*(_nested_error(None, e) for e in exc.errors()), *errors]
+            ) from None
+        unknown = cfg.__pydantic_extra__ or {}
+        errors += [{"type": "extra_forbidden", "loc": (k,), "input": v} for k, v in unknown.items()]
+        if errors:
+            raise ValidationError.from_exception_data(cls.__name__, errors)
+        cfg.__pydantic_extra__ = {
+            name: blocks.get(name) or model() for name, model in models.items()
+        }
+        return cfg
+
+    def options_of(self, backend: str) -> BaseModel | None:
+        """The validated options block of `backend` (its defaults when the config has
+        none); None for a backend that takes no options."""
+        blocks = self.__pydantic_extra__ or {}
+        found = blocks.get(backend)
+        if found is None:
+            model = backend_options().get(backend)
+            return model() if model is not None else None
+        return found if isinstance(found, BaseModel) else None
+
     @field_validator("backend")
     @classmethod
     def _known_backend(cls, value: str) -> str:
-        from loragate.runners import runner_names  # the registry is the list
-
         known = [*runner_names(), "auto"]
         if value not in known:
             raise ValueError(
@@ -252,6 +183,15 @@ class RunConfig(BaseModel):
             if not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", name):
                 raise ValueError(f"adapter name {name!r}: use letters, digits, `_.-` (max 64)")
         return value
+
+
+def _nested_error(block: str | None, err: Any) -> Any:
+    """A pydantic error as `InitErrorDetails`, its location under `block` when given."""
+    out = {"type": err["type"], "loc": (block, *err["loc"]) if block else err["loc"]}
+    out["input"] = err.get("input")
+    if "ctx" in err:
+        out["ctx"] = err["ctx"]
+    return out
 
 
 def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:

@@ -35,11 +35,8 @@ from loragate.common.errors import BadInput, Problem, unknown_name_fix, validati
 from loragate.common.files import read_yaml
 from loragate.common.names import Name
 from loragate.common.resources import bundled
+from loragate.formats.versions import HARNESS_FORMAT
 
-HARNESS_FORMAT = 1
-"""Version of the transformation code (routing, distractor draws, context padding,
-paraphrase checks). Part of every variant's key: a change in how a variant is built
-gives new cache keys."""
 DEFAULT_HARNESS = "default"
 """The name of the untransformed harness in tables; no variant may take it."""
 PRESETS_FILE = "configs/harness/variants.yaml"

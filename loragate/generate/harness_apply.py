@@ -26,8 +26,9 @@ from typing import Any
 
 from loragate.calls.tools import Toolset
 from loragate.common.errors import BadInput, Problem
-from loragate.evalset.load import Entry, Evalset
+from loragate.evalset.load import Evalset
 from loragate.evalset.paraphrases import Paraphrases, check_paraphrase, load_paraphrases
+from loragate.formats.evalset import Entry
 from loragate.formats.manifest import HarnessRecord
 from loragate.generate.config import RunConfig
 from loragate.generate.harness import DEFAULT_HARNESS, HarnessVariant, select_variants, variant_key
@@ -469,7 +470,7 @@ def plan_variants(
         renderer=renderer,
         model_path=model_path,
         max_new_tokens=config.sampling.max_new_tokens,
-        context_length=harness_context_length(backend, config.vllm.max_model_len, model_path),
+        context_length=harness_context_length(backend, _max_model_len(config), model_path),
         enable_thinking=config.enable_thinking,
         trust_remote_code=config.trust_remote_code,
     )
@@ -493,6 +494,12 @@ def harness_records(variants: list[AppliedVariant]) -> list[HarnessRecord]:
         )
         for a in variants
     ]
+
+
+def _max_model_len(config: RunConfig) -> int | None:
+    """The vLLM options' `max_model_len` (None when unset or vLLM is not registered)."""
+    value = getattr(config.options_of("vllm"), "max_model_len", None)
+    return value if isinstance(value, int) else None
 
 
 def harness_context_length(backend: str, max_model_len: int | None, model_path: str) -> int | None:

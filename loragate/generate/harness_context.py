@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput, Problem
-from loragate.evalset.load import FAULT_SEPARATOR, Entry, Evalset
+from loragate.evalset.load import Evalset
+from loragate.formats.evalset import FAULT_SEPARATOR, Entry
 from loragate.generate.harness_tools import name_nouns
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'._/-]*")

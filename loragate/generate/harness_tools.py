@@ -32,7 +32,8 @@ from loragate.calls.tools import CompiledTool, ToolDef, Toolset
 from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.files import read_yaml
 from loragate.common.resources import bundled
-from loragate.evalset.load import Entry, Evalset
+from loragate.evalset.load import Evalset
+from loragate.formats.evalset import Entry
 from loragate.generate.harness import HarnessVariant, ToolsTransform
 
 POOLS_DIR = "configs/harness/pools"

@@ -8,10 +8,10 @@ renders every prompt, computes every cache key, and reads the run folder's
 only when something is left to generate, streams records into `generations.jsonl`
 (never writing a cache key twice) and returns the records of the run's jobs.
 
-Prompts: local backends (vllm, hf) get the chat-template rendering of
-`loragate.generate.prompt`. Server backends (openai) and replay render nothing locally; their
-`PromptJob.prompt` is the canonical JSON of the request's messages and tools, so the
-cache key still changes whenever the request would.
+Prompts: local backends (`Backend.local`: vllm, hf) get the chat-template rendering of
+`loragate.generate.prompt`. Server backends (openai) and replay render nothing locally;
+their `PromptJob.prompt` is the canonical JSON of the request's messages and tools, so
+the cache key still changes whenever the request would.
 """
 
 from __future__ import annotations
@@ -30,8 +30,11 @@ from typing import Any
 
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
-from loragate.evalset.load import Entry, Evalset, load_evalset
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.evalset import Entry
 from loragate.formats.manifest import (
+    BASE_ADAPTER,
+    AdapterInfo,
     BaseProbe,
     EvalsetRecord,
     ModelRecord,
@@ -54,7 +57,7 @@ from loragate.formats.runfolder import (
     read_generations,
     read_manifest,
 )
-from loragate.generate.adapters import BASE_ADAPTER, VLLM_LORA_RANKS, AdapterInfo, inspect_adapters
+from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
 from loragate.generate.harness_apply import (
     AppliedVariant,
@@ -63,9 +66,7 @@ from loragate.generate.harness_apply import (
     plan_variants,
 )
 from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
-from loragate.runners import PromptJob, Runner, RunnerSetup
-
-LOCAL_BACKENDS = ("vllm", "hf")
+from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
 
 
 @dataclass
@@ -98,7 +99,7 @@ class RunPlan:
 
 
 @dataclass
-class RunOutcome:
+class GenerationOutcome:
     records: list[GenerationRecord]
     """One record per job, in job order."""
     generated: int
@@ -200,7 +201,7 @@ def _resolve_model(config: RunConfig, backend: str) -> _Model:
     embedded = embedded_name(config.model, config.embedded)
     if embedded is not None:
         spec = EMBEDDED[embedded]
-        if backend in LOCAL_BACKENDS:
+        if get_backend(backend).local:
             emb_path = str(embedded_checkpoint(embedded))
             source_sha = embedded_info(embedded).get("source_sha256")
         else:
@@ -228,7 +229,7 @@ def _resolve_model(config: RunConfig, backend: str) -> _Model:
                 inner = None
             if isinstance(inner, str) and inner:
                 aliases.append(inner)
-    elif backend in LOCAL_BACKENDS and (model.startswith((".", "/", "~")) or local.exists()):
+    elif get_backend(backend).local and (model.startswith((".", "/", "~")) or local.exists()):
         raise BadInput(
             f"model folder {model} does not exist",
             [Problem("config", f"{model} is not a folder", field="model", fix="check the path")],
@@ -243,28 +244,16 @@ def _resolve_model(config: RunConfig, backend: str) -> _Model:
 
 
 def _adapters(config: RunConfig, backend: str, model: _Model) -> list[AdapterInfo]:
-    max_rank: int | None = None
-    if backend == "vllm":
-        max_rank = config.vllm.max_lora_rank or VLLM_LORA_RANKS[-1]
-        if config.vllm.max_lora_rank is not None and max_rank not in VLLM_LORA_RANKS:
-            raise BadInput(
-                f"vllm.max_lora_rank {max_rank} is not a rank vLLM accepts",
-                [
-                    Problem(
-                        "config",
-                        f"{max_rank} not allowed",
-                        field="vllm.max_lora_rank",
-                        fix=f"use one of {', '.join(map(str, VLLM_LORA_RANKS))}",
-                    )
-                ],
-            )
+    runner = get_backend(backend)
+    limit = runner.rank_limit(config.options_of(backend))
     return inspect_adapters(
         config.adapters,
         base_aliases=model.aliases,
-        max_rank=max_rank,
+        max_rank=limit.rank if limit is not None else None,
+        rank_fix=limit.fix if limit is not None else RANK_FIX,
         allow_pickle=config.allow_pickle,
         ignore_base_mismatch=config.ignore_base_mismatch,
-        server_side_ok=backend == "openai",
+        server_side_ok=runner.served_adapters,
     )
 
 
@@ -362,7 +351,7 @@ def plan_run(
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     adapters = _adapters(config, backend, model)
     renderer: ChatRenderer | None = None
-    if backend in LOCAL_BACKENDS:
+    if get_backend(backend).local:
         renderer = load_renderer(
             model.path,
             chat_template=model.chat_template,
@@ -389,9 +378,8 @@ def plan_run(
         variants=variants,
     )
     out_dir = run_folder(config, config_path)
-    engine_opts: dict[str, Any] = {}
-    if backend in ("vllm", "hf", "openai"):
-        engine_opts = getattr(config, backend).model_dump()
+    options = config.options_of(backend)
+    engine_opts: dict[str, Any] = options.model_dump() if options is not None else {}
     manifest = RunManifest(
         model=ModelRecord(
             id=model.id,
@@ -556,7 +544,7 @@ def execute_run(
     on_records: Callable[[list[GenerationRecord]], None] | None = None,
     runner: LazyRunner | None = None,
     on_started: Callable[[], None] | None = None,
-) -> RunOutcome:
+) -> GenerationOutcome:
     """Generate the pending jobs (starting the runner only if there are any) and
     return one record per job. `on_records` sees each persisted batch (progress),
     `on_started` the moment the runner is up. A `runner` given is left open for the
@@ -600,7 +588,7 @@ def execute_run(
             fix="delete the run folder and evaluate the base in a run of its own "
             "(--no-base for the adapters); report the engine version",
         )
-    return RunOutcome(
+    return GenerationOutcome(
         # The cache is shared between names of the same weights; results carry the name
         # this run asked for.
         records=records,
@@ -643,7 +631,7 @@ def _base_probe(
     """Generate a few base prompts again without the adapters and compare (greedy local
     runs with both the base and adapters only)."""
     if (
-        plan.backend not in LOCAL_BACKENDS
+        not get_backend(plan.backend).local
         or not plan.config.include_base
         or not plan.setup.adapters
         or not plan.config.sampling.greedy

@@ -35,7 +35,8 @@ from loragate.common.errors import BadInput, Problem
 from loragate.common.resources import bundled
 
 if TYPE_CHECKING:
-    from loragate.evalset.load import Entry, Evalset
+    from loragate.evalset.load import Evalset
+    from loragate.formats.evalset import Entry
 
 TEMPLATE_SUFFIX = ".jinja"
 

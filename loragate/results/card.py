@@ -359,7 +359,7 @@ def build_card(
     `chart` is the relative path of the bar chart to embed (`None`: no image).
     Nothing in the output depends on the clock, so the same inputs give the same bytes.
     """
-    from loragate import __version__
+    from loragate.common.version import __version__
 
     if not steps or any(n < 1 for n in steps):
         raise BadInput(

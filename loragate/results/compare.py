@@ -26,15 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput, Problem
 from loragate.formats.records import EvalsetRef, RateStats
-from loragate.formats.training_logs import ACCURACY_KEYS, LOSS_KEYS
+from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
 from loragate.results.runs import LoadedRun
 from loragate.results.sensitivity import RobustnessRow, robustness_rows
+from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.stats.paired import PairedTest, paired_test
 
-COMPARISON_SCHEMA_VERSION = 3
-"""2 adds `tags` (a paired row per grouping tag); 3 adds `robustness` (per family each
-run's default and worst-variant pass@1 when its run has harness variants)."""
 DEFAULT_ALPHA = 0.05
 LARGE_MOVE_POINTS = 20.0
 """A family move this large (in points) enters the headline even when not significant."""
@@ -589,7 +587,6 @@ def significant_drop(d: FamilyDelta, alpha: float) -> bool:
 
 
 __all__ = [
-    "COMPARISON_SCHEMA_VERSION",
     "DEFAULT_ALPHA",
     "Comparison",
     "FamilyDelta",

@@ -26,7 +26,7 @@ import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -34,16 +34,16 @@ from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.formats.records import RateStats
 from loragate.formats.trajectories import Rate
+from loragate.formats.versions import GATE_SCHEMA_VERSION
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs, significant_drop
 from loragate.results.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
+from loragate.results.gate_harness import HARNESS_RULES, harness_rule
 from loragate.results.runs import LoadedRun
 from loragate.results.sensitivity import Robustness, robustness
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-GATE_SCHEMA_VERSION = 2
-"""2 adds `tag` on a rule (rules per entry tag); version 1 results still read."""
 RuleStatus = Literal["PASS", "FAIL", "SKIP"]
 _EPS = 1e-12
 """Float slack so that 7/8 = 0.875 meets a floor written as 0.875."""
@@ -333,9 +333,6 @@ FAMILY_RULES: dict[str, Callable[[_FamilyFacts, float], RuleResult]] = {
 }
 """Rule name (a `FamilyRules` field) -> its check, in the order results are listed."""
 
-HARNESS_RULES = ("min_pass_at_1_worst_variant", "max_drop_vs_default")
-"""Rules on the harness sensitivity table (docs/harness.md)."""
-
 RUN_RULES: dict[str, Callable[[RateStats], int]] = {
     "max_unparseable": lambda overall: overall.unparseable,
     "max_unparseable_repaired": lambda overall: overall.unparseable_repaired,
@@ -344,9 +341,18 @@ RUN_RULES: dict[str, Callable[[RateStats], int]] = {
 
 
 def _harness_rule(rule: str, facts: _FamilyFacts, threshold: float) -> RuleResult:
-    from loragate.results.gate_harness import harness_rule
-
-    return harness_rule(rule, facts, threshold)
+    found = harness_rule(rule, facts.robust, threshold)
+    return RuleResult(
+        rule=rule,
+        family=facts.family,
+        tag=facts.tag,
+        threshold=threshold,
+        figure=found.figure,
+        shown=found.shown,
+        requirement=found.requirement,
+        status=cast(RuleStatus, found.status),
+        detail=found.detail,
+    )
 
 
 def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
@@ -668,7 +674,6 @@ def render_terminal(result: GateResult) -> RenderableType:
 
 
 __all__ = [
-    "GATE_SCHEMA_VERSION",
     "FamilyRules",
     "GatePolicy",
     "GateResult",

@@ -14,7 +14,7 @@ from loragate.common.errors import BadInput
 from loragate.common.names import check_name
 from loragate.formats.records import AdapterSummary, ResultRecord, Summary
 from loragate.formats.runfolder import read_manifest, read_results, read_summary
-from loragate.formats.training_logs import TrainingLog, find_training_log, read_training_log
+from loragate.results.training_logs import TrainingLog, find_training_log, read_training_log
 from loragate.stats.binomial import Counts
 
 

@@ -28,10 +28,19 @@ from loragate.results.formatting import (
     markdown_table,
     md_text,
 )
-from loragate.results.report import family_label
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+
+def family_label(name: str) -> tuple[str, str]:
+    """(letter, name) of a family, as `loragate.results.report.family_label` (which
+    imports this module for the report's table)."""
+    from loragate.families import get_families
+
+    fam = get_families().get(name)
+    return (fam.letter if fam is not None else "?", name)
+
 
 DEFAULT = "default"
 OVERALL = "overall"

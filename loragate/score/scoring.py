@@ -2,8 +2,9 @@
 
 `Scorer` judges one `GenerationRecord` at a time; `score_records` checks a whole
 generations set against the evalset first (unknown ids, duplicates, missing entries)
-and scores it; `finish_run` also summarises and writes `results.jsonl`,
-`summary.json` and `report.md` into a run folder without ever leaving it half-written.
+and scores it; `score_run` also summarises, and `write_scored` writes `results.jsonl`
+and `summary.json` into a run folder without ever leaving it half-written (with any
+files a later stage hands it, such as the report: `loragate.run.finish_run`).
 
 Scorers are pure functions of (entry, expect, parsed output, the entry's toolset, policy) and must
 never raise. When one does anyway it is a bug in that family, not bad input: it
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import replace_files
 from loragate.common.heap import no_cyclic_gc
-from loragate.evalset.load import Entry, Evalset
+from loragate.evalset.load import Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
+from loragate.formats.evalset import Entry
 from loragate.formats.records import (
     FaultKind,
     GenerationRecord,
@@ -37,7 +39,7 @@ from loragate.formats.records import (
     Verdict,
     trusted,
 )
-from loragate.formats.runfolder import GENERATIONS, REPORT, RESULTS, SUMMARY, VIEW, dump_jsonl
+from loragate.formats.runfolder import GENERATIONS, RESULTS, SUMMARY, dump_jsonl
 from loragate.generate.harness_apply import AppliedVariant
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
@@ -434,14 +436,17 @@ def _progress(total: int, wanted: bool | None) -> Iterator[Callable[[int], None]
 
 @dataclass(frozen=True)
 class ScoredRun:
-    """What `finish_run` wrote: the summary, the scored records and the folder."""
+    """A scored generations set: the summary, the scored records, the entries with no
+    generation, and the run folder it was written to (None: not written)."""
 
     summary: Summary
     results: list[ResultRecord]
-    """The default harness's scored samples (results.jsonl also holds the variants')."""
-    out_dir: Path
+    """The default harness's scored samples."""
     missing: dict[str, list[str]]
     """Per adapter, entries without any generation (only with `allow_missing`)."""
+    out_dir: Path | None = None
+    variant_results: list[ResultRecord] = field(default_factory=list)
+    """The harness variants' scored samples (`--harness`), each with its `harness`."""
 
 
 def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
@@ -456,38 +461,26 @@ def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
     replace_files(out_dir, files)
 
 
-def finish_run(
+def score_run(
     evalset: Evalset,
     generations: Sequence[GenerationRecord],
-    out_dir: Path,
     parse_mode: ParseMode = "strict",
     k: int | None = None,
     *,
     allow_missing: bool = False,
     source: Path | None = None,
     progress: bool | None = None,
-    include_generations: bool = False,
     jobs: int = 1,
     variants: Sequence[AppliedVariant] = (),
 ) -> ScoredRun:
-    """Score `generations`, summarise, and write `results.jsonl`, `summary.json`,
-    `report.md` and `view.html` (`loragate view`'s page) into the run folder `out_dir`.
-
-    Everything is checked and scored before anything is written, so bad input
-    (`BadInput`) or a scorer bug (`ScorerError`) leaves `out_dir` untouched. Other files
-    in an existing `out_dir` (manifest.json, generations.jsonl) are kept. `k` is the k
-    of pass^k / pass@k (default: the smallest per-entry sample count). `source` is the
-    file the generations were read from, in order, so problems can name its lines.
-    `include_generations` also writes the generations as `generations.jsonl` when the
-    folder has none (so a run folder scored from a loose file is self-contained).
-    `jobs`: processes judging the distinct outputs (see `score_records`). `variants`:
-    the harness variants the generations were made under; each variant's samples are
-    judged on its own scoring evalset and summarised in `summary.harness` (figures per
-    variant, the sensitivity table; docs/harness.md).
-    """
-    from loragate.results.report import render_markdown
-    from loragate.results.view.data import run_view_page
-
+    """Check, score and summarise `generations`; nothing is written. `BadInput` for
+    bad input, `ScorerError` for a scorer bug. `k` is the k of pass^k / pass@k (default:
+    the smallest per-entry sample count). `source` is the file the generations were read
+    from, in order, so problems can name its lines. `jobs`: processes judging the
+    distinct outputs (see `score_records`). `variants`: the harness variants the
+    generations were made under; each variant's samples are judged on its own scoring
+    evalset (`variant_results`) and summarised in `summary.harness` (figures per
+    variant, the sensitivity table; docs/harness.md)."""
     scoring = {v.name: v.scoring for v in variants}
     missing = check_generations(
         evalset, generations, allow_missing=allow_missing, source=source, variants=scoring
@@ -495,7 +488,7 @@ def finish_run(
     default = [g for g in generations if g.harness is None]
     results = _score_checked(evalset, default, parse_mode, progress, jobs)
     summary = summarize(evalset, results, parse_mode, k)
-    every = results
+    others: list[ResultRecord] = []
     if variants:
         by_variant = {
             v.name: _score_checked(
@@ -504,18 +497,29 @@ def finish_run(
             for v in variants
         }
         summary.harness = harness_summary(summary, results, by_variant, variants, parse_mode, k)
-        every = results + [r for rs in by_variant.values() for r in rs]
-    files: dict[str, str] = {}
-    if include_generations and not (out_dir / GENERATIONS).exists():
-        files[GENERATIONS] = dump_jsonl(generations)
-    files |= {
-        RESULTS: dump_jsonl(every),
-        REPORT: render_markdown(summary, results),
-        VIEW: run_view_page(out_dir, summary, every, evalset),
-        SUMMARY: summary.model_dump_json(indent=2) + "\n",
-    }
-    write_run_files(out_dir, files)
-    return ScoredRun(summary=summary, results=results, out_dir=out_dir, missing=missing)
+        others = [r for rs in by_variant.values() for r in rs]
+    return ScoredRun(summary=summary, results=results, missing=missing, variant_results=others)
+
+
+def write_scored(
+    out_dir: Path,
+    scored: ScoredRun,
+    *,
+    generations: Sequence[GenerationRecord] | None = None,
+    files: Mapping[str, str] | None = None,
+) -> None:
+    """Write `results.jsonl` (the default harness's samples, then the variants'), then
+    `files` (name -> text, from the stages after scoring), then `summary.json` into
+    `out_dir`, each atomically; also `generations` as `generations.jsonl` when given and
+    the folder has none (so a run folder scored from a loose file is self-contained).
+    Other files in the folder are kept."""
+    out: dict[str, str] = {}
+    if generations is not None and not (out_dir / GENERATIONS).exists():
+        out[GENERATIONS] = dump_jsonl(generations)
+    out[RESULTS] = dump_jsonl([*scored.results, *scored.variant_results])
+    out |= dict(files or {})
+    out[SUMMARY] = scored.summary.model_dump_json(indent=2) + "\n"
+    write_run_files(out_dir, out)
 
 
 __all__ = [
@@ -524,8 +528,9 @@ __all__ = [
     "Scorer",
     "ScorerError",
     "check_generations",
-    "finish_run",
     "result_record",
     "score_records",
+    "score_run",
     "write_run_files",
+    "write_scored",
 ]

@@ -2,9 +2,9 @@
 
 Each run folder is planned with `plan_run` (the cache keys and layout of `loragate
 run`), the pending jobs of all of them are generated on Ray (`loragate.sweep.ray_stage`),
-and then every run folder is finished exactly as `loragate run` finishes a run whose
-cache holds everything (`execute_run` starts no runner, `finish_run` scores), so a
-sweep's run folders and verdicts are those of `run`. `sweep.json` and `sweep.md` go
+and then every run folder is finished by `loragate.run.run` itself, whose cache now
+holds everything (no runner starts; no episodes, which do not run on Ray), so a sweep's
+run folders and verdicts are those of `run`. `sweep.json` and `sweep.md` go
 into the sweep's folder.
 """
 
@@ -44,8 +44,8 @@ def run_sweep(
     """Run the sweep `sweep` (read from `source`), holding every run folder's write lock.
     `on_planned(jobs, cached)` is told the totals before generation starts."""
     from loragate.common.locking import writing
-    from loragate.generate.pipeline import execute_run, plan_run
-    from loragate.score.scoring import finish_run
+    from loragate.generate.pipeline import plan_run
+    from loragate.run import run as run_one
     from loragate.sweep.ray_stage import generate_on_ray
 
     runs = run_configs(sweep, source)
@@ -58,16 +58,8 @@ def run_sweep(
         if on_planned is not None:
             on_planned(jobs, cached)
         generated = generate_on_ray(plans, sweep.cluster, on_records=on_records)
-        for run in runs:
-            plan = plan_run(run.config)  # everything is cached now: no runner starts
-            outcome = execute_run(plan)
-            finish_run(
-                plan.evalset,
-                outcome.records,
-                plan.out_dir,
-                run.config.parse_mode,
-                k=run.config.sampling.samples,
-            )
+        for run in runs:  # everything is cached now: no runner starts
+            run_one(run.config, episodes=False, lock=False)
     out = sweep_out(sweep)
     summary = summarize_sweep([(r.evalset, Path(r.config.out or "")) for r in runs], sweep.baseline)
     atomic_write_text(out / SWEEP_JSON, summary.model_dump_json(indent=2) + "\n")

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from loragate.common.errors import BadInput, Problem, unknown_name_fix, validation_problems
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name, name_problem
-from loragate.generate.adapters import BASE_ADAPTER
+from loragate.formats.manifest import BASE_ADAPTER
 from loragate.generate.config import RunConfig
 
 EXAMPLE = "docs/sweep.md"

@@ -11,11 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.formats.records import RateStats
 from loragate.formats.runfolder import read_summary
+from loragate.formats.versions import SWEEP_SCHEMA_VERSION
 from loragate.results.compare import compare_runs
 from loragate.results.formatting import fmt_p, fmt_points, format_rate_ci, markdown_table
 from loragate.results.runs import LoadedRun, RunRef, load_run
-
-SWEEP_SCHEMA_VERSION = 1
 
 
 class VsBaseline(BaseModel):

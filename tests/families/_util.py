@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from loragate.calls.tools import ToolDef, Toolset
-from loragate.evalset.load import Entry, EvalsetManifest, Message
 from loragate.families import Sample, ScoringContext, get_family
+from loragate.formats.evalset import Entry, EvalsetManifest, Message
 from loragate.formats.records import FaultKind, ParseResult, ParseStatus, ToolCall, Verdict
 
 AGENT20 = Path(__file__).resolve().parents[2] / "evalsets" / "agent20"

@@ -312,7 +312,7 @@ def test_check_entry_checks_confirmation_matchers() -> None:
 def test_check_entry_needs_a_confirmation_tool() -> None:
     from dataclasses import replace
 
-    from loragate.evalset.load import Policy
+    from loragate.formats.evalset import Policy
 
     from ._util import agent20_ctx, entry
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loragate.calls.checks import is_destructive
 from loragate.calls.parsing import parse_output
-from loragate.evalset import Policy, load_evalset
-from loragate.families import Sample, ScoringContext, get_family, is_destructive
+from loragate.evalset import load_evalset
+from loragate.families import Sample, ScoringContext, get_family
+from loragate.formats.evalset import Policy
 
 AGENT20 = Path(__file__).resolve().parents[2] / "evalsets" / "agent20"
 EV = load_evalset(AGENT20)

@@ -19,17 +19,14 @@ import pytest
 from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput
 from loragate.evalset.load import Evalset, load_evalset
-from loragate.formats.manifest import sample_seed
+from loragate.formats.manifest import BASE_ADAPTER, sample_seed
 from loragate.formats.records import GenerationRecord
-from loragate.generate.config import RunConfig, SamplingConfig
+from loragate.formats.sampling import SamplingConfig
+from loragate.generate.config import RunConfig
 from loragate.generate.prompt import evalset_messages
-from loragate.runners import BASE_ADAPTER, PromptJob, RunnerSetup, get_runner
-from loragate.runners.openai import (
-    OpenAIRunner,
-    ServerAnswerInvalid,
-    ServerUnavailable,
-    message_text,
-)
+from loragate.runners import PromptJob, RunnerSetup, get_runner
+from loragate.runners.openai import OpenAIRunner, ServerAnswerInvalid, ServerUnavailable
+from loragate.runners.openai_output import message_text
 from tests.runners.openai_servers import (
     Reply,
     ScriptedServer,

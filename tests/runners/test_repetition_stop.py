@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from loragate.common.errors import BadInput
 from loragate.formats.manifest import sampling_identity
-from loragate.generate.config import RepetitionStop, RunConfig, load_config
+from loragate.formats.sampling import RepetitionStop
+from loragate.generate.config import RunConfig, load_config
 from loragate.runners._base import cut_generation, repeats_at_end
 
 RULE = RepetitionStop(min_pattern=2, max_pattern=5, min_count=3)

@@ -24,9 +24,8 @@ from loragate.training.data import (
     shaped_messages,
     tokenize_example,
     upweight,
-    xlam_example,
-    xlam_tool,
 )
+from loragate.training.sources import xlam_example, xlam_tool
 
 XLAM_ROWS: list[dict[str, Any]] = [
     {

@@ -174,7 +174,7 @@ def test_tiny_model_trains_and_the_callback_logs_family_curves(
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM
 
-    from loragate.formats.training_logs import read_training_log
+    from loragate.results.training_logs import read_training_log
     from loragate.training.sft import train
 
     said: list[str] = []

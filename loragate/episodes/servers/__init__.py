@@ -1,4 +1,7 @@
-"""Tool servers an episode calls: HTTP and in-process servers and the MCP stdio client.
+"""Tool servers an episode calls: `pool` (the servers of a run, each started on first
+use), `http` (JSON endpoints), `mcp` (MCP servers over stdio) and `base` (what their
+connections share). Their configs are `loragate.formats.evalset`'s (`tool_servers` in
+evalset.yaml).
 
 Part of the episodes layer.
 """

@@ -36,15 +36,12 @@ from loragate.common.resources import bundled
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.records import ResultRecord, Summary
 from loragate.formats.runfolder import read_manifest, read_results, read_summary
+from loragate.formats.versions import VIEW_DATA_VERSION
 from loragate.generate.prompt import evalset_messages
 from loragate.results.gate import GateResult
 from loragate.results.report import family_label
 from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
 from loragate.results.view.html import render_view
-
-VIEW_DATA_VERSION = 2
-"""2 adds a side's `harness`: the adapter's harness sensitivity table (runs made with
-`loragate run --harness`); the entries and samples are the default harness's."""
 
 SampleRow = list[Any]
 
@@ -297,7 +294,6 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
 
 
 __all__ = [
-    "VIEW_DATA_VERSION",
     "Side",
     "find_evalset",
     "load_sides",

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput
 from loragate.common.jsonl import read_objects
+from loragate.families import get_families
 
 TRAINER_STATE = "trainer_state.json"
 LogFormat = Literal["trainer_state", "csv", "jsonl", "summary"]
@@ -59,8 +60,6 @@ def metric_direction(name: str) -> Direction | None:
     if any(w in low for w in ("accuracy", "pass", "f1", "exact_match", "success")):
         return "max"
     try:
-        from loragate.families import get_families
-
         if any(fam in low for fam in get_families()):
             return "max"
     except BadInput:  # a broken plugin must not break log reading

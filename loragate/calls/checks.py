@@ -1,4 +1,5 @@
-"""Checks shared by the family scorers: call hygiene, call matching, entry checks.
+"""Call checks shared by the family scorers and the episode judge: call hygiene, call
+matching, calls written as text, checks of an expected call (load time).
 
 Everything here runs once per scored sample, so it is written for speed: no pydantic
 models are validated except the final `Verdict`, regexes are compiled at import, and a
@@ -23,7 +24,7 @@ from loragate.calls.schemacheck import SchemaChecker
 from loragate.calls.tools import Toolset
 from loragate.common.errors import did_you_mean, fix_unless_said
 from loragate.common.regex import Pattern, compile_pattern, pattern_problem
-from loragate.families._base import CallSpec
+from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 
 MAX_DETAIL_CHARS = 300

@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput, MissingDependency, Problem
-from loragate.episodes.servers.tool_servers import (
-    McpServerConfig,
+from loragate.episodes.servers.base import (
     ToolReply,
     ToolServerError,
-    error_text,
     is_error_result,
     log_tail,
     open_log,
     result_text,
     timeout_reply,
 )
+from loragate.evalset.faults import error_text
+from loragate.formats.evalset import McpServerConfig
 
 GRACE_S = 10.0
 """How much longer than a timeout of its own the main thread waits for the loop (a
@@ -266,3 +266,6 @@ def _message(exc: BaseException) -> str:
     exc = _first(exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+__all__ = ["McpStdioConnection"]

@@ -1,0 +1,180 @@
+"""Every file format loragate writes or reads, and its version: the one table.
+
+Each persisted file carries its version (`schema_version`, `format_version` or
+`episode_format`); a writer stamps the newest number below and a reader refuses a newer
+one than it knows, while still reading the older ones listed in `FORMATS`. A format
+changes in one place: bump its number here (at most once a release), make every new
+field optional with a default that reproduces the older files, and say what changed in
+the docstring beside the number.
+
+The modules that own a format import its constant from here; nothing else defines a
+version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# -- an evalset folder -----------------------------------------------------------------
+
+EVALSET_FORMAT_VERSION = 5
+"""`evalset.yaml`'s `format_version`. 5: `policy.destructive_when` (a tool destructive
+only for some arguments), the `world` and `answers` files of `evalset.yaml`, the
+matchers `$number`, `$date`, `$not` and `$says`, value terms in free-text expectations,
+governance `lookups`. 4: `tool_servers` (real tool backends of episodes: MCP over
+stdio, HTTP). 3: per-entry `tools` (names from tools.json or inline definitions);
+matchers nested inside object and array arguments, `$loose`, `$integer`, `$never`. 2:
+`policy.read_only_tools`, the `$all` matcher, free-text expectations
+(`answer_mentions`, `answer_forbids`, `reconfirmation`). Older evalsets load
+unchanged."""
+PER_ENTRY_TOOLS_VERSION = 3
+"""The first evalset format whose entries may carry their own `tools`."""
+TOOL_SERVERS_VERSION = 4
+"""The first evalset format whose manifest may declare `tool_servers`."""
+WORLD_VERSION = 5
+"""The first evalset format whose manifest may name a `world` or an `answers` file and
+whose policy may hold `destructive_when`."""
+
+WORLD_FORMAT_VERSION = 1
+"""`world.yaml`'s `world_format` (the world file an evalset may name)."""
+
+EPISODE_FORMAT_VERSION = 2
+"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
+a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
+user may answer clarifying questions (`user_replies`)."""
+SERVER_BACKEND_VERSION = 2
+"""The first episode format whose backends may name a tool server."""
+USER_REPLIES_FORMAT = 2
+"""The first episode format with `user_replies`."""
+
+# -- a run folder ----------------------------------------------------------------------
+
+RECORD_SCHEMA_VERSION = 2
+"""Version of `generations.jsonl` records. 2: `harness` (the harness variant a sample
+was generated under; None: the default harness); version 1 records still load."""
+RESULT_SCHEMA_VERSION = 3
+"""Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
+`echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
+`wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
+`claimed_success_after_denial`, `invented_result`); 3: `harness` (the variant, as in
+generations); versions 1 and 2 still load."""
+SUMMARY_SCHEMA_VERSION = 4
+"""`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
+entries carry each tag, so that compare and gate can pair runs per tag); 4 adds
+`harness` (figures per harness variant and the sensitivity table). Versions 1 to 3
+still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
+MANIFEST_SCHEMA_VERSION = 3
+"""`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
+`warnings`; 3: `harness` (the harness variants generated beside the default harness)."""
+HARNESS_FORMAT = 1
+"""Version of the harness variants' transformation code (routing, distractor draws,
+context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
+key: a change in how a variant is built gives new cache keys."""
+TRAJECTORY_SCHEMA_VERSION = 2
+"""`trajectories.jsonl`. 2 added `user_reply` to a step (version-1 files still load)."""
+EPISODE_RESULT_SCHEMA_VERSION = 1
+"""`episode_results.jsonl`."""
+EPISODE_SUMMARY_SCHEMA_VERSION = 1
+"""`episodes_summary.json`."""
+
+# -- what the commands write beside run folders ----------------------------------------
+
+COMPARISON_SCHEMA_VERSION = 3
+"""`loragate compare --format json`. 2 adds `tags` (a paired row per grouping tag); 3
+adds `robustness` (per family each run's default and worst-variant pass@1)."""
+GATE_SCHEMA_VERSION = 2
+"""`gate.json`. 2 adds `tag` on a rule (rules per entry tag); version 1 results still
+read."""
+VIEW_DATA_VERSION = 2
+"""The data `view.html` embeds (what the page's script reads). 2 adds a side's
+`harness` (its harness sensitivity table)."""
+SWEEP_SCHEMA_VERSION = 1
+"""`sweep.json`."""
+DATA_MANIFEST_SCHEMA_VERSION = 1
+"""`data_manifest.json` of a training output folder (`loragate train`)."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """One row of the table: a file, the constant that versions it, the version written
+    now and the older versions that still read."""
+
+    file: str
+    constant: str
+    current: int
+    older: tuple[int, ...] = ()
+
+
+FORMATS: tuple[Format, ...] = (
+    Format(
+        "evalset.yaml `format_version`",
+        "EVALSET_FORMAT_VERSION",
+        EVALSET_FORMAT_VERSION,
+        (1, 2, 3, 4),
+    ),
+    Format(
+        "evalset entry `tools` (first format)", "PER_ENTRY_TOOLS_VERSION", PER_ENTRY_TOOLS_VERSION
+    ),
+    Format(
+        "evalset.yaml `tool_servers` (first format)", "TOOL_SERVERS_VERSION", TOOL_SERVERS_VERSION
+    ),
+    Format("evalset.yaml `world` and `answers` (first format)", "WORLD_VERSION", WORLD_VERSION),
+    Format("world.yaml `world_format`", "WORLD_FORMAT_VERSION", WORLD_FORMAT_VERSION),
+    Format(
+        "episodes.jsonl `episode_format`", "EPISODE_FORMAT_VERSION", EPISODE_FORMAT_VERSION, (1,)
+    ),
+    Format(
+        "episode backend naming a server (first format)",
+        "SERVER_BACKEND_VERSION",
+        SERVER_BACKEND_VERSION,
+    ),
+    Format("episode `user_replies` (first format)", "USER_REPLIES_FORMAT", USER_REPLIES_FORMAT),
+    Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
+    Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
+    Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
+    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2)),
+    Format("harness variant transformations", "HARNESS_FORMAT", HARNESS_FORMAT),
+    Format("trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1,)),
+    Format("episode_results.jsonl", "EPISODE_RESULT_SCHEMA_VERSION", EPISODE_RESULT_SCHEMA_VERSION),
+    Format(
+        "episodes_summary.json", "EPISODE_SUMMARY_SCHEMA_VERSION", EPISODE_SUMMARY_SCHEMA_VERSION
+    ),
+    Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
+    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION),
+    Format("view.html data", "VIEW_DATA_VERSION", VIEW_DATA_VERSION),
+    Format("sweep.json", "SWEEP_SCHEMA_VERSION", SWEEP_SCHEMA_VERSION),
+    Format(
+        "data_manifest.json (training)",
+        "DATA_MANIFEST_SCHEMA_VERSION",
+        DATA_MANIFEST_SCHEMA_VERSION,
+    ),
+)
+"""The table as data (the file-format docs list it; a test holds it to the constants)."""
+
+__all__ = [
+    "COMPARISON_SCHEMA_VERSION",
+    "DATA_MANIFEST_SCHEMA_VERSION",
+    "EPISODE_FORMAT_VERSION",
+    "EPISODE_RESULT_SCHEMA_VERSION",
+    "EPISODE_SUMMARY_SCHEMA_VERSION",
+    "EVALSET_FORMAT_VERSION",
+    "FORMATS",
+    "GATE_SCHEMA_VERSION",
+    "HARNESS_FORMAT",
+    "MANIFEST_SCHEMA_VERSION",
+    "PER_ENTRY_TOOLS_VERSION",
+    "READABLE_SUMMARY_VERSIONS",
+    "RECORD_SCHEMA_VERSION",
+    "RESULT_SCHEMA_VERSION",
+    "SERVER_BACKEND_VERSION",
+    "SUMMARY_SCHEMA_VERSION",
+    "SWEEP_SCHEMA_VERSION",
+    "TOOL_SERVERS_VERSION",
+    "TRAJECTORY_SCHEMA_VERSION",
+    "USER_REPLIES_FORMAT",
+    "VIEW_DATA_VERSION",
+    "WORLD_FORMAT_VERSION",
+    "WORLD_VERSION",
+    "Format",
+]
