@@ -366,3 +366,20 @@ def test_view_holds_the_table_and_only_default_samples(
     assert h["rows"]["governance"]["worst"] == "system-terse"
     page = (out / "view.html").read_text()
     assert "harnessTables" in page
+
+
+def test_embedded_default_runs_a_small_variant_set(
+    tmp_path: Path, scripted: type[ScriptedRunner]
+) -> None:
+    # no `harness` section and no --harness: the embedded model's two variants on one
+    # entry a family; --harness none, a config's section or replay turn it off
+    base = {"backend": "openai", "evalset": str(AGENT20), "out": str(tmp_path / "run")}
+    plan = plan_run(RunConfig.model_validate(base))
+    assert [v.name for v in plan.variants] == ["routed", "system-terse"]
+    assert all(len(v.entries) + len(v.skipped) == 7 for v in plan.variants)
+    assert len({plan.evalset.by_id[e].family for e in plan.variants[0].entries}) == 7
+    assert plan_run(RunConfig.model_validate(base), harness=[]).variants == []
+    own = {**base, "harness": {"run": ["shuffled"]}}
+    assert [v.name for v in plan_run(RunConfig.model_validate(own)).variants] == ["shuffled"]
+    given = plan_run(RunConfig.model_validate(base), harness=["routed"]).variants
+    assert len(given[0].entries) == len(plan.evalset.entries)

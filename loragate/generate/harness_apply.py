@@ -31,7 +31,13 @@ from loragate.evalset.paraphrases import Paraphrases, check_paraphrase, load_par
 from loragate.formats.evalset import Entry
 from loragate.formats.manifest import HarnessRecord
 from loragate.generate.config import RunConfig
-from loragate.generate.harness import DEFAULT_HARNESS, HarnessVariant, select_variants, variant_key
+from loragate.generate.harness import (
+    DEFAULT_HARNESS,
+    HarnessConfig,
+    HarnessVariant,
+    select_variants,
+    variant_key,
+)
 from loragate.generate.harness_context import (
     Donor,
     PaddingShort,
@@ -496,6 +502,22 @@ def harness_records(variants: list[AppliedVariant]) -> list[HarnessRecord]:
     ]
 
 
+def run_harness(config: RunConfig, backend: str, names: list[str] | None) -> HarnessConfig:
+    """The config's `harness` section; when the config has none and `--harness` is not
+    given (`names`), the embedded model's default variant set (a few entries, so that a
+    newcomer's `loragate run` shows the sensitivity table; none for `replay`, which has
+    only what its file holds)."""
+    if "harness" in config.model_fields_set or backend == "replay" or names is not None:
+        return config.harness
+    from loragate.generate.embedded import EMBEDDED, embedded_name
+
+    name = embedded_name(config.model, config.embedded)
+    if name is None or not EMBEDDED[name].harness:
+        return config.harness
+    spec = EMBEDDED[name]
+    return HarnessConfig(run=list(spec.harness), entries=spec.harness_entries)
+
+
 def _max_model_len(config: RunConfig) -> int | None:
     """The vLLM options' `max_model_len` (None when unset or vLLM is not registered)."""
     value = getattr(config.options_of("vllm"), "max_model_len", None)
@@ -523,5 +545,6 @@ __all__ = [
     "harness_records",
     "model_context_length",
     "plan_variants",
+    "run_harness",
     "server_messages",
 ]

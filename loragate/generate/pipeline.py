@@ -64,6 +64,7 @@ from loragate.generate.harness_apply import (
     canonical_request,
     harness_records,
     plan_variants,
+    run_harness,
 )
 from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
 from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
@@ -359,10 +360,11 @@ def plan_run(
             trust_remote_code=config.trust_remote_code,
             revision=None if os.path.isdir(model.path) else model.revision,
         )
+    harness_config = run_harness(config, backend, harness)
     variants = plan_variants(
-        config,
+        config.model_copy(update={"harness": harness_config}),
         full=full,
-        entries=select_entries(evalset, families=None, limit=config.harness.entries).entries,
+        entries=select_entries(evalset, families=None, limit=harness_config.entries).entries,
         renderer=renderer,
         backend=backend,
         model_path=model.path,
