@@ -383,3 +383,28 @@ def test_embedded_default_runs_a_small_variant_set(
     assert [v.name for v in plan_run(RunConfig.model_validate(own)).variants] == ["shuffled"]
     given = plan_run(RunConfig.model_validate(base), harness=["routed"]).variants
     assert len(given[0].entries) == len(plan.evalset.entries)
+
+
+def test_score_leaves_variant_samples_out_with_a_warning(
+    sensitivity: tuple[Path, Summary, int, int], tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    out, summary, _, _ = sensitivity
+    args = [sys.executable, "-m", "loragate", "score", "--generations"]
+    args += [
+        str(out / "generations.jsonl"),
+        "--evalset",
+        str(AGENT20),
+        "--out",
+        str(tmp_path / "s"),
+    ]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "harness variants context-4k, routed, shuffled, system-terse are left out" in (
+        " ".join(done.stderr.split())
+    )
+    scored = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert scored["harness"] is None
+    assert scored["adapters"]["system-overfit"]["overall"]["entries"] == len(summary.entry_ids)
