@@ -305,8 +305,8 @@ class FamilySensitivity(BaseModel):
     spread_points: float | None
     """Highest minus lowest pass@1 over the harnesses, in points."""
     worst: str | None
-    """The variant with the lowest pass@1 (None when no variant ran the family or every
-    harness scores the same)."""
+    """The variant with the lowest pass@1 below the default harness's (None when no
+    variant ran the family or none scores below the default)."""
 
 
 class HarnessVariantSummary(BaseModel):

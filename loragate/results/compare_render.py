@@ -146,7 +146,7 @@ ROBUSTNESS_CAPTION = (
 )
 ROBUSTNESS_CAPTION_TERMINAL = (
     "pass@1 % under the default harness → under the run's worst harness variant, on "
-    "the same entries (= all: every variant scores the same; docs/harness.md)."
+    "the same entries (none lower: no variant scores below the default; docs/harness.md)."
 )
 
 

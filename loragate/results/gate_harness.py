@@ -54,7 +54,7 @@ def harness_rule(rule: str, robust: Robustness | None, threshold: float) -> Harn
         ok = figure is not None and figure <= threshold + _EPS
         shown = fmt_points(-figure) if figure is not None else "n/a"
     detail = (
-        f"worst variant: {robust.worst or 'all equal'}" if figure is not None else "not measured"
+        f"worst variant: {robust.worst or 'none lower'}" if figure is not None else "not measured"
     )
     return HarnessCheck(figure, "PASS" if ok else "FAIL", shown, requirement, detail)
 

@@ -236,7 +236,8 @@ def worst_text(r: Robustness | None) -> str:
 
 
 def worst_cell(r: Robustness) -> VariantCell | None:
-    """The lowest variant cell (the default's figure when every harness scores the same)."""
+    """The worst variant's cell; the default's when no variant scores below it (then
+    every variant scores at least as well)."""
     return r.worst_cell if r.worst_cell is not None else r.default
 
 
@@ -250,7 +251,7 @@ class RobustnessCell(BaseModel):
     default: float | None
     """pass@1 under the default harness."""
     worst: str | None
-    """The variant with the lowest pass@1; None when every harness scores the same."""
+    """The variant with the lowest pass@1 below the default's; None when none is below."""
     worst_pass_at_1: float | None
     drop_points: float | None
     """Default minus worst-variant pass@1, in points."""
@@ -304,7 +305,7 @@ def robustness_rows(runs: Sequence[tuple[Summary, str]]) -> list[RobustnessRow]:
 
 def robustness_text(cell: RobustnessCell | None, terminal: bool = False) -> str:
     """`50.0 % → 12.5 % routed` (default -> worst variant); in a terminal
-    `50.0 → 12.5 routed` (in %), and `100.0 = all` when every harness scores the same."""
+    `50.0 → 12.5 routed` (in %); `(none lower)` when no variant scores below the default."""
     if cell is None:
         return MISSING
 
@@ -314,7 +315,7 @@ def robustness_text(cell: RobustnessCell | None, terminal: bool = False) -> str:
         return MISSING if x is None else f"{100 * x:.1f}"
 
     if cell.worst is None:
-        return f"{rate(cell.default)} = all" if terminal else f"{rate(cell.default)} (all equal)"
+        return f"{rate(cell.default)} (none lower)"
     return f"{rate(cell.default)} → {rate(cell.worst_pass_at_1)} {cell.worst}"
 
 
@@ -334,7 +335,7 @@ def robustness_markdown(summary: Summary, adapter: str) -> list[str]:
                 label,
                 cell_rate(r.default),
                 cell_rate(low),
-                r.worst or "(all equal)",
+                r.worst or "(none lower)",
                 fmt_points(-(r.drop_points or 0.0)) if r.worst else "0 pt",
             ]
         )

@@ -6,7 +6,8 @@ as everywhere in loragate), and for each variant the paired test against the def
 harness *on the same entries* (exact McNemar with one sample per entry, the sign-flip
 test with more; `loragate.stats.paired`) with the entries that flipped. Then the
 spread (highest minus lowest pass@1 over the harnesses, in points) and the worst
-variant (lowest pass@1; none when every harness scores the same).
+variant (the lowest pass@1 below the default harness's; none when no variant scores
+below it).
 
 The default column covers the entries the variants were asked to run
 (`harness.entries` of the config may make them a subset of the run), so the default
@@ -102,8 +103,9 @@ def sensitivity_rows(
         spread = (max(rates.values()) - min(rates.values())) * 100 if len(rates) > 1 else None
         ranked = [(v, n) for n, v in rates.items() if n != DEFAULT_HARNESS]
         worst = min(ranked, key=lambda x: x[0])[1] if ranked else None
-        if spread == 0:
-            worst = None  # every harness scores the same: no variant is worst
+        base = rates.get(DEFAULT_HARNESS)
+        if worst is not None and base is not None and rates[worst] >= base:
+            worst = None  # no variant scores below the default harness
         rows[family] = FamilySensitivity(
             cells=cells,
             spread_points=round(spread, 6) if spread is not None else None,
