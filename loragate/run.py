@@ -266,7 +266,9 @@ def _write(
     """The scored run folder: results, the report and the page, then the summary."""
     files = {
         REPORT: render_markdown(scored.summary, scored.results),
-        VIEW: run_view_page(out_dir, scored.summary, scored.results, evalset),
+        VIEW: run_view_page(
+            out_dir, scored.summary, [*scored.results, *scored.variant_results], evalset
+        ),
     }
     write_scored(out_dir, scored, generations=generations, files=files)
 

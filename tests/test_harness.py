@@ -351,21 +351,23 @@ def test_card_has_a_robustness_table(sensitivity: tuple[Path, Summary, int, int]
     )
 
 
-def test_view_holds_the_table_and_only_default_samples(
+def test_view_holds_the_table_and_each_harness_samples(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
     from loragate.results.view.data import load_sides, view_data
 
     out, summary, _, _ = sensitivity
     sides = load_sides([f"{out}:system-overfit"])
-    assert all(r.harness is None for side in sides for r in side.results)
     data = view_data(sides, load_evalset(AGENT20))
-    assert len(data["samples"]) == len(summary.entry_ids)  # one default sample an entry
+    assert data["harness_names"] == ["default", *VARIANTS]
+    n = len(summary.entry_ids)
+    by_harness = [sum(1 for row in data["samples"] if row[10] == h) for h in range(5)]
+    assert by_harness == [n] * 5  # one sample an entry under each harness
     h = data["sides"][0]["harness"]
     assert h["variants"] == VARIANTS
     assert h["rows"]["governance"]["worst"] == "system-terse"
     page = (out / "view.html").read_text()
-    assert "harnessTables" in page
+    assert "harnessTables" in page and "f-harness" in page
 
 
 def test_embedded_default_runs_a_small_variant_set(

@@ -14,7 +14,8 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
   extension point), the conversation as the model saw it and the expectation (both
   `None` when the evalset was not found);
 - `samples`: one compact row a scored sample,
-  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired]`.
+  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired, harness]`
+  (`harness`: an index into `harness_names`, 0 the default harness; version 2).
 
 Nothing here renders HTML (`loragate.results.view.html` does); everything is plain data.
 """
@@ -89,8 +90,7 @@ def sides_of(
             run_dir=run_dir,
             adapter=name,
             summary=summary,
-            # the default harness's samples (a variant's are in the sensitivity table)
-            results=[r for r in results if r.adapter == name and r.harness is None],
+            results=[r for r in results if r.adapter == name],
             gate=_gate_of(run_dir, name, len(names) > 1) if with_gate else None,
         )
         for name in ([adapter] if adapter is not None else names)
@@ -227,6 +227,12 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
     # Scored results share one ParseResult among identical outputs: their call lists are
     # built once (keyed by the parse object, which the entry keeps alive meanwhile).
     calls_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+    harness_names = ["default"]
+    for side in sides:
+        if side.summary.harness is not None:
+            harness_names += [
+                v.name for v in side.summary.harness.variants if v.name not in harness_names
+            ]
 
     def index_of(table: list[str], index: dict[str, int], value: str) -> int:
         i = index.get(value)
@@ -242,6 +248,8 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
                 entry_ids.append(eid)
                 entries.append({"id": eid, "kind": "entry"})
         for r in side.results:
+            if r.harness is not None and r.harness not in harness_names:
+                continue  # a variant the summary does not name: nothing to show it under
             if r.entry_id not in entry_index:
                 entry_index[r.entry_id] = len(entry_ids)
                 entry_ids.append(r.entry_id)
@@ -266,6 +274,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
                     calls[1],
                     r.parse.strict_status,
                     r.parse.repaired_status,
+                    harness_names.index(r.harness or "default"),
                 ]
             )
     for entry in entries:
@@ -290,6 +299,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
         "texts": texts,
         "entries": entries,
         "samples": samples,
+        "harness_names": harness_names,
     }
 
 
