@@ -410,3 +410,19 @@ def test_score_leaves_variant_samples_out_with_a_warning(
     scored = json.loads((tmp_path / "s" / "summary.json").read_text())
     assert scored["harness"] is None
     assert scored["adapters"]["system-overfit"]["overall"]["entries"] == len(summary.entry_ids)
+
+
+def test_an_entry_opts_out_with_its_reason() -> None:
+    from loragate.generate.harness_apply import HarnessSetup, apply_variant
+
+    evalset = load_evalset(AGENT20)
+    first, second = evalset.entries[:2]
+    opted = first.model_copy(update={"harness_opt_out": {"tools": "names the third tool"}})
+    variant = HarnessVariant.model_validate({"name": "r", "tools": {"select": "routed"}})
+    setup = HarnessSetup(
+        evalset=evalset, renderer=None, model_path="x", max_new_tokens=16, context_length=None
+    )
+    applied = apply_variant(variant, setup, [opted, second])
+    assert applied.skipped == {first.id: "opts out of tools: names the third tool"}
+    assert list(applied.entries) == [second.id]
+    assert [e.id for e in applied.scoring.entries] == [second.id]
