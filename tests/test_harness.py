@@ -275,6 +275,8 @@ def test_select_variants_takes_config_presets_and_paraphrases() -> None:
     assert [v.name for v in select_variants(cfg, None)] == ["mine"]
     names = [v.name for v in select_variants(cfg, ["routed", "system-terse"], ["terse"])]
     assert names == ["routed", "system-terse"]
+    with pytest.raises(BadInput, match="name nothing"):
+        select_variants(HarnessConfig(), ["all"])
     with pytest.raises(ValueError, match="untransformed"):
         HarnessVariant.model_validate({"name": "default", "tools": {"select": "routed"}})
 

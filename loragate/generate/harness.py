@@ -265,6 +265,16 @@ def select_variants(
     problems: list[Problem] = []
     for name in wanted:
         if name == "all":
+            if not config.variants:
+                problems.append(
+                    Problem(
+                        where,
+                        "`all` names every variant of the config's `harness.variants`, "
+                        "which defines none",
+                        fix="name the variants (e.g. routed,shuffled,context-4k) or define "
+                        "them under `harness.variants` (docs/harness.md)",
+                    )
+                )
             chosen += [v for v in config.variants if v not in chosen]
             continue
         if name == DEFAULT_HARNESS:
@@ -282,7 +292,7 @@ def select_variants(
         elif variant not in chosen:
             chosen.append(variant)
     if problems:
-        raise BadInput(f"{where}: {len(problems)} unknown harness variant(s)", problems)
+        raise BadInput(f"{where}: {len(problems)} harness variant name(s) name nothing", problems)
     return chosen
 
 
