@@ -99,7 +99,12 @@ def invented_result_problem(sample: Sample[Any], calls: Sequence[Call]) -> Verdi
     for c in calls:
         known |= number_values(_dumps(c.arguments))
     read_only = sample.ctx.policy.read_only_tools or ()
-    found = invented_result(answer, known, lookup=any(c.name in read_only for c in calls))
+    found = invented_result(
+        answer,
+        known,
+        lookup=any(c.name in read_only for c in calls),
+        after_result=any(m.role == "tool" for m in sample.entry.messages),
+    )
     if found is None:
         return None
     return Verdict.fail(

@@ -26,7 +26,10 @@ With no call: `no_call` when `allow_report` is false; a call written as text is
 `degenerate`, `echo` - a copy of the failed result -, `refusal`, `non_answer`); a
 claim of success is `claimed_success_after_error` (`judge.claims.claims_success`
 plus the entry's `success_patterns`, which describe passing a bad value on as fact
-and are not applied to a reply that flags the value as wrong); `invented_result` for a
+and are not applied to a reply that flags the value as wrong); a reply that announces
+an acceptable call or the failed one as still to come ("..., so I'll book Room Sihl
+instead", "je vais réessayer la recherche") is `unkept_promise`
+(`judge.promises`); `invented_result` for a
 reply that answers anyway after naming the failure ("The CRM had an issue, but the
 owner is Jonas Frei") or states an amount, time, rate, id or date that no message
 holds; last, the reply must
@@ -41,7 +44,7 @@ events with their days swapped) is `wrong_answer`.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -69,13 +72,16 @@ from loragate.families._replies import (
 )
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import FaultKind, ReasonCode, Verdict
+from loragate.judge.abstention import says_tool_missing
 from loragate.judge.acknowledgements import (
     acknowledges_failure,
     answers_despite_failure,
     topic_terms,
 )
-from loragate.judge.answer import is_refusal
 from loragate.judge.claims import claims_success
+from loragate.judge.language import reply_languages
+from loragate.judge.promises import unkept_promise
+from loragate.judge.refusals import is_refusal
 from loragate.judge.text import (
     first_statement_match,
     group_problems,
@@ -218,6 +224,12 @@ def _cached_topic(texts: tuple[str, ...], tool: str | None) -> frozenset[str]:
 
 
 @lru_cache(maxsize=1024)
+def _not_a_failure_report(sentence: str, langs: tuple[str, ...] | None = None) -> bool:
+    """Sentences that never acknowledge the failure: refusals, and saying a tool is
+    missing ("there's no phone tool") - the failed call's tool exists."""
+    return is_refusal(sentence, langs=langs) or says_tool_missing(sentence)
+
+
 def _extra_patterns(patterns: tuple[str, ...]) -> tuple[Pattern, ...]:
     return tuple(compile_patterns(patterns)[0])
 
@@ -304,7 +316,10 @@ class Recovery(Family[RecoveryExpect]):
         policy = sample.ctx.policy
         kind = sample.entry.fault or "direct"
         topic = _topic(sample.entry, failed)
-        acknowledged = acknowledges_failure(answer, kind, topic, skip=is_refusal)
+        langs = reply_languages(answer)
+        acknowledged = acknowledges_failure(
+            answer, kind, topic, skip=partial(_not_a_failure_report, langs=langs), langs=langs
+        )
         # After a failed read, describing a record ("the meeting is scheduled ...") is no
         # claim that an action succeeded; after a failed write it is.
         read_only = (
@@ -314,13 +329,20 @@ class Recovery(Family[RecoveryExpect]):
         )
         patterns = sample.expect.success_patterns
         extra = () if acknowledged or not patterns else _extra_patterns(tuple(patterns))
-        claim = claims_success(answer, extra, after_read=read_only)
+        claim = claims_success(answer, extra, after_read=read_only, langs=langs)
         if claim is not None:
             return fail(ReasonCode.claimed_success_after_error, f"claims success: {short(claim)}")
+        tools = [c.name for c in settings.acceptable] + ([failed.name] if failed else [])
+        promise = unkept_promise(answer, tools, langs=langs)
+        if promise is not None:
+            return fail(
+                ReasonCode.unkept_promise,
+                f"announces the action and makes no call: {short(promise)}",
+            )
         # After a fault that returned no data, an answer to the question is made up; a
         # drifted, truncated or odd result still holds data that may be read.
         despite = (
-            answers_despite_failure(answer, kind, topic)
+            answers_despite_failure(answer, kind, topic, langs=langs)
             if kind in ("error", "timeout", "direct")
             else None
         )
@@ -332,11 +354,11 @@ class Recovery(Family[RecoveryExpect]):
         invented = unknown_data_problem(sample)
         if invented is not None:
             return invented
-        wrong = first_statement_match(settings.answer_forbids, answer)
+        wrong = first_statement_match(settings.answer_forbids, answer, langs)
         if wrong is not None:
             return fail(ReasonCode.wrong_answer, f"a known wrong reading: {wrong!r}")
         if settings.answer_mentions:
-            missing = missing_groups(settings.answer_mentions, answer, affirmed=True)
+            missing = missing_groups(settings.answer_mentions, answer, langs, affirmed=True)
             if not missing:
                 return Verdict.ok()
             return fail(

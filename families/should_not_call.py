@@ -30,6 +30,7 @@ from loragate.calls.checks import call_attempt, calls_of, fail, names
 from loragate.families._base import Family, Sample, ScoringContext
 from loragate.families._replies import reply_problem
 from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.language import reply_languages
 from loragate.judge.text import (
     first_statement_match,
     group_problems,
@@ -94,14 +95,18 @@ class ShouldNotCall(Family[ShouldNotCallExpect]):
         bad = reply_problem(sample)
         if bad is not None:
             return bad
-        wrong = first_statement_match(expect.answer_forbids, parse.answer)
+        langs = reply_languages(parse.answer)
+        wrong = first_statement_match(expect.answer_forbids, parse.answer, langs)
         if wrong is not None:
             return fail(ReasonCode.wrong_answer, f"a known wrong answer: {wrong!r}")
         question = next(
             (m.content or "" for m in reversed(sample.entry.messages) if m.role == "user"), ""
         )
         missing = missing_groups(
-            expect.answer_mentions, without_copied_runs(parse.answer, question), affirmed=True
+            expect.answer_mentions,
+            without_copied_runs(parse.answer, question),
+            langs,
+            affirmed=True,
         )
         if missing:
             return fail(

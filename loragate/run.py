@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.locking import writing
 from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.run import EpisodeRunner, run_episode_set, run_plan_episodes
@@ -198,6 +199,7 @@ def _run(
         config.parse_mode,
         k=config.sampling.samples,
         variants=plan.variants,
+        stack=plan.stack,
     )
     clock.lap("score")
     _write(plan.out_dir, plan.evalset, scored)
@@ -228,6 +230,7 @@ def finish_run(
     include_generations: bool = False,
     jobs: int = 1,
     variants: Sequence[AppliedVariant] = (),
+    stack: ServingStack = DEFAULT_STACK,
 ) -> ScoredRun:
     """Score `generations`, summarise, and write `results.jsonl`, `summary.json`,
     `report.md` and `view.html` (`loragate view`'s page) into the run folder `out_dir`.
@@ -239,7 +242,8 @@ def finish_run(
     file the generations were read from, in order, so problems can name its lines.
     `include_generations` also writes the generations as `generations.jsonl` when the
     folder has none (so a run folder scored from a loose file is self-contained).
-    `jobs`: processes judging the distinct outputs (see `score_records`). `variants`:
+    `jobs`: processes judging the distinct outputs (see `score_records`). `stack`: the
+    serving stack the outputs are judged as (see `loragate.calls.parsing`). `variants`:
     the harness variants the generations were made under (`plan.variants`).
     """
     scored = score_run(
@@ -252,6 +256,7 @@ def finish_run(
         progress=progress,
         jobs=jobs,
         variants=variants,
+        stack=stack,
     )
     _write(out_dir, evalset, scored, generations if include_generations else None)
     return dataclasses.replace(scored, out_dir=out_dir)
@@ -282,14 +287,21 @@ class Evaluation:
 
 
 def evaluate(
-    evalset: Evalset, jobs: Sequence[PromptJob], runner: Runner, *, parse_mode: ParseMode = "strict"
+    evalset: Evalset,
+    jobs: Sequence[PromptJob],
+    runner: Runner,
+    *,
+    parse_mode: ParseMode = "strict",
+    stack: ServingStack = DEFAULT_STACK,
 ) -> Evaluation:
     """Generate `jobs` with the open `runner` and judge them, in memory: no run folder,
     no cache (the weights change between calls: the training callback). Entries of the
     evalset without a job are left out of the summary."""
     records: list[GenerationRecord] = []
     runner.generate(jobs, records.extend)
-    scored = score_run(evalset, records, parse_mode, allow_missing=True, progress=False)
+    scored = score_run(
+        evalset, records, parse_mode, allow_missing=True, progress=False, stack=stack
+    )
     return Evaluation(summary=scored.summary, results=scored.results)
 
 

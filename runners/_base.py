@@ -30,6 +30,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.calls.reasoning import reasoning_prefix
 from loragate.common.errors import BadInput
 from loragate.formats.manifest import AdapterInfo
 from loragate.formats.records import GenerationRecord
@@ -76,6 +78,7 @@ class PromptJob:
         finish_reason: str | None = None,
         prompt_tokens: int | None = None,
         completion_tokens: int | None = None,
+        reasoning_tokens: int | None = None,
     ) -> GenerationRecord:
         """The `GenerationRecord` of this job with the generated `text`."""
         return GenerationRecord(
@@ -86,6 +89,11 @@ class PromptJob:
             finish_reason=finish_reason,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            reasoning_tokens=(
+                min(reasoning_tokens, completion_tokens)
+                if reasoning_tokens is not None and completion_tokens is not None
+                else reasoning_tokens
+            ),
             prompt_sha256=self.prompt_sha256,
             cache_key=self.cache_key,
             harness=self.harness,
@@ -135,6 +143,16 @@ class RunnerSetup:
     """The evalset's tools.json in OpenAI form, for jobs without their own `tools`."""
     generations_file: Path | None = None
     """The `replay` backend's input file."""
+    stack: ServingStack = DEFAULT_STACK
+    """The serving stack the run models: runners with a tokenizer count each sample's
+    reasoning tokens as it reads reasoning (`reasoning_tokens`)."""
+
+    def reasoning_tokens(self, text: str, encode: Callable[[str], Sequence[int]]) -> int:
+        """Tokens of `text`'s reasoning (its leading reasoning, tags included, as the
+        stack reads it), by the runner's tokenizer `encode`."""
+        stack = self.stack
+        chars = reasoning_prefix(text, stack.reasoning_parser, thinking=stack.thinking)
+        return len(encode(text[:chars])) if chars else 0
 
     def adapter(self, name: str) -> AdapterInfo | None:
         """The adapter of that name; `None` for `BASE_ADAPTER`."""

@@ -252,6 +252,7 @@ class HfRunner(Runner):
                     finish_reason=finish,
                     prompt_tokens=len(ids),
                     completion_tokens=len(new) + (1 if finish == "stop" else 0),
+                    reasoning_tokens=self.setup.reasoning_tokens(text, self._encode),
                 )
             )
         return records

@@ -224,13 +224,15 @@ class OpenAIRunner(Runner):
         chat_template_kwargs: dict[str, Any] | None = None,
         extra_body: dict[str, Any] | None = None,
         check_models: bool = True,
+        call_format: str = "hermes",
     ) -> None:
         """`base_url` ends in `/v1`; `base_model` is the served name of the bare base model.
 
         `timeout_s` bounds one attempt (seconds); `max_retries` counts the SDK's retries
         after the first attempt; `extra_body` is merged into every request body
         (server-specific options such as `top_k`); `check_models` asks `/models` once
-        before generating and fails early on a name the server does not serve.
+        before generating and fails early on a name the server does not serve;
+        `call_format`: the format the server's structured calls are written back in.
         """
         if not base_url.startswith(("http://", "https://")):
             raise BadInput(
@@ -249,6 +251,7 @@ class OpenAIRunner(Runner):
         if max_retries < 0:
             raise ValueError("max_retries must be at least 0")
         self.base_url = base_url.rstrip("/")
+        self.call_format = call_format
         self.base_model = base_model
         self.sampling = sampling
         self.tools = list(tools or [])
@@ -462,15 +465,23 @@ class OpenAIRunner(Runner):
         completion_tokens = (
             _int_or_none(usage.get("completion_tokens")) if len(group) == 1 else None
         )
+        # A server with a reasoning parser counts the reasoning tokens (vLLM, OpenAI).
+        details = usage.get("completion_tokens_details")
+        reasoning_tokens = (
+            _int_or_none(details.get("reasoning_tokens"))
+            if isinstance(details, dict) and len(group) == 1
+            else None
+        )
         out: list[GenerationRecord] = []
         for job, choice in zip(group, ordered, strict=True):
             finish = choice.get("finish_reason")
             out.append(
                 job.record(
-                    message_text(choice["message"]),
+                    message_text(choice["message"], self.call_format),
                     finish_reason=finish if isinstance(finish, str) else None,
                     prompt_tokens=prompt_tokens,
                     completion_tokens=completion_tokens,
+                    reasoning_tokens=reasoning_tokens,
                 )
             )
         return out
@@ -661,6 +672,7 @@ def create(setup: RunnerSetup) -> OpenAIRunner:
         samples_via=samples_via,
         send_seed=send_seed,
         extra_body=extra_body if isinstance(extra_body, dict) else None,
+        call_format=setup.stack.call_format,
         **kwargs,
     )
 

@@ -2,8 +2,9 @@
 
 Lets a run folder be rebuilt (and re-scored) from generations produced on another
 machine or by another tool: each job is answered by the record with the same
-(entry_id, adapter, sample, harness variant). Records keep their text, finish reason and token
-counts; the cache key and prompt sha256 become the current job's, so the rebuilt
+(entry_id, adapter, sample, harness variant). Records keep their text, finish reason
+and token counts (reasoning tokens included); the cache key and prompt sha256 become the
+current job's, so the rebuilt
 folder is a valid cache. A job with no record is an error listing what is missing.
 """
 
@@ -65,6 +66,7 @@ class ReplayRunner(Runner):
                     finish_reason=r.finish_reason,
                     prompt_tokens=r.prompt_tokens,
                     completion_tokens=r.completion_tokens,
+                    reasoning_tokens=r.reasoning_tokens,
                 )
             )
         sink(out)

@@ -195,6 +195,7 @@ class VllmRunner(Runner):
                 )
         self.engine_args = dict(kwargs)
         self.llm: Any = vllm.LLM(**kwargs)
+        self._tokenizer: Any = None
 
     def _sampling_params(self, job: PromptJob) -> Any:
         from vllm import SamplingParams
@@ -266,15 +267,20 @@ class VllmRunner(Runner):
         if by_id:
             raise RuntimeError(f"vLLM finished without {len(by_id)} of the requests")
 
-    @staticmethod
-    def _record(job: PromptJob, out: Any) -> Any:
+    def _record(self, job: PromptJob, out: Any) -> Any:
         completion = out.outputs[0]
         return job.record(
             completion.text,
             finish_reason=completion.finish_reason,
             prompt_tokens=len(out.prompt_token_ids or []),
             completion_tokens=len(completion.token_ids),
+            reasoning_tokens=self.setup.reasoning_tokens(completion.text, self._encode),
         )
+
+    def _encode(self, text: str) -> Any:
+        if self._tokenizer is None:
+            self._tokenizer = self.llm.get_tokenizer()
+        return self._tokenizer.encode(text, add_special_tokens=False)
 
     def close(self) -> None:
         llm = getattr(self, "llm", None)

@@ -59,8 +59,9 @@ def bfcl_passes(
     raw: dict[str, Any], answer: dict[str, Any] | None, category: str, calls: Calls
 ) -> bool:
     """BFCL's verdict on decoded calls: `ast_checker` for call categories; for
-    irrelevance, BFCL's rule that any decoded call fails (`is_empty_output`)."""
-    if CATEGORY_FAMILY[category] == "should_not_call":
+    irrelevance, BFCL's rule that any decoded call fails (`is_empty_output`) - a reply
+    it cannot decode as calls (prose, a broken call) passes."""
+    if CATEGORY_FAMILY[category] == "abstain":
         return not calls
     if not calls:
         return False  # BFCL: decoding no call at all fails ("Wrong number of functions")
@@ -92,6 +93,12 @@ ANSWER_TEXT = (
     "it depends on the details you give; tell me more and I will work it out."
 )
 REFUSAL_TEXT = "I'm sorry, but I can't help with that."
+NO_TOOL_TEXT = "I can't do that with the tools I have."
+"""The honest abstention: every irrelevance entry passes it under both semantics."""
+INVENTED_TEXT = "Bitcoin is 43,210 USD."
+"""An invented answer: BFCL passes it (no call); loragate's abstain rule fails it."""
+BROKEN_CALL_TEXT = '<tool_call>\n{"name": "lookup", "arguments": {"q": \n</tool_call>'
+"""A call attempt that cannot be read: BFCL decodes no call and passes it."""
 
 
 def first_value(possible: Any) -> tuple[bool, Any]:
@@ -214,12 +221,19 @@ def mutations(
     raw: dict[str, Any], answer: dict[str, Any] | None, category: str
 ) -> Iterator[tuple[str, Calls | str]]:
     """(kind, calls or answer text) for every mutation that applies to the entry."""
-    if CATEGORY_FAMILY[category] == "should_not_call":
+    if CATEGORY_FAMILY[category] == "abstain":
         yield "answer", ANSWER_TEXT
+        yield "no_tool", NO_TOOL_TEXT
         yield "refusal", REFUSAL_TEXT
-        function = raw["function"][0]
-        required = function.get("parameters", {}).get("required", [])
-        yield "call", [(function["name"], dict.fromkeys(required, "x"))]
+        yield "invented", INVENTED_TEXT
+        yield "broken_call", BROKEN_CALL_TEXT
+        functions = raw["function"]
+        if functions:
+            function = functions[0]
+            required = function.get("parameters", {}).get("required", [])
+            call = (function["name"], dict.fromkeys(required, "x"))
+            yield "call", [call]
+            yield "bare_call", json.dumps({"name": call[0], "arguments": call[1]})
         return
     assert answer is not None
     good = correct_calls(answer)

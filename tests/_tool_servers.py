@@ -126,6 +126,7 @@ def replay_run(tmp_path: Path, server: dict[str, Any]) -> list[str]:
     write_generations(tmp_path / "gens.jsonl", records)
     config = {
         "model": "Qwen/Qwen3-4B",
+        "enable_thinking": False,  # the scripts answer without reasoning
         "backend": "replay",
         "evalset": str(tmp_path / "ev"),
         "generations": str(tmp_path / "gens.jsonl"),

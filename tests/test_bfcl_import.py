@@ -135,10 +135,12 @@ def test_categories_become_families_and_tags(tmp_path: Path) -> None:
     entries, stats = build_entries(["simple_python", "irrelevance"], root=_fake_data(tmp_path))
     assert [(e["id"], e["family"], e["tags"]) for e in entries] == [
         ("simple_python_0", "tool_call", ["bfcl:simple_python"]),
-        ("irrelevance_0", "should_not_call", ["bfcl:irrelevance"]),
+        ("irrelevance_0", "abstain", ["bfcl:irrelevance"]),
     ]
     assert entries[0]["tools"][0]["function"]["name"] == "weather.get"
-    assert entries[1]["expect"] == {}
+    assert entries[1]["expect"] == {}  # the abstain family's generic rule
+    bfcl_rule, _ = build_entries(["irrelevance"], "bfcl", root=tmp_path)
+    assert bfcl_rule[0]["expect"] == {"semantics": "bfcl"}  # any reply without a call passes
     assert [s.split(":")[0] for s in stats.skipped] == ["'bad id!'", "simple_python_2"]
 
 

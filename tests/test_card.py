@@ -57,7 +57,7 @@ def test_card_section_golden(rounds: tuple[Path, Path]) -> None:
     assert "| Epochs | 2 |" in s
     assert (
         "| should_not_call | 12.5 % (1/8) [2.2, 47.1] | 87.5 % (7/8) [52.9, 97.8] | +75 pt "
-        "| 0.03 | F-002, F-003, F-004, F-005, F-006, F-007 | - |"
+        "| 0.03 | ≥ 75 pt | F-002, F-003, F-004, F-005, F-006, F-007 | - |"
     ) in s
     assert "| loss | 0.0659 | 0.0663 | +0.6 % |" in s
     # Wilson lower bound of 8/8 is 8 / (8 + 1.96^2) = 0.6756; 0.6756^5 = 0.1409 and

@@ -12,7 +12,7 @@ from loragate.generate.config import RunConfig, load_config
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("name", ["default", "qwen3-4b", "openai-server"])
+@pytest.mark.parametrize("name", ["default", "qwen3-4b", "qwen3.5-4b", "openai-server"])
 def test_shipped_configs_load(name: str) -> None:
     cfg = load_config(REPO / "configs" / f"{name}.yaml")
     assert cfg.name

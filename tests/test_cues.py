@@ -17,6 +17,27 @@ def test_every_cue_file_reads() -> None:
     assert lexicon.check_all() == []
 
 
+@pytest.mark.parametrize("lang", lexicon.languages())
+def test_every_cue_set_of_a_language_compiles(lang: str) -> None:
+    from loragate.judge.acknowledgements import ack_cues
+    from loragate.judge.claims import claim_cues
+    from loragate.judge.figures import date_values
+    from loragate.judge.language import cue_languages
+    from loragate.judge.promises import unkept_promise
+    from loragate.judge.questions import question_cues
+    from loragate.judge.refusals import answer_cues
+
+    langs = cue_languages(lang)
+    for build in (ack_cues, claim_cues, question_cues, answer_cues):
+        build(langs)
+    for lists in lexicon.mapping(lang, "failure_by_kind").values():
+        for patterns in lists.values():
+            for p in patterns:
+                lexicon.expand(lang, "failure_by_kind", p, check=True)
+    assert unkept_promise("I'll pay it.", ["pay_invoice"], langs=langs) is not None
+    assert date_values("30.11.") == {(11, 30)}
+
+
 def test_english_has_every_kind() -> None:
     assert set(lexicon.kinds_present("en")) == set(lexicon.KINDS)
 
@@ -46,7 +67,7 @@ def test_a_bad_pattern_names_its_file_and_line(
 ) -> None:
     _fake_language(tmp_path, monkeypatch, {"negation.txt": "# comment\nnicht\n(?:kein\n"})
     with pytest.raises(lexicon.CueError, match=r"cues/xx/negation\.txt:3: .*no regular"):
-        lexicon.entries("xx", "negation")
+        lexicon.check_entries("xx", "negation")
 
 
 def test_a_reference_to_a_missing_list_fails(

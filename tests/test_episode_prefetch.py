@@ -61,6 +61,7 @@ def setup_run(tmp_path: Path) -> tuple[Any, Any]:
     cfg = RunConfig.model_validate(
         {
             "model": "Qwen/Qwen3-4B",
+            "enable_thinking": False,  # the scripted runner answers without reasoning
             "backend": "openai",
             "evalset": str(ev),
             "out": str(tmp_path / "run"),

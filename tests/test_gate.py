@@ -37,21 +37,57 @@ def test_shipped_policies_validate() -> None:
     assert s.require_baseline and s.max_unparseable == 0.0
 
 
-def test_improving_round_ships(
+def test_improving_round_is_inconclusive_at_eight_entries(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Round 2 improves on round 1 everywhere, but with 8 entries a family the paired
+    test cannot see the default policy's 15-point margin (it sees drops >= 75 pt):
+    INCONCLUSIVE, exit 6, and the line says what would make it conclusive."""
     r1, r2 = rounds
     out = tmp_path / "gate.json"
     code, stdout, err = run_cli(
         ["gate", str(r2), "--policy", str(DEFAULT), "--baseline", str(r1), "-o", str(out)], capsys
     )
-    assert code == 0, stdout + err
-    assert "SHIP" in stdout
+    assert code == 6, stdout + err
+    assert "INCONCLUSIVE (3 rules cannot decide at this size)" in stdout
+    assert "conclusive with ≥ 40 entries (1 sample each) or ≥ 5 samples per entry" in stdout
     g = json.loads(out.read_text())
-    assert g["passed"] is True and g["exit_code"] == 0 and g["baseline"] == "round1"
-    assert all(r["status"] == "PASS" for r in g["rules"])
-    # 3 families x (floor, drop, significance) + unparseable.
+    assert g["schema_version"] == 3 and g["verdict"] == "INCONCLUSIVE"
+    assert g["passed"] is False and g["exit_code"] == 6 and g["baseline"] == "round1"
+    assert g["inconclusive"] == "block"
+    # 3 families x (floor, drop, significance) + unparseable; the figures are unchanged.
     assert len(g["rules"]) == 10
+    status = {(r["family"], r["rule"]): r["status"] for r in g["rules"]}
+    assert {k for k, v in status.items() if v != "PASS"} == {
+        (f, "no_significant_drop") for f in ("tool_call", "governance", "should_not_call")
+    }
+    assert set(status.values()) == {"PASS", "INCONCLUSIVE"}
+    sig = next(r for r in g["rules"] if r["rule"] == "no_significant_drop")
+    assert sig["detectable_points"] == 75.0 and sig["sees"] == "≥ 75 pt"
+    snc = next(
+        r
+        for r in g["rules"]
+        if r["rule"] == "no_significant_drop" and r["family"] == "should_not_call"
+    )
+    assert snc["shown"] == "+75 pt, p = 0.03"  # the case study's figures stay
+
+
+def test_warn_ships_an_improving_round_with_its_inconclusive_rules_listed(
+    rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    r1, r2 = rounds
+    text = DEFAULT.read_text(encoding="utf-8").replace("inconclusive: block", "inconclusive: warn")
+    assert "inconclusive: warn" in text
+    p = _policy(tmp_path, text)
+    out = tmp_path / "gate.json"
+    code, stdout, err = run_cli(
+        ["gate", str(r2), "-p", str(p), "-b", str(r1), "-o", str(out)], capsys
+    )
+    assert code == 0, stdout + err
+    assert "SHIP (3 rules inconclusive, policy says warn)" in stdout
+    assert "INCONCLUSIVE no_significant_drop in tool_call, governance, should_not_call" in stdout
+    g = json.loads(out.read_text())
+    assert g["verdict"] == "SHIP" and g["passed"] is True and g["exit_code"] == 0
 
 
 def test_regressing_round_fails(
@@ -62,7 +98,7 @@ def test_regressing_round_fails(
         ["gate", str(r1), "--policy", str(DEFAULT), "--baseline", str(r2)], capsys
     )
     assert code == 1
-    assert "BLOCK (5 rules failed)" in stdout
+    assert "BLOCK (5 rules failed, 2 inconclusive)" in stdout
     g = json.loads((r1 / "gate.json").read_text())  # default location: the run folder
     failed = {(r["family"], r["rule"]) for r in g["rules"] if r["status"] == "FAIL"}
     assert failed == {
@@ -113,7 +149,19 @@ def test_strict_requires_baseline(
     code, _, _ = run_cli(
         ["gate", str(r2), "-p", str(STRICT), "-b", str(r1), "-o", str(tmp_path / "g.json")], capsys
     )
-    assert code == 0
+    # Non-inferiority at a 5-point margin: on 8 entries a family as good as its
+    # baseline bounds its drop at 25.3 pt (90 % interval; 52 entries would do); only
+    # should_not_call's +75 pt shows it did not drop.
+    assert code == 1
+    g = json.loads((tmp_path / "g.json").read_text())
+    ni = {r["family"]: r for r in g["rules"] if r["rule"] == "non_inferiority"}
+    assert {f: r["status"] for f, r in ni.items()} == {
+        "tool_call": "FAIL",
+        "governance": "FAIL",
+        "should_not_call": "PASS",
+    }
+    assert all("≥ 52 entries" in r["needs"] for r in ni.values()), ni
+    assert ni["tool_call"]["detectable_points"] == pytest.approx(25.27, abs=0.01)
 
 
 def test_floor_is_inclusive(rounds: tuple[Path, Path], tmp_path: Path) -> None:
@@ -130,14 +178,21 @@ def test_floor_is_inclusive(rounds: tuple[Path, Path], tmp_path: Path) -> None:
 def test_significance_alone(rounds: tuple[Path, Path]) -> None:
     r1, r2 = rounds
     policy = GatePolicy.model_validate({"defaults": {"no_significant_drop": True}, "alpha": 0.03})
-    # p = 0.03125 is not below alpha 0.03: no significant drop, the gate passes.
+    # p = 0.03125 is not below alpha 0.03: no significant drop, but at alpha 0.03 the
+    # test needs 7 same-way flips (87.5 pt on 8 entries): it cannot decide, and a gate
+    # whose every rule is undecided never ships, even under `warn`.
     res = evaluate_gate(policy, load_run(str(r1)), load_run(str(r2)))
-    assert res.passed
+    assert not res.passed and res.verdict == "INCONCLUSIVE" and res.exit_code == 6
+    assert {r.status for r in res.rules} == {"INCONCLUSIVE"}
+    assert {r.detectable_points for r in res.rules} == {87.5}
+    warn = policy.model_copy(update={"inconclusive": "warn"})
+    assert evaluate_gate(warn, load_run(str(r1)), load_run(str(r2))).verdict == "INCONCLUSIVE"
     policy = GatePolicy.model_validate({"defaults": {"no_significant_drop": True}, "alpha": 0.05})
     res = evaluate_gate(policy, load_run(str(r1)), load_run(str(r2)))
     assert [(r.family, r.status) for r in res.rules if r.status == "FAIL"] == [
         ("should_not_call", "FAIL")
     ]
+    assert res.verdict == "BLOCK" and res.exit_code == 1
 
 
 @pytest.mark.parametrize(
@@ -156,6 +211,13 @@ def test_significance_alone(rounds: tuple[Path, Path]) -> None:
         ("- min_pass_at_1: 0.5\n", "must be a mapping"),
         ("defaults:\n  max_drop_points: 5\n", "no rule could be evaluated"),
         ("max_unparseable: 0.1\nalpha: 2\n", "alpha"),
+        ("max_unparseable: 0.1\nalpha: 0.6\n", "less than or equal to 0.5"),
+        ("max_unparseable: 0.1\nconfidence: 1.0\n", "confidence"),
+        ("max_unparseable: 0.1\nconfidence: 0.3\n", "confidence"),
+        ("max_unparseable: 0.1\nmargin_points: 0\n", "margin_points"),
+        ("max_unparseable: 0.1\nmargin_points: 120\n", "margin_points"),
+        ("max_unparseable: 0.1\ninconclusive: maybe\n", "inconclusive"),
+        ("defaults:\n  non_inferiority: 1.5\n", "non_inferiority"),
     ],
 )
 def test_bad_policies_exit_2(
@@ -219,12 +281,18 @@ def test_github_step_summary(
     text = summary.read_text()
     assert text.startswith("earlier step\n")  # appended, not overwritten
     assert (
-        "### loragate gate: BLOCK (5 rules failed): round1 against round2, policy default" in text
+        "### loragate gate: BLOCK (5 rules failed, 2 inconclusive): round1 against round2, "
+        "policy default" in text
     )
     assert (
-        "| should_not_call | no_significant_drop | -75 pt, p = 0.03 | no drop at p &lt; 0.05 | **FAIL** |"
-        in text
+        "| should_not_call | no_significant_drop | -75 pt, p = 0.03 | no drop at p &lt; 0.05 "
+        "| **FAIL** | ≥ 75 pt | worse: F-002" in text
     )
+    assert (
+        "| governance | no_significant_drop | -12.5 pt, p = 1.00 | no drop at p &lt; 0.05 "
+        "| **INCONCLUSIVE** | ≥ 75 pt |" in text
+    )
+    assert "> INCONCLUSIVE no_significant_drop in tool_call, governance: on 8 entries" in text
 
 
 def test_markdown_flag(
@@ -245,8 +313,8 @@ def test_markdown_flag(
         ],
         capsys,
     )
-    assert code == 0
-    assert "| should_not_call | min_pass_at_1 | 87.5 % (7/8) | ≥ 75.0 % | PASS |  |" in out
+    assert code == 6
+    assert "| should_not_call | min_pass_at_1 | 87.5 % (7/8) | ≥ 75.0 % | PASS |  |  |" in out
 
 
 def test_exit_codes_through_the_console_script(rounds: tuple[Path, Path], tmp_path: Path) -> None:
@@ -261,8 +329,9 @@ def test_exit_codes_through_the_console_script(rounds: tuple[Path, Path], tmp_pa
             timeout=120,
         ).returncode
 
-    assert status(str(r2), "-p", str(DEFAULT), "-b", str(r1)) == 0
+    assert status(str(r2), "-p", str(DEFAULT)) == 0  # floors only: no baseline
     assert status(str(r1), "-p", str(DEFAULT), "-b", str(r2)) == 1
+    assert status(str(r2), "-p", str(DEFAULT), "-b", str(r1)) == 6
     assert status(str(r2), "-p", str(tmp_path / "missing.yaml")) == 2
 
 
@@ -276,6 +345,6 @@ def test_unknown_family_raises_bad_input_in_library(rounds: tuple[Path, Path]) -
 def test_every_policy_rule_has_a_check() -> None:
     from loragate.results.gate import FAMILY_RULES, RUN_RULES, FamilyRules, GatePolicy
 
-    assert list(FAMILY_RULES) == list(FamilyRules.model_fields)
+    assert list(FAMILY_RULES) == [f for f in FamilyRules.model_fields if f != "if_present"]
     assert set(RUN_RULES) <= set(GatePolicy.model_fields)
     assert {"max_unparseable", "max_unparseable_repaired"} == set(RUN_RULES)

@@ -3,9 +3,15 @@
 The ten junk outputs of the verdict audit (empty, whitespace, "I cannot help with
 that.", "I'm sorry, but I can't assist with that request.", "OK.", a copy of the user
 message, "Done - all set!", one sentence repeated 12 times, a copy of the last tool
-result, that copy wrapped in `<tool_response>`) and more of our own, against all 117
-scored entries; plus the correct answer of an entry of another family (an answer to a
+result, that copy wrapped in `<tool_response>`) and more of our own, against every
+scored entry; plus the correct answer of an entry of another family (an answer to a
 different question). A human grader passes none of them.
+
+On an `abstain` entry (family H) a decline with a reason is the right answer, so it
+leaves the junk list there: "I can't do that with the tools I have." passes every H
+entry (and stays junk everywhere else), and the canned "As an AI language model, I
+don't have access to real-time data." passes exactly the H entries whose request needs
+live data (tag `live_data`); a bare refusal ("I cannot help with that.") still fails.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ GENERIC_JUNK: dict[str, str] = {
     "booked": "Booked!",
     "on_its_way": "It's on its way.",
     "resolved": "I've resolved this for you, everything is fine now.",
+    "no_tool": "I can't do that with the tools I have.",
 }
 """Junk that does not depend on the entry."""
 
@@ -133,9 +140,30 @@ def matrix(evalset: Evalset, other_answers: dict[str, str]) -> dict[tuple[str, s
     return junk_matrix(evalset, other_answers)
 
 
-def test_no_junk_passes(matrix: dict[tuple[str, str], str]) -> None:
+ABSTAIN_RIGHT = "no_tool"
+"""The honest decline: right on every abstain entry, junk on every other."""
+LIVE_DATA_DECLINE = "as_ai"
+"""A decline whose reason is live data: right on abstain entries tagged `live_data`."""
+
+
+def declines_that_are_right(evalset: Evalset) -> set[tuple[str, str]]:
+    """(entry, junk kind) pairs where the "junk" is the right answer: a decline with a
+    reason on an abstain entry."""
+    out: set[tuple[str, str]] = set()
+    for e in evalset.entries:
+        if e.family == "abstain":
+            out.add((e.id, ABSTAIN_RIGHT))
+            if "live_data" in e.tags:
+                out.add((e.id, LIVE_DATA_DECLINE))
+    return out
+
+
+def test_no_junk_passes(evalset: Evalset, matrix: dict[tuple[str, str], str]) -> None:
     assert len(matrix) > 8000
     passed = {key for key, reason in matrix.items() if reason == ReasonCode.ok.value}
+    right = declines_that_are_right(evalset)
+    assert right - passed == set(), "a decline with a reason fails an abstain entry"
+    passed -= right
     new_misses = sorted(passed - set(KNOWN_MISSES))
     assert new_misses == [], new_misses
     fixed = sorted(set(KNOWN_MISSES) - passed)

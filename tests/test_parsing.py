@@ -7,8 +7,14 @@ from typing import Any
 
 import pytest
 
-from loragate.calls import parsing
-from loragate.calls.parsing import MAX_BLOCKS, MAX_DEPTH, parse_output
+from loragate.calls import hermes, parsing
+from loragate.calls.parsing import (
+    DEFAULT_STACK,
+    MAX_BLOCKS,
+    MAX_DEPTH,
+    ServingStack,
+    parse_output,
+)
 from loragate.formats.records import ParseResult, ToolCall
 
 
@@ -83,11 +89,14 @@ def test_several_blocks_and_answer_pieces_around_them() -> None:
     assert result.answer == "Checking both.\nand\nBack soon."
 
 
-def test_list_of_calls_in_one_block() -> None:
+def test_list_of_calls_in_one_block_is_repaired_only() -> None:
+    # vLLM's Hermes parser reads one object a block and runs none of a list
     payload = [{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"y": [1, 2]}}]
-    result = parse_output(block(payload))
-    assert result.status == "ok"
-    assert calls_of(result) == [("a", {}), ("b", {"y": [1, 2]})]
+    strict, repaired = both(block(payload))
+    assert strict.status == "unparseable"
+    assert strict.error is not None and "a list of calls in one block" in strict.error
+    assert repaired.status == "ok"
+    assert calls_of(repaired) == [("a", {}), ("b", {"y": [1, 2]})]
 
 
 def test_extra_keys_of_a_call_are_ignored() -> None:
@@ -116,40 +125,83 @@ def test_json_types_are_kept() -> None:
 # -- <think> -----------------------------------------------------------------------
 
 
-def test_call_inside_think_is_ignored() -> None:
+QWEN3_ON = ServingStack("hermes", "qwen3", True)
+QWEN3_OFF = ServingStack("hermes", "qwen3", False)
+DEEPSEEK = ServingStack("hermes", "deepseek_r1", None)
+NO_PARSER = ServingStack("hermes", "none", None)
+
+
+def test_call_inside_think_runs_as_the_stack_runs_it() -> None:
+    # vLLM 0.32: the qwen3 reasoning parser ends reasoning at a <tool_call> (the call
+    # runs); deepseek_r1 keeps it in the reasoning (it does not); with no reasoning
+    # parser the whole text is content.
     text = "<think>maybe " + block({"name": "a", "arguments": {}}) + "</think>No tool needed."
-    for result in both(text):
-        assert result.status == "no_call"
-        assert result.answer == "No tool needed."
+    for stack in (DEFAULT_STACK, QWEN3_ON, NO_PARSER):
+        result = parse_output(text, stack=stack)
+        assert result.status == "ok", stack
+        assert calls_of(result) == [("a", {})]
+        assert result.calls_in_reasoning == 1
+    result = parse_output(text, stack=DEEPSEEK)
+    assert result.status == "no_call"
+    assert result.answer == "No tool needed."
+    assert result.calls_in_reasoning == 1
 
 
 def test_think_then_call() -> None:
     text = "<think>\nThe user wants weather.\n</think>\n\n" + block(
         {"name": "w", "arguments": {"c": "Oslo"}}
     )
-    result = parse_output(text)
-    assert result.status == "ok"
-    assert calls_of(result) == [("w", {"c": "Oslo"})]
-    assert result.answer == ""
+    for stack in (DEFAULT_STACK, QWEN3_ON, DEEPSEEK):
+        result = parse_output(text, stack=stack)
+        assert result.status == "ok"
+        assert calls_of(result) == [("w", {"c": "Oslo"})]
+        assert result.answer == ""
+        assert result.calls_in_reasoning == 0
 
 
-def test_unclosed_leading_think_drops_everything() -> None:
+def test_unclosed_leading_think() -> None:
     text = "<think>I should call " + block({"name": "a", "arguments": {}}) + " soon"
-    for result in both(text):
+    # qwen3: the call ends the reasoning and runs; deepseek_r1: all of it is reasoning
+    assert calls_of(parse_output(text)) == [("a", {})]
+    for result in (
+        parse_output(text, "strict", stack=DEEPSEEK),
+        parse_output(text, "repaired", stack=DEEPSEEK),
+    ):
         assert result.status == "no_call"
         assert result.answer == ""
 
 
 def test_template_opened_think_is_dropped_up_to_its_close() -> None:
     text = "reasoning that the template opened\n</think>\nParis."
-    result = parse_output(text)
-    assert result.status == "no_call"
-    assert result.answer == "Paris."
+    for stack in (DEFAULT_STACK, QWEN3_ON, DEEPSEEK):
+        result = parse_output(text, stack=stack)
+        assert result.status == "no_call"
+        assert result.answer == "Paris."
 
 
 def test_several_think_regions() -> None:
     text = "<think>a</think>One.<think>b</think>Two."
-    assert parse_output(text).answer == "One.\nTwo."
+    # vLLM's qwen3 parser: later <think> tags are text, every later </think> is dropped
+    assert parse_output(text, stack=QWEN3_ON).answer == "One.<think>bTwo."
+    assert parse_output(text, stack=DEEPSEEK).answer == "One.<think>b</think>Two."
+    assert parse_output(text, stack=NO_PARSER).answer == text
+
+
+def test_thinking_on_reads_untagged_text_as_reasoning() -> None:
+    # vLLM with thinking on: an answer with no </think> is all reasoning (no content)
+    assert parse_output("Paris.", stack=QWEN3_ON).answer == ""
+    assert parse_output("Paris.", stack=QWEN3_OFF).answer == "Paris."
+    assert parse_output("Paris.", stack=DEFAULT_STACK).answer == "Paris."
+    assert parse_output("Paris.", stack=DEEPSEEK).answer == ""
+    call = block({"name": "a", "arguments": {}})
+    assert calls_of(parse_output(call, stack=QWEN3_ON)) == [("a", {})]
+    assert parse_output(call, stack=DEEPSEEK).status == "no_call"
+
+
+def test_thinking_off_leaves_think_tags_in_the_answer() -> None:
+    text = "<think>r</think>Paris."
+    assert parse_output(text, stack=QWEN3_OFF).answer == text
+    assert parse_output(text, stack=QWEN3_ON).answer == "Paris."
 
 
 # -- strict: unparseable -------------------------------------------------------------
@@ -162,9 +214,10 @@ STRICT_FAILURES = [
         '<tool_call>{"name": "a", "arguments": {}}', "not closed (no </tool_call>)", id="unclosed"
     ),
     pytest.param(
+        # as in vLLM, the block runs to the first </tool_call>: two objects in one block
         '<tool_call>{"name": "a", "arguments": {}}<tool_call>{"name": "b", "arguments": {}}'
         "</tool_call>",
-        "not closed before the next <tool_call>",
+        "invalid JSON: extra data",
         id="cut-by-next-block",
     ),
     pytest.param(block('{"name": "a", "arguments": {"x": NaN}}'), "NaN", id="nan"),
@@ -188,8 +241,8 @@ STRICT_FAILURES = [
     pytest.param(block({"name": "a", "arguments": "{}"}), "is a string", id="args-string"),
     pytest.param(block({"name": "a", "arguments": None}), "is a null", id="args-null"),
     pytest.param(block({"name": "a", "arguments": 5}), "is a number", id="args-number"),
-    pytest.param(block([]), "empty list", id="empty-list"),
-    pytest.param(block([{"name": "a", "arguments": {}}, 7]), "call is a number", id="list-item"),
+    pytest.param(block([]), "a list of calls", id="empty-list"),
+    pytest.param(block([{"name": "a", "arguments": {}}, 7]), "a list of calls", id="list-item"),
     pytest.param(block('"just a string"'), "JSON is a string", id="top-string"),
     pytest.param(block("42"), "JSON is a number", id="top-number"),
     pytest.param(block("1" * 5000), "invalid JSON", id="int-digit-limit"),
@@ -233,7 +286,8 @@ def nested(levels: int) -> dict[str, Any]:
 def test_nesting_at_the_limit_is_fine() -> None:
     # The call object is level 1, so `arguments` may use MAX_DEPTH - 1 levels.
     assert parse_output(block({"name": "a", "arguments": nested(MAX_DEPTH - 1)})).status == "ok"
-    assert parse_output(block([{"name": "a", "arguments": nested(MAX_DEPTH - 2)}])).status == "ok"
+    text = block([{"name": "a", "arguments": nested(MAX_DEPTH - 2)}])
+    assert parse_output(text, "repaired").status == "ok"
 
 
 def test_too_deep_nesting_is_unparseable_in_both_modes() -> None:
@@ -255,7 +309,7 @@ def test_more_than_max_blocks_is_unparseable() -> None:
 
 
 def test_oversized_block_is_unparseable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parsing, "MAX_BLOCK_CHARS", 100)
+    monkeypatch.setattr(hermes, "MAX_BLOCK_CHARS", 100)
     text = block({"name": "a", "arguments": {"s": "x" * 200}})
     for result in both(text):
         assert result.status == "unparseable"
@@ -406,7 +460,7 @@ def test_repair_keeps_nan_inside_strings() -> None:
 
 
 def test_repair_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parsing, "MAX_REPAIR_CHARS", 30)
+    monkeypatch.setattr(hermes, "MAX_REPAIR_CHARS", 30)
     text = block('{"name": "a", "arguments": {"long": "xxxxxxxxxxxxxxxxxxxx"}')
     result = parse_output(text, "repaired")
     assert result.status == "unparseable"
@@ -414,7 +468,7 @@ def test_repair_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_repair_budget_per_output(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(parsing, "REPAIR_BUDGET_CHARS", 60)
+    monkeypatch.setattr(hermes, "REPAIR_BUDGET_CHARS", 60)
     broken = block('{"name": "a", "arguments": {"x": 1}')  # 34 chars of JSON each
     result = parse_output(broken * 2, "repaired")
     assert result.status == "unparseable"
@@ -435,7 +489,7 @@ def test_no_repair_when_strict_is_ok(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object) -> None:
         raise AssertionError("repair must not run when strict is ok")
 
-    monkeypatch.setattr(parsing, "_repaired_block", boom)
+    monkeypatch.setattr(parsing, "_repaired", boom)
     result = parse_output(block({"name": "a", "arguments": {}}), "repaired")
     assert result.status == "ok"
     assert result.repaired is False
@@ -531,7 +585,7 @@ def test_unknown_mode_is_a_caller_bug() -> None:
 
 
 def test_internal_error_still_yields_a_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(text: str, mode: str) -> ParseResult:
+    def broken(*args: object) -> ParseResult:
         raise RuntimeError("bug")
 
     monkeypatch.setattr(parsing, "_parse", broken)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from loragate.calls.parsing import MAX_DEPTH, parse_output
+from loragate.calls.parsing import MAX_DEPTH, ServingStack, parse_output
 from loragate.formats.records import ParseResult
 
 STATUSES = {"ok", "no_call", "unparseable"}
@@ -145,9 +145,13 @@ def test_well_formed_calls_round_trip(
     text = "".join(f"<tool_call>\n{body}\n</tool_call>" for body in bodies)
     # Names and keys may contain the tags themselves (json.dumps does not escape them).
     assume(text.count("<tool_call>") == text.count("</tool_call>") == len(bodies))
-    assume("think>" not in text)
-    assume(all(marker not in prose for marker in ("<tool_call>", "think>")))
-    strict, _ = check(prose + "\n" + text)
+    assume("think>" not in text and "<function=" not in text)
+    assume(all(marker not in prose for marker in ("<tool_call>", "think>", "<function=")))
+    strict, repaired = check(prose + "\n" + text)
+    if as_list:  # vLLM reads one call object a block: a list is a repair
+        assert strict.status == "unparseable"
+        assume(all(c["name"] == c["name"].strip() for c in calls))  # repair strips names
+        strict = repaired
     assert strict.status == "ok"
     assert [(c.name, c.arguments) for c in strict.calls] == [
         (call["name"], call["arguments"]) for call in calls
@@ -267,3 +271,95 @@ def test_many_duplicate_keys_is_fast() -> None:
     assert strict.status == "unparseable"
     assert repaired.status == "ok"
     assert repaired.calls[0].arguments == {"k": 49_999}
+
+
+# -- Qwen3 XML and the serving stacks ------------------------------------------------
+
+XML_STACKS = [
+    ServingStack("qwen3_xml", "qwen3", True),
+    ServingStack("qwen3_xml", "qwen3", False),
+    ServingStack("qwen3_xml", "deepseek_r1", None),
+    ServingStack("hermes", "none", None),
+    ServingStack("hermes", "qwen3", None),
+]
+xml_tag = st.sampled_from(
+    [
+        "<tool_call>",
+        "</tool_call>",
+        "<think>",
+        "</think>",
+        "<function=",
+        "<function=f>",
+        "</function>",
+        "<parameter=",
+        "<parameter=a>",
+        "</parameter>",
+        ">",
+        "\n",
+        "{",
+        '"',
+        "\\ud800",
+    ]
+)
+
+
+def check_stacks(text: str) -> None:
+    for stack in XML_STACKS:
+        results = [parse_output(text, mode, stack=stack) for mode in ("strict", "repaired")]
+        for result in results:
+            assert result.status in STATUSES
+            assert result.format in ("hermes", "qwen3_xml", "none")
+            assert result.calls_in_reasoning >= 0
+            if result.status != "unparseable":
+                assert (result.status == "ok") == bool(result.calls)
+            result.model_dump_json()
+        strict, repaired = results
+        assert strict.status == strict.strict_status == repaired.strict_status
+        assert repaired.status == repaired.repaired_status == strict.repaired_status
+        if strict.status == "ok":
+            assert repaired.calls == strict.calls
+
+
+@FUZZ
+@given(st.lists(xml_tag | any_text, max_size=30))
+def test_xml_tags_and_text_in_any_order(pieces: list[str]) -> None:
+    check_stacks("".join(pieces))
+
+
+@FUZZ
+@given(
+    st.dictionaries(
+        st.text(min_size=1, max_size=10).filter(lambda k: ">" not in k and k.strip() == k),
+        st.text(max_size=30).filter(lambda v: "<" not in v),
+        max_size=5,
+    ),
+    any_text,
+)
+def test_well_formed_xml_calls_round_trip(params: dict[str, str], prose: str) -> None:
+    assume("<" not in prose and "think>" not in prose)
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params.items())
+    text = f"{prose}\n<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    result = parse_output(text, stack=ServingStack("qwen3_xml", "qwen3", False))
+    assert result.status == "ok" and result.format == "qwen3_xml"
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", params)]
+    check_stacks(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<function=" * 200_000,
+        "<tool_call><function=f>" + "<parameter=" * 200_000,
+        "<tool_call><function=f" + "<" * 300_000 + ">" * 300_000,
+        "<think>" * 200_000,
+        "</think>" * 200_000,
+        "<tool_call>\n<function=f>\n" + "<parameter=a>1</parameter>" * 100_000 + "</function>",
+        "<function=f><parameter=a>" + "x" * 10 * MB + "</parameter></function>",
+    ],
+)
+def test_hostile_xml_gets_a_verdict(text: str) -> None:
+    # Linear scans: each takes well under a second (benchmarks/bench_hostile_text.py
+    # measures it); a quadratic path would hang here until the test timeout.
+    for stack in XML_STACKS:
+        for mode in ("strict", "repaired"):
+            assert parse_output(text, mode, stack=stack).status in STATUSES

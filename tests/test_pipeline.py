@@ -182,7 +182,7 @@ def test_limit_takes_entries_across_families(agent20_dir: Path) -> None:
     from loragate.generate.pipeline import select_entries
 
     full = load_evalset(agent20_dir)
-    picked = select_entries(full, families=None, limit=9)
+    picked = select_entries(full, families=None, limit=10)
     assert [e.id for e in picked.entries] == [
         "A-001",
         "A-002",
@@ -193,8 +193,9 @@ def test_limit_takes_entries_across_families(agent20_dir: Path) -> None:
         "E-001",
         "F-001",
         "G-001~error",
+        "H-001",
     ]
-    assert {e.family for e in select_entries(full, families=None, limit=7).entries} == {
+    assert {e.family for e in select_entries(full, families=None, limit=8).entries} == {
         e.family for e in full.entries
     }
 

@@ -137,8 +137,9 @@ def test_page_examples_run_as_printed(page: Path, tmp_path: Path) -> None:
             proc.stdout[-2000:],
             proc.stderr[-2000:],
         )
-        if proc.returncode != 0:
-            assert "Traceback" not in proc.stderr and "fix:" in proc.stderr, command.line
+        assert "Traceback" not in proc.stderr, command.line
+        if proc.returncode not in (0, 1, 6):  # 1 and 6 are `gate` verdicts, not errors
+            assert "fix:" in proc.stderr, command.line
         ran += 1
     if page.name == "README.md":
         assert ran >= 7

@@ -22,7 +22,8 @@ from tests._mini_evalset import gen, write_generations
 
 @pytest.fixture
 def replay_config(tmp_path: Path) -> RunConfig:
-    """A replay run of the case study's round-1 outputs, as the base model's."""
+    """A replay run of the case study's round-1 outputs, as the base model's (generated
+    with thinking off: no reasoning block)."""
     gens = write_generations(
         tmp_path / "gens.jsonl", [gen(eid, text) for eid, text in texts("round1").items()]
     )
@@ -30,6 +31,7 @@ def replay_config(tmp_path: Path) -> RunConfig:
         {
             "model": "Qwen/Qwen3-4B",
             "backend": "replay",
+            "enable_thinking": False,
             "generations": str(gens),
             "evalset": str(CASE / "evalset"),
             "out": str(tmp_path / "run"),

@@ -1,7 +1,7 @@
 """The fast scoring paths give exactly the reference's results.
 
 Scoring has fast paths that must never change a result: `orjson` for well-formed
-`<tool_call>` JSON (`parsing._decode_strict`), compiled argument matchers
+`<tool_call>` JSON (`hermes.decode_strict`), compiled argument matchers
 (`matchers.compile_matcher`), schema errors without `jsonschema`
 (`loragate.calls.schema_errors`), records built without re-validation (`records.trusted`,
 `scoring.result_record`) and `loragate score --jobs` over several processes. Here each
@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import loragate.calls.hermes as hermes
 import loragate.calls.matchers as matchers_module
 import loragate.calls.parsing as parsing
 import loragate.calls.schemacheck as schemacheck
@@ -41,7 +42,14 @@ from loragate.evalset.bfcl import (
     read_category,
 )
 from loragate.evalset.load import Evalset, load_evalset
-from loragate.formats.records import GenerationRecord, ResultRecord, ToolCall, Verdict, trusted
+from loragate.formats.records import (
+    GenerationRecord,
+    ResultRecord,
+    ToolCall,
+    Verdict,
+    trusted,
+)
+from loragate.judge.language import detect_language
 from loragate.score import scoring
 from loragate.score.processes import ForkedJudges
 from loragate.score.scoring import Scorer, score_records
@@ -57,11 +65,12 @@ DATA = Path(__file__).parent / "data"
 def reference_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every fast path replaced by the reference it stands for."""
     with monkeypatch.context() as m:
-        m.setattr(parsing, "_decode_strict", lambda text: parsing._decode(text, parsing._STRICT))
+        m.setattr(hermes, "decode_strict", lambda text: hermes.decode(text, hermes.STRICT))
         m.setattr(matchers_module, "compile_matcher", lambda matcher: lambda v: matches(matcher, v))
         m.setattr(matchers_module, "_compiled_arguments", {})
         m.setattr(schemacheck, "compile_errors", lambda schema: None)
         m.setattr(parsing, "trusted", _validated)
+        m.setattr(hermes, "trusted", _validated)
         m.setattr(records_module, "trusted", _validated)
         yield
 
@@ -75,6 +84,7 @@ def reference_score(scorer: Scorer, record: GenerationRecord) -> ResultRecord:
     parse, verdict = scorer.judge(record)
     entry = scorer.evalset.by_id[record.entry_id]
     fields = {**record.__dict__, "family": entry.family, "fault": entry.fault}
+    fields["language"] = detect_language(parse.answer)
     return ResultRecord.model_validate({**fields, "parse": parse, "verdict": verdict})
 
 
@@ -198,15 +208,15 @@ _values = st.recursive(
 def _decoded(text: str) -> tuple[str, Any]:
     """('ok', repr of the value) or ('reject', reason) of a strict decode."""
     try:
-        return "ok", repr(parsing._decode_strict(text))
-    except parsing._Reject as exc:
+        return "ok", repr(hermes.decode_strict(text))
+    except hermes.Reject as exc:
         return "reject", exc.reason
 
 
 def _decoded_reference(text: str) -> tuple[str, Any]:
     try:
-        return "ok", repr(parsing._decode(text, parsing._STRICT))
-    except parsing._Reject as exc:
+        return "ok", repr(hermes.decode(text, hermes.STRICT))
+    except hermes.Reject as exc:
         return "reject", exc.reason
 
 
@@ -445,10 +455,11 @@ def test_no_process_to_spare_scores_in_this_one(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_one_refusal_search_finds_what_each_pattern_finds() -> None:
-    from loragate.judge.answer import answer_cues
+    from loragate.judge.language import supported
+    from loragate.judge.refusals import answer_cues
     from loragate.judge.text import fold, sentences
 
-    cues = answer_cues()
+    cues = answer_cues(supported())
 
     pieces = [fold(s) for text in _corpus_texts() for s in sentences(text)]
     pieces += ["as an ai language model", "i can't help with that", "we must decline"]

@@ -38,6 +38,7 @@ def cfg(tmp_path: Path, adapters: dict[str, str], **extra: Any) -> RunConfig:
     return RunConfig.model_validate(
         {
             "model": "Qwen/Qwen3-4B",
+            "enable_thinking": False,
             "backend": "openai",
             "evalset": str(evalset),
             "adapters": folders,

@@ -158,7 +158,7 @@ def test_gate_rules_per_tag(rounds: tuple[Path, Path]) -> None:
     assert rules[(IRRELEVANCE, "min_pass_at_1")].status == "PASS"  # 200/240
     assert rules[(IRRELEVANCE, "no_significant_drop")].status == "FAIL"  # 40 regressed
     assert result.exit_code == 1
-    from loragate.results.gate import render_markdown as gate_markdown
+    from loragate.results.gate_render import render_markdown as gate_markdown
 
     assert "| tag bfcl:irrelevance | no_significant_drop |" in gate_markdown(result)
 
@@ -174,7 +174,7 @@ def test_gate_tag_rules_through_the_cli(
     code, stdout, _ = run_cli(args, capsys)
     assert code == 1 and "tag bfcl:multiple" in stdout
     g = json.loads(out.read_text())
-    assert g["schema_version"] == 2
+    assert g["schema_version"] == 3
     [rule] = g["rules"]
     assert (rule["family"], rule["tag"], rule["rule"], rule["status"]) == (
         None,

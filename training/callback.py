@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from transformers import TrainerCallback
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.errors import BadInput
 
 if TYPE_CHECKING:
@@ -116,10 +117,13 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         prefix_cache: bool = True,
         log_file: Path | None = None,
         echo: Callable[[str], None] | None = None,
+        stack: ServingStack | None = None,
     ) -> None:
         """`every_steps=None` evaluates only after the last step. `tokenizer` is used for
         generation only (it is switched to left padding), so pass a separate instance
-        from the one the trainer collates with."""
+        from the one the trainer collates with. `stack`: the serving stack outputs are
+        judged as (the recipe's `tool_call_format` / `reasoning_parser`, resolved like a
+        run's); default: loragate's default for loose generations."""
         if every_steps is not None and every_steps < 1:
             raise BadInput(
                 "callback.every_steps must be at least 1 (or None: only at the end)",
@@ -141,6 +145,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
         self.prefix_cache = prefix_cache
         self.log_file = log_file
         self.echo = echo or (lambda _msg: None)
+        self.stack = stack if stack is not None else DEFAULT_STACK
         self.tokenizer = tokenizer
         # Rendered once: the prompts do not change during training.
         self.prompts: list[tuple[str, str, str]] = []
@@ -189,7 +194,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
             runner = _in_process_runner(
                 model, self.tokenizer, self.max_new_tokens, self.batch_size, self.prefix_cache
             )
-            found = evaluate(self.evalset, jobs, runner)
+            found = evaluate(self.evalset, jobs, runner, stack=self.stack)
         finally:
             if was_training:
                 model.train()

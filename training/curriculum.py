@@ -2,7 +2,7 @@
 
 The templates, their slot tables and prose live beside the evalset they serve
 (`evalsets/<name>/curriculum.yaml`, read by `loragate.training.curriculum_load`); this
-module is the generic generator. For agent20 they cover six families:
+module is the generic generator. For agent20 they cover seven families:
 
 - `tool_call`: one request, one schema-valid call;
 - `parallel`: independent requests answered by every call in one turn;
@@ -11,7 +11,10 @@ module is the generic generator. For agent20 they cover six families:
 - `governance`: a destructive request -> the confirmation tool first; an approval in
   the history -> the action; a denial -> no action, said plainly;
 - `clarify`: a required value is missing -> a question, no call;
-- `should_not_call`: settled professional knowledge -> a direct answer, no call.
+- `should_not_call`: settled professional knowledge -> a direct answer, no call;
+- `abstain`: a request no tool can serve and nobody can answer from knowledge (a
+  taxi, a live sensor reading, another company's decision) -> an honest decline that
+  says why and where it can be done, no call, nothing invented.
 
 `generate_curriculum` is deterministic for a seed (each family draws from its own
 `random.Random` seeded by a string, which Python hashes the same way in every process)

@@ -32,6 +32,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from loragate.calls.stack import (
+    CallFormatSetting,
+    ReasoningParserSetting,
+    ResolvedStack,
+    resolve_stack,
+)
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.common.loading import load_yaml_model
 from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
@@ -169,6 +175,17 @@ class Recipe(BaseModel):
         description="template file or name in configs/templates/; None = the tokenizer's",
     )
     enable_thinking: bool | None = None
+    tool_call_format: CallFormatSetting = Field(
+        default="auto",
+        description="the call format the behavioural callback expects: hermes, qwen3_xml, or "
+        "auto = the one the chat template teaches (the curriculum is rendered through the "
+        "same template, so its examples carry that format)",
+    )
+    reasoning_parser: ReasoningParserSetting = Field(
+        default="auto",
+        description="the stack the callback judges as (qwen3, deepseek_r1, none, auto = by "
+        "model family)",
+    )
     evalset: str = Field(
         default="evalsets/agent20", description="toolset, policy, leakage and callback"
     )
@@ -218,6 +235,22 @@ def resolve_model(recipe: Recipe) -> tuple[str, str, str | None]:
             fix="set `model` or `embedded` in the recipe",
         )
     return recipe.model, recipe.model, recipe.chat_template
+
+
+def recipe_stack(
+    recipe: Recipe, template: str, template_source: str, model_id: str, model_path: str
+) -> ResolvedStack:
+    """The serving stack the recipe's behavioural callback judges as (its
+    `tool_call_format` / `reasoning_parser`, `auto` resolved as for a run)."""
+    return resolve_stack(
+        call_format=recipe.tool_call_format,
+        reasoning_parser=recipe.reasoning_parser,
+        enable_thinking=recipe.enable_thinking,
+        template=template,
+        template_source=template_source,
+        model_id=model_id,
+        model_path=model_path,
+    )
 
 
 def sft_config_kwargs(recipe: Recipe, output_dir: Path, *, use_cpu: bool) -> dict[str, Any]:
@@ -450,6 +483,8 @@ def train(
 
         c = recipe.callback
         (out / BEHAVIOUR_LOG).unlink(missing_ok=True)
+        stack = recipe_stack(recipe, renderer.template, renderer.source, model_id, model_path)
+        echo(f"behavioural callback judges as: {stack.stack.describe()}")
         gen_tokenizer = transformers.AutoTokenizer.from_pretrained(
             model_path, trust_remote_code=recipe.trust_remote_code, revision=recipe.revision
         )
@@ -465,6 +500,7 @@ def train(
             prefix_cache=c.prefix_cache,
             log_file=out / BEHAVIOUR_LOG,
             echo=echo,
+            stack=stack.stack,
         )
         callbacks.append(behaviour)
         every = f"every {c.every_steps} steps and " if c.every_steps else ""

@@ -62,6 +62,8 @@ EXIT_UNREACHABLE = 4
 """A server (`--backend openai`) could not be reached."""
 EXIT_BUSY = 5
 """Another loragate process kept writing the same folder past the lock timeout."""
+EXIT_INCONCLUSIVE = 6
+"""`gate`: a rule cannot decide at this size and the policy blocks on that."""
 
 
 def _click_exception_classes() -> tuple[type[BaseException], ...]:

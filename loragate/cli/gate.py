@@ -1,4 +1,5 @@
-"""`loragate gate`: check a run against a policy; exit 0 (ship), 1 (a rule failed), 2 (bad input)."""
+"""`loragate gate`: check a run against a policy; exit 0 (ship), 1 (a rule failed),
+2 (bad input), 6 (a rule cannot decide at this size and the policy blocks on it)."""
 
 from __future__ import annotations
 
@@ -42,11 +43,14 @@ def command(
         ),
     ] = False,
 ) -> None:
-    """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input."""
+    """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input,
+    6 when a rule cannot decide at this size (INCONCLUSIVE; `inconclusive: warn` in the
+    policy lets it ship). See docs/gate.md."""
     from loragate.common.files import append_text, atomic_write_text, check_output_file
     from loragate.common.locking import writing
     from loragate.common.names import child_path
-    from loragate.results.gate import evaluate_gate, load_policy, render_markdown, render_terminal
+    from loragate.results.gate import evaluate_gate, load_policy
+    from loragate.results.gate_render import render_markdown, render_terminal
     from loragate.results.runs import load_run
 
     # GitHub Actions shows this file on the job's summary page; check it before the
@@ -81,5 +85,5 @@ def command(
     if step_summary:
         append_text(Path(step_summary), md + "\n")
 
-    if not result.passed:
-        raise typer.Exit(1)
+    if result.exit_code:
+        raise typer.Exit(result.exit_code)

@@ -143,6 +143,14 @@ def command(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="Gate policy the header checks the evalset's size against (default: "
+            "configs/gates/default.yaml); see `loragate validate --policy`.",
+        ),
+    ] = None,
     trust_remote_code: Annotated[
         bool,
         typer.Option(
@@ -191,6 +199,7 @@ def command(
         console=console,
         quiet=quiet,
         harness=parse_harness_option(harness),
+        policy=policy,
     )
 
 
@@ -213,6 +222,7 @@ def run_and_report(
     console: Any,
     quiet: bool = False,
     harness: list[str] | None = None,
+    policy: Path | None = None,
 ) -> Any:
     """`loragate.run.run` with a progress bar and the console lines, then the tables.
     Returns the `RunOutcome`. `harness`: the `--harness` variants (None: the config's
@@ -230,7 +240,7 @@ def run_and_report(
         limit=limit,
         families=families,
         harness=harness,
-        hooks=_ConsoleHooks(console, quiet),
+        hooks=_ConsoleHooks(console, quiet, policy),
     )
     out_console = Console() if console.stderr else console
     print_summary(outcome.summary, out_console)
@@ -252,13 +262,31 @@ def run_and_report(
     return outcome
 
 
+def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
+    """The header's line on whether the evalset is large enough for the gate policy's
+    rules (the shipped default policy unless one is given); never fails the run."""
+    from loragate.common.errors import BadInput
+    from loragate.results.gate import load_policy
+    from loragate.results.gate_plan import group_sizes, plan_header, plan_policy
+
+    path = policy if policy is not None else Path("configs/gates/default.yaml")
+    try:
+        loaded = load_policy(path)
+        families, tags = group_sizes(evalset.entries)
+        rows = plan_policy(loaded, families, tags, samples, path)
+    except BadInput as exc:
+        return f"gate plan: not checked ({exc.message})"
+    return plan_header(rows, loaded.name or path.stem)
+
+
 class _ConsoleHooks:
     """The run's progress on the console (`loragate.run.RunHooks`): the plan, a bar, the
     backend's start, the episode rounds."""
 
-    def __init__(self, console: Any, quiet: bool) -> None:
+    def __init__(self, console: Any, quiet: bool, policy: Path | None = None) -> None:
         self.console = console
         self.quiet = quiet
+        self.policy = policy
         self.started_at = time.monotonic()
 
     def planned(self, plan: Any, episodes: Any) -> None:
@@ -277,6 +305,12 @@ class _ConsoleHooks:
         self.console.print(
             f"{len(plan.jobs)} generations: {len(plan.cached)} cached, "
             f"{len(plan.pending)} to generate"
+        )
+        self.console.print(f"judged as: {plan.manifest.stack}", highlight=False)
+        self.console.print(
+            gate_plan_line(plan.evalset, plan.config.sampling.samples, self.policy),
+            highlight=False,
+            markup=False,
         )
         self.started_at = time.monotonic()
 

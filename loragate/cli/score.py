@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
+from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
+from loragate.calls.reasoning import REASONING_PARSERS
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
 from loragate.common.locking import writing
@@ -89,6 +91,32 @@ def command(
             "report lists them and they do not count.",
         ),
     ] = False,
+    tool_call_format: Annotated[
+        Literal["hermes", "qwen3_xml", "auto"],
+        typer.Option(
+            "--tool-call-format",
+            help="The call format the run expects (vLLM's --tool-call-parser); a sample in "
+            "the other format is judged as written and counted in the format mix. auto: "
+            "the run's manifest.json beside the generations, else hermes.",
+        ),
+    ] = "auto",
+    reasoning_parser: Annotated[
+        Literal["qwen3", "deepseek_r1", "none", "auto"],
+        typer.Option(
+            "--reasoning-parser",
+            help="The serving stack's reasoning parser (vLLM's --reasoning-parser): which "
+            "text is reasoning and whether calls inside it run (docs/call-formats.md). "
+            "auto: the run's manifest, else qwen3.",
+        ),
+    ] = "auto",
+    enable_thinking: Annotated[
+        bool | None,
+        typer.Option(
+            "--enable-thinking/--no-enable-thinking",
+            help="The requests' thinking switch as the server saw it. Default: the run's "
+            "manifest; without one, read from each output (a `<think>` tag: on).",
+        ),
+    ] = None,
     jobs: Annotated[
         int,
         typer.Option(
@@ -108,7 +136,52 @@ def command(
     from loragate.common.heap import no_cyclic_gc
 
     with no_cyclic_gc():  # hundreds of thousands of records live until the end
-        _score(generations, evalset, out, parse_mode, k, allow_missing, jobs)
+        stack = scoring_stack(
+            [generations.parent, out], tool_call_format, reasoning_parser, enable_thinking
+        )
+        _score(generations, evalset, out, parse_mode, k, allow_missing, jobs, stack)
+
+
+def scoring_stack(
+    folders: list[Path],
+    tool_call_format: str,
+    reasoning_parser: str,
+    enable_thinking: bool | None,
+) -> ServingStack:
+    """The stack generations are scored as: the options, and for `auto` the manifest of
+    the run that made them (the first of `folders` holding one), else loragate's
+    default for loose generations (Hermes, `qwen3`, thinking read from each output)."""
+    from loragate.calls.stack import family_reasoning_parser
+    from loragate.formats.runfolder import read_manifest
+
+    manifest: dict[str, Any] = {}
+    for folder in folders:
+        if folder.is_dir():
+            manifest = read_manifest(folder)
+            if manifest:
+                break
+    fmt = tool_call_format
+    if fmt == "auto":
+        fmt = manifest.get("tool_call_format") or DEFAULT_STACK.call_format
+    parser = reasoning_parser
+    thinking = enable_thinking
+    if parser == "auto":
+        parser = manifest.get("reasoning_parser") or ""
+        if not parser and manifest:
+            found = manifest.get("model")
+            model: dict[str, Any] = found if isinstance(found, dict) else {}
+            parser = family_reasoning_parser(str(model.get("id", "")), str(model.get("path", "")))
+        parser = parser or DEFAULT_STACK.reasoning_parser
+    if thinking is None and manifest:
+        recorded = manifest.get("enable_thinking")
+        thinking = recorded if isinstance(recorded, bool) else True
+    if fmt not in CALL_FORMATS or parser not in REASONING_PARSERS:
+        raise BadInput(
+            f"the run's manifest names an unknown call format {fmt!r} or reasoning parser "
+            f"{parser!r}",
+            fix="pass --tool-call-format and --reasoning-parser (see `loragate score --help`)",
+        )
+    return ServingStack(fmt, parser, thinking)  # type: ignore[arg-type]
 
 
 def _score(
@@ -119,6 +192,7 @@ def _score(
     k: int | None,
     allow_missing: bool,
     jobs: int,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> None:
     from rich.console import Console
 
@@ -159,6 +233,7 @@ def _score(
                 source=generations,
                 include_generations=True,
                 jobs=jobs,
+                stack=stack,
             )
         except ScorerError as exc:
             traceback.print_exception(exc.__cause__ or exc)

@@ -54,8 +54,11 @@ def command(
             f"--out {out} exists and is not a folder",
             [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
         )
+    from loragate.cli.score import scoring_stack
+
     loaded = load_evalset(evalset)
+    stack = scoring_stack([trajectories.parent, out], "auto", "auto", None)
     with writing(out):
-        summary = rescore_episodes(trajectories, loaded, out, parse_mode)
+        summary = rescore_episodes(trajectories, loaded, out, parse_mode, stack)
     print_episodes(summary, Console())
     typer.echo(f"Wrote {out} (trajectories.jsonl, episode_results.jsonl, episodes_summary.json)")

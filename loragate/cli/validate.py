@@ -72,11 +72,27 @@ def command(
             help="Evalset folder: evalset.yaml, its tools file and its entries file.",
         ),
     ],
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="A gate policy: also say, per family and rule, whether this evalset is large "
+            "enough for the rule to decide, and how many entries or samples it would need.",
+        ),
+    ] = None,
+    samples: Annotated[
+        int,
+        typer.Option("--samples", "-k", min=1, help="Samples per entry the run will take."),
+    ] = 1,
 ) -> None:
     """Check an evalset: manifest, tool schemas, policy, every entry and its `expect`,
     and its episodes (episodes.jsonl) when it has any.
 
-    Prints OK with the entry counts per family, or every problem and exits 2.
+    Prints OK with the entry counts per family, or every problem and exits 2. With
+    --policy, then the gate plan: per family (and tag) and baseline rule, what the rule
+    can see at this size and, where it cannot decide, the entries or samples it needs
+    (BLIND lines; the exit code stays 0). See docs/gate.md.
 
     A problem line reads `file:line: field: message (fix: ...)`.
     """
@@ -133,3 +149,13 @@ def command(
             f"OK: answers: all {len(verdicts)} agree with their labels ({right} right, "
             f"{len(verdicts) - right} near misses) in {manifest.answers}"
         )
+    if policy is not None:
+        from loragate.results.gate import load_policy
+        from loragate.results.gate_plan import group_sizes, plan_lines, plan_policy
+
+        gate_policy = load_policy(policy)
+        families, tags = group_sizes(loaded.entries)
+        rows = plan_policy(gate_policy, families, tags, samples, policy)
+        name = gate_policy.name or policy.stem
+        for line in plan_lines(rows, name, samples):
+            typer.echo(line)

@@ -49,18 +49,18 @@ part, or plain digits with one. Not part of an id (`INV-58213`), a date (`2026-1
 _MONTHS: dict[str, int] = {}
 for _i, _names in enumerate(
     (
-        "jan january januar janvier gennaio",
-        "feb february februar fevrier février febbraio",
+        "jan january januar janvier gennaio enero",
+        "feb february februar fevrier février febbraio febrero",
         "mar march märz maerz mars marzo",
-        "apr april avril aprile",
-        "may mai maggio",
-        "jun june juni juin giugno",
-        "jul july juli juillet luglio",
+        "apr april avril aprile abril",
+        "may mai maggio mayo",
+        "jun june juni juin giugno junio",
+        "jul july juli juillet luglio julio",
         "aug august aout août agosto",
-        "sep sept september septembre settembre",
-        "oct october oktober octobre ottobre",
-        "nov november novembre",
-        "dec december dezember decembre décembre dicembre",
+        "sep sept september septembre settembre septiembre setiembre",
+        "oct october oktober octobre ottobre octubre",
+        "nov november novembre noviembre",
+        "dec december dezember decembre décembre dicembre diciembre",
     ),
     1,
 ):
@@ -72,7 +72,7 @@ _DATE_RE = re.compile(
     r"(?<![\w.])(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})(?!\d|-\d)"
     rf"|(?<![\w.,/])(?P<dd>\d{{1,2}})\.(?P<dm>\d{{1,2}})\.(?:(?P<dy>\d{{4}}|\d{{2}})(?!\d))?"
     r"|(?<![\w./])(?P<sa>\d{1,2})/(?P<sb>\d{1,2})(?:/(?P<sy>\d{4}|\d{2}))?(?![\w/])"
-    rf"|(?<![\w.])(?P<td>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s{{0,3}}(?:of\s{{1,3}})?(?P<tm>{_MONTH})"
+    rf"|(?<![\w.])(?P<td>\d{{1,2}})(?:st|nd|rd|th|er|\.)?\s{{0,3}}(?:(?:of|de)\s{{1,3}})?(?P<tm>{_MONTH})"
     rf"(?:,?\s{{1,3}}(?P<ty>{_YEAR}))?(?!\w)"
     rf"|(?<!\w)(?P<mm>{_MONTH})\s{{0,3}}(?P<md>\d{{1,2}})(?:st|nd|rd|th)?(?![:.]\d)"
     rf"(?:,?\s{{1,3}}(?P<my>\d{{4}}))?(?!\w)",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.errors import BadInput, Problem
 from loragate.episodes.definitions import EpisodeSet, load_episodes, select_episodes
 from loragate.episodes.loop import (
@@ -72,9 +73,10 @@ def context(
     evalset: Evalset,
     parse_mode: Literal["strict", "repaired"],
     servers: ToolServers | None = None,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodeContext:
     return EpisodeContext(
-        evalset.toolset, evalset.policy, evalset.manifest.system_prompt, parse_mode, servers
+        evalset.toolset, evalset.policy, evalset.manifest.system_prompt, parse_mode, servers, stack
     )
 
 
@@ -148,7 +150,7 @@ class EpisodeRunner(LazyRunner):
         key, seed = _keys(plan)
         self.first_steps = first_round_jobs(
             episodes.episodes,
-            context(plan.evalset, plan.config.parse_mode),
+            context(plan.evalset, plan.config.parse_mode, stack=plan.stack),
             adapters=_names(plan),
             samples=plan.config.sampling.samples,
             renderer=plan.renderer,
@@ -187,7 +189,7 @@ def run_plan_episodes(
     ) as servers:
         trajs = run_episodes(
             episodes.episodes,
-            context(evalset, config.parse_mode, servers),
+            context(evalset, config.parse_mode, servers, plan.stack),
             adapters=_names(plan),
             samples=config.sampling.samples,
             renderer=plan.renderer,
@@ -204,11 +206,16 @@ def run_plan_episodes(
 
 
 def rescore_episodes(
-    trajectories: Path, evalset: Evalset, out_dir: Path, parse_mode: Literal["strict", "repaired"]
+    trajectories: Path,
+    evalset: Evalset,
+    out_dir: Path,
+    parse_mode: Literal["strict", "repaired"],
+    stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodesSummary:
     """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
     replayed against the simulator (a tool server's results as recorded: no server is
-    started); the episode files are written into `out_dir`."""
+    started); the episode files are written into `out_dir`. `stack`: the serving stack
+    the steps are judged as (the run's, from its manifest)."""
     from loragate.episodes.loop import read_steps
 
     episodes = load_episodes(evalset)
@@ -232,7 +239,7 @@ def rescore_episodes(
     out_dir.mkdir(parents=True, exist_ok=True)
     trajs = run_episodes(
         chosen,
-        context(evalset, parse_mode),
+        context(evalset, parse_mode, stack=stack),
         adapters=adapters,
         samples=samples,
         renderer=None,

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from loragate.calls.checks import Call, asks_to_confirm, is_destructive
-from loragate.calls.parsing import parse_output
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes.definitions import Episode
 from loragate.episodes.final_reply import Setback, final_reply_problem
@@ -84,6 +84,8 @@ class EpisodeContext:
     parse_mode: Literal["strict", "repaired"] = "strict"
     servers: ToolServers | None = None
     """The run's tool servers; None: their tools' results are replayed from the record."""
+    stack: ServingStack = DEFAULT_STACK
+    """The serving stack each step's output is judged as (see `loragate.calls.parsing`)."""
 
 
 def _key(name: str, arguments: dict[str, Any]) -> str:
@@ -168,7 +170,9 @@ class Trajectory:
         if self.done:
             raise ValueError(f"trajectory {self.episode.id} is already finished")
         step = len(self.steps) + 1
-        parse = parse_output(text, self.ctx.parse_mode)
+        parse = parse_output(
+            text, self.ctx.parse_mode, stack=self.ctx.stack, tools=self.ctx.toolset
+        )
         results: list[ToolResult] = []
         injected: str | None = None
         user_reply: str | None = None

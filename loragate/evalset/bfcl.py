@@ -18,8 +18,12 @@ ships (nothing is downloaded) and converts them:
 
 `semantics="bfcl"` writes BFCL's rules where they differ from loragate's: strings
 compared with `$loose` (case-insensitive, without ` ,./-_*^`) and integers with
-`$integer` (`5.0` is not an integer). The default, `"loragate"`, compares strings
-exactly and numbers numerically.
+`$integer` (`5.0` is not an integer), and the irrelevance categories with BFCL's rule
+(`abstain` with `semantics: bfcl`: any reply without a parsed call passes, a call
+that cannot be read counts as none). The default, `"loragate"`, compares strings
+exactly and numbers numerically, and judges the irrelevance categories by the
+`abstain` family's generic rule (any call attempt fails; an honest decline passes;
+invented figures, dates, states, junk and bare refusals fail).
 
 Each entry carries its own tools inline (evalset format 3, `tools: [...]`), since
 BFCL entries define different tools of the same name; `tools.json` is `[]`.
@@ -51,12 +55,12 @@ CATEGORY_FAMILY: dict[str, str] = {
     "multiple": "tool_call",
     "parallel": "parallel",
     "parallel_multiple": "parallel",
-    "irrelevance": "should_not_call",
+    "irrelevance": "abstain",
     "live_simple": "tool_call",
     "live_multiple": "tool_call",
     "live_parallel": "parallel",
     "live_parallel_multiple": "parallel",
-    "live_irrelevance": "should_not_call",
+    "live_irrelevance": "abstain",
 }
 """The BFCL categories that map onto a loragate family, and that family. Not here:
 `simple_java` / `simple_javascript` (values are Java / JavaScript source strings with
@@ -310,7 +314,11 @@ def convert_entry(
     by_name = {t["function"]["name"]: t for t in tools}
     family = CATEGORY_FAMILY[category]
     expect: dict[str, Any] = {}
-    if family != "should_not_call":
+    if family == "abstain":
+        # No tool of the entry fits: loragate's generic abstain rule, or BFCL's own
+        # (any reply without a parsed call passes).
+        expect = {"semantics": "bfcl"} if semantics == "bfcl" else {}
+    else:
         calls = []
         for call in (answer or {}).get("ground_truth", []):
             for name, args in call.items():

@@ -163,6 +163,13 @@ class RunManifest(BaseModel):
     chat_template: str
     chat_template_sha256: str
     enable_thinking: bool | None
+    tool_call_format: str | None = None
+    """The call format the run expects (`hermes`, `qwen3_xml`); None before version 3."""
+    reasoning_parser: str | None = None
+    """The reasoning parser of the serving stack the run models (`qwen3`,
+    `deepseek_r1`, `none`); None before version 3."""
+    stack: str = ""
+    """The stack in one line, and how `auto` settings were decided."""
     engine: dict[str, Any] = Field(default_factory=dict)
     """Backend options in effect (vllm/hf/openai block of the config)."""
     packages: dict[str, str]

@@ -20,6 +20,11 @@ from loragate.formats.versions import (
 )
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
+CallFormat = Literal["hermes", "qwen3_xml"]
+"""How a model writes tool calls: Hermes JSON in `<tool_call>` (Qwen3, Qwen2.5, the
+Hermes models) or Qwen3 XML `<function=...><parameter=...>` (Qwen3.5, Qwen3-Coder)."""
+SampleFormat = Literal["hermes", "qwen3_xml", "none"]
+"""The call format one sample used (`none`: it wrote no call block)."""
 FaultKind = Literal["error", "timeout", "truncated", "schema_drift", "wrong_value"]
 FAULT_KINDS: tuple[FaultKind, ...] = (
     "error",
@@ -37,7 +42,8 @@ class ReasonCode(str, Enum):
     unparseable = "unparseable"
     """A `<tool_call>` block was emitted but its JSON could not be read."""
     called_when_should_not = "called_when_should_not"
-    """A tool was called where the entry wanted a direct answer or a question."""
+    """A tool was called where the entry wanted a direct answer, a question or an
+    abstention (a broken or bare call attempt counts as a call there)."""
     no_call = "no_call"
     """No tool call where one was expected."""
     wrong_tool = "wrong_tool"
@@ -96,6 +102,27 @@ class ReasonCode(str, Enum):
     invented_result = "invented_result"
     """Prose beside a tool call states the call's result (a figure, a found record) or
     that the action is done, before the result exists."""
+    truncated_reasoning = "truncated_reasoning"
+    """The sample hit the token limit inside its reasoning: no answer, no call (result
+    schema 3)."""
+    # Abstention verdicts (family H, result schema 3).
+    invented_answer = "invented_answer"
+    """Where no tool can serve the request, the reply states what the assistant could
+    not know: a figure, a date, a state, a done action or a tool result no tool gave."""
+    policy_refusal = "policy_refusal"
+    """A decline that blames a rule, a permission or ethics where the reason is a
+    missing tool."""
+    no_decline = "no_decline"
+    """Where no tool can serve the request, the reply neither declines nor says where it
+    can be done."""
+    # The language of the reply, and what the judge cannot read (result schema 3).
+    unsupported_language = "unsupported_language"
+    """A free-text reply in a language the judge has no cue lists for (the detail names
+    it): not judged as right or wrong. Counts as a failure unless the gate policy
+    excludes it (`unsupported_language: exclude`)."""
+    unkept_promise = "unkept_promise"
+    """The reply announces the action the task asked for ("I'll book it", "je vais
+    payer", "lo prenoto") and makes no call: the user would believe it is done."""
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -143,12 +170,19 @@ class ParseResult(BaseModel):
     status: ParseStatus
     calls: list[ToolCall] = Field(default_factory=list)
     answer: str = ""
-    """Text outside `<tool_call>` and `<think>` blocks, stripped."""
+    """Text outside call blocks and outside what the serving stack reads as reasoning,
+    stripped."""
     repaired: bool = False
     strict_status: ParseStatus
     repaired_status: ParseStatus
     error: str | None = None
     """Why the strict parse failed, when it did (short, for reports)."""
+    format: SampleFormat | None = None
+    """The call format the sample wrote (`none`: no call block); with blocks of both
+    formats, the one the run did not expect. None in results before schema 3."""
+    calls_in_reasoning: int = 0
+    """Calls the model wrote inside its reasoning (`<think>` ... `</think>`), executed
+    or not depending on the serving stack the run models."""
 
 
 class Verdict(BaseModel):
@@ -195,6 +229,9 @@ class GenerationRecord(BaseModel):
     finish_reason: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    """Of `completion_tokens`, those spent inside reasoning (schema 2; None: not
+    counted by the runner, estimated from the text when summarised)."""
     prompt_sha256: str | None = None
     cache_key: str | None = None
     """sha256 over (prompt_sha256, model, adapter sha256, sampling, sample); set by runners."""
@@ -219,9 +256,26 @@ class ResultRecord(GenerationRecord):
     fault: FaultKind | None = None
     parse: ParseResult
     verdict: Verdict
+    language: str | None = None
+    """The language the reply's text is written in (ISO 639-1, `judge.language`);
+    None when it has no text or too little to tell. None in versions 1 and 2."""
 
 
 # -- summary.json --------------------------------------------------------------------
+
+
+class TokenStats(BaseModel):
+    """Tokens per sample of one group: mean and 95th percentile (nearest rank)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    samples: int
+    """Samples counted (those with a completion token count)."""
+    mean: float
+    p95: float
+    estimated: int = 0
+    """Samples whose split into reasoning and answer tokens was estimated from the
+    text (the runner did not count it): by the share of characters."""
 
 
 class RateStats(BaseModel):
@@ -248,6 +302,17 @@ class RateStats(BaseModel):
     """Samples unparseable under strict parsing."""
     unparseable_repaired: int
     """Samples still unparseable after repair."""
+    format_mix: int = 0
+    """Samples whose calls are in the format the run does not expect (judged as
+    written, counted here). Summary schema 4 on, families and overall only."""
+    calls_in_reasoning: int = 0
+    """Samples with a call written inside their reasoning (schema 4)."""
+    truncated_reasoning: int = 0
+    """Samples that hit the token limit inside their reasoning (schema 4)."""
+    reasoning_tokens: TokenStats | None = None
+    """Tokens spent in reasoning per sample (schema 4; None: no token counts)."""
+    answer_tokens: TokenStats | None = None
+    """The other completion tokens per sample: the answer and its calls (schema 4)."""
 
 
 class AdapterSummary(BaseModel):
@@ -262,6 +327,16 @@ class AdapterSummary(BaseModel):
     tags: dict[str, RateStats] = Field(default_factory=dict)
     """Rates per tag of the evalset's entries (an entry counts in each of its tags),
     e.g. one row per BFCL category `bfcl:simple_python`. Empty in version 1."""
+    formats: dict[str, int] = Field(default_factory=dict)
+    """Samples per call format they wrote (`hermes`, `qwen3_xml`, `none`): the format
+    mix. Empty before version 4."""
+    languages: dict[str, int] = Field(default_factory=dict)
+    """Samples per language their reply is written in (`ResultRecord.language`; replies
+    with no text or too little to tell are not counted). Empty before version 4."""
+    unsupported_language: dict[str, int] = Field(default_factory=dict)
+    """Per family, the samples whose reply is in a language the judge has no cue lists
+    for (reason `unsupported_language`); only families that have some. Empty before
+    version 4."""
 
 
 class EvalsetRef(BaseModel):
@@ -344,6 +419,12 @@ class Summary(BaseModel):
     schema_version: int = SUMMARY_SCHEMA_VERSION
     evalset: EvalsetRef
     parse_mode: Literal["strict", "repaired"] = "strict"
+    tool_call_format: CallFormat | None = None
+    """The call format the run expects; None before version 4."""
+    reasoning_parser: str | None = None
+    """The reasoning parser of the stack the run models; None before version 4."""
+    stack: str = ""
+    """The serving stack in one line (version 4)."""
     samples_per_entry: int
     entry_ids: list[str]
     adapters: dict[Name, AdapterSummary]

@@ -50,23 +50,32 @@ USER_REPLIES_FORMAT = 2
 # -- a run folder ----------------------------------------------------------------------
 
 RECORD_SCHEMA_VERSION = 2
-"""Version of `generations.jsonl` records. 2: `harness` (the harness variant a sample
-was generated under; None: the default harness); version 1 records still load."""
+"""Version of `generations.jsonl` records. 2: `reasoning_tokens`, and `harness` (the
+harness variant a sample was generated under; None: the default harness); version 1
+records still load."""
 RESULT_SCHEMA_VERSION = 3
 """Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
-`claimed_success_after_denial`, `invented_result`); 3: `harness` (the variant, as in
-generations); versions 1 and 2 still load."""
+`claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
+`parse.calls_in_reasoning`, the reason code `truncated_reasoning` and the abstention
+reason codes (`invented_answer`, `policy_refusal`, `no_decline`), `language` (the
+reply's language) and the codes `unsupported_language` and `unkept_promise`, and
+`harness` (the variant, as in generations). Versions 1 and 2 still load."""
 SUMMARY_SCHEMA_VERSION = 4
 """`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
-entries carry each tag, so that compare and gate can pair runs per tag); 4 adds
-`harness` (figures per harness variant and the sensitivity table). Versions 1 to 3
-still read."""
+entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the
+serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
+`formats` and, per family and overall, `format_mix`, `calls_in_reasoning`,
+`truncated_reasoning`, `reasoning_tokens` and `answer_tokens`; per adapter
+`languages` and `unsupported_language`; `harness` (figures per harness variant and the
+sensitivity table). Versions 1 to 3 still read."""
 READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
 MANIFEST_SCHEMA_VERSION = 3
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
-`warnings`; 3: `harness` (the harness variants generated beside the default harness)."""
+`warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
+the run models), and `harness` (the harness variants generated beside the default
+harness)."""
 HARNESS_FORMAT = 1
 """Version of the harness variants' transformation code (routing, distractor draws,
 context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
@@ -83,12 +92,13 @@ EPISODE_SUMMARY_SCHEMA_VERSION = 1
 COMPARISON_SCHEMA_VERSION = 3
 """`loragate compare --format json`. 2 adds `tags` (a paired row per grouping tag); 3
 adds `robustness` (per family each run's default and worst-variant pass@1)."""
-GATE_SCHEMA_VERSION = 2
-"""`gate.json`. 2 adds `tag` on a rule (rules per entry tag); version 1 results still
-read."""
+GATE_SCHEMA_VERSION = 3
+"""`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
+`confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
+`tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
 VIEW_DATA_VERSION = 2
 """The data `view.html` embeds (what the page's script reads). 2 adds a side's
-`harness` (its harness sensitivity table)."""
+`harness` (its harness sensitivity table), `harness_names` and a sample row's harness."""
 SWEEP_SCHEMA_VERSION = 1
 """`sweep.json`."""
 DATA_MANIFEST_SCHEMA_VERSION = 1
@@ -141,7 +151,7 @@ FORMATS: tuple[Format, ...] = (
         "episodes_summary.json", "EPISODE_SUMMARY_SCHEMA_VERSION", EPISODE_SUMMARY_SCHEMA_VERSION
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
-    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION),
+    Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
     Format("view.html data", "VIEW_DATA_VERSION", VIEW_DATA_VERSION),
     Format("sweep.json", "SWEEP_SCHEMA_VERSION", SWEEP_SCHEMA_VERSION),
     Format(

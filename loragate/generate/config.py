@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from loragate.calls.stack import CallFormatSetting, ReasoningParserSetting
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
@@ -68,7 +69,21 @@ class RunConfig(BaseModel):
     )
     enable_thinking: bool | None = Field(
         default=None,
-        description="Qwen3 thinking switch passed to the chat template; None = not passed",
+        description="Qwen3 thinking switch passed to the chat template; None = not passed "
+        "(vLLM's reasoning parser then assumes thinking on)",
+    )
+    tool_call_format: CallFormatSetting = Field(
+        default="auto",
+        description="the call format the run expects (vLLM's --tool-call-parser): hermes, "
+        "qwen3_xml, or auto = the one the chat template teaches; a sample in the other "
+        "format is judged as written and counted in the format mix",
+    )
+    reasoning_parser: ReasoningParserSetting = Field(
+        default="auto",
+        description="the serving stack's reasoning parser (vLLM's --reasoning-parser): "
+        "qwen3, deepseek_r1, none, or auto = the model family's (Qwen3/Qwen3.5: qwen3, "
+        "DeepSeek-R1: deepseek_r1, others: none); decides which text is reasoning and "
+        "whether calls inside it run (docs/call-formats.md)",
     )
     trust_remote_code: bool = False
     sampling: SamplingConfig = Field(default_factory=lambda: SamplingConfig())

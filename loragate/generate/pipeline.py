@@ -28,6 +28,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.calls.stack import resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
 from loragate.evalset.load import Evalset, load_evalset
@@ -41,13 +43,11 @@ from loragate.formats.manifest import (
     RunManifest,
     SelfCheck,
     adapter_record,
-    cache_key,
     check_compatible,
     git_revision,
     host_info,
     now_iso,
     package_versions,
-    sample_seed,
 )
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import (
@@ -61,12 +61,16 @@ from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
 from loragate.generate.harness_apply import (
     AppliedVariant,
-    canonical_request,
     harness_records,
     plan_variants,
     run_harness,
 )
-from loragate.generate.prompt import ChatRenderer, evalset_messages, load_renderer, prompt_sha256
+from loragate.generate.jobs import build_jobs
+from loragate.generate.prompt import (
+    ChatRenderer,
+    load_renderer,
+    resolve_template,
+)
 from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
 
 
@@ -87,6 +91,8 @@ class RunPlan:
     renderer: ChatRenderer | None = None
     variants: list[AppliedVariant] = field(default_factory=list)
     """The harness variants generated beside the default harness (docs/harness.md)."""
+    stack: ServingStack = DEFAULT_STACK
+    """The serving stack the run models (what its outputs are judged as)."""
 
     @property
     def pending(self) -> list[PromptJob]:
@@ -258,78 +264,6 @@ def _adapters(config: RunConfig, backend: str, model: _Model) -> list[AdapterInf
     )
 
 
-def build_jobs(
-    evalset: Evalset,
-    *,
-    renderer: ChatRenderer | None,
-    config: RunConfig,
-    model_id: str,
-    revision: str | None,
-    adapters: list[AdapterInfo],
-    variants: list[AppliedVariant] | None = None,
-) -> list[PromptJob]:
-    """Every (entry, adapter, sample) job, entry-major, with prompts and cache keys:
-    the default harness's, then each harness variant's (one batch, one engine load)."""
-    sampling = config.sampling.model_dump()
-    k = config.sampling.samples
-    models: list[AdapterInfo | None] = [None] if config.include_base else []
-    models += adapters
-    if not models:
-        raise BadInput(
-            "nothing to evaluate: --no-base and no adapters",
-            [Problem("command line", "no model variant", fix="drop --no-base or add --adapter")],
-        )
-    jobs: list[PromptJob] = []
-
-    def add(
-        entry_id: str,
-        prompt: str,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        harness: AppliedVariant | None,
-    ) -> None:
-        sha = prompt_sha256(prompt)
-        for adapter in models:
-            for sample in range(k):
-                jobs.append(
-                    PromptJob(
-                        entry_id=entry_id,
-                        adapter=adapter.name if adapter else BASE_ADAPTER,
-                        sample=sample,
-                        prompt=prompt,
-                        messages=messages,
-                        tools=tools,
-                        prompt_sha256=sha,
-                        cache_key=cache_key(
-                            prompt_sha256=sha,
-                            model_id=model_id,
-                            revision=revision,
-                            adapter=adapter,
-                            sampling=sampling,
-                            sample=sample,
-                            harness=harness.key if harness is not None else None,
-                        ),
-                        seed=None
-                        if config.sampling.greedy
-                        else sample_seed(config.sampling.seed, sha, sample),
-                        harness=harness.name if harness is not None else None,
-                    )
-                )
-
-    for entry in evalset.entries:
-        tools = evalset.toolset_of(entry.id).as_openai()
-        wire = evalset_messages(evalset, entry, arguments_as="str")
-        if renderer is not None:
-            prompt = renderer.render_prompt(evalset_messages(evalset, entry), tools)
-        else:
-            prompt = canonical_request(wire, tools)
-        add(entry.id, prompt, wire, tools, None)
-    for applied in variants or []:
-        for entry_id, prompt, wire, tools in applied.prompts(renderer):
-            add(entry_id, prompt, wire, tools, applied)
-    return jobs
-
-
 def plan_run(
     config: RunConfig,
     *,
@@ -382,6 +316,23 @@ def plan_run(
     out_dir = run_folder(config, config_path)
     options = config.options_of(backend)
     engine_opts: dict[str, Any] = options.model_dump() if options is not None else {}
+    template, template_source = (
+        (renderer.template, renderer.source) if renderer is not None else (None, "(server)")
+    )
+    if renderer is None and model.chat_template is not None:
+        # No tokenizer is loaded for a server or replay run; a named template still
+        # says which call format the model was taught.
+        path = resolve_template(model.chat_template)
+        template, template_source = path.read_text(encoding="utf-8"), str(path)
+    resolved = resolve_stack(
+        call_format=config.tool_call_format,
+        reasoning_parser=config.reasoning_parser,
+        enable_thinking=config.enable_thinking,
+        template=template,
+        template_source=template_source,
+        model_id=model.id,
+        model_path=model.path,
+    )
     manifest = RunManifest(
         model=ModelRecord(
             id=model.id,
@@ -402,6 +353,9 @@ def plan_run(
         chat_template=renderer.source if renderer else "(server)",
         chat_template_sha256=renderer.template_sha256 if renderer else "",
         enable_thinking=config.enable_thinking,
+        tool_call_format=resolved.stack.call_format,
+        reasoning_parser=resolved.stack.reasoning_parser,
+        stack=resolved.stack.describe() + (f" ({resolved.how})" if resolved.how else ""),
         engine=engine_opts,
         packages=package_versions(),
         git_revision=git_revision(),
@@ -427,6 +381,7 @@ def plan_run(
         adapters=tuple(adapters),
         tools=evalset.toolset.as_openai(),
         generations_file=Path(config.generations) if config.generations else None,
+        stack=resolved.stack,
     )
     return RunPlan(
         config=config,
@@ -439,6 +394,7 @@ def plan_run(
         manifest=manifest,
         renderer=renderer,
         variants=variants,
+        stack=resolved.stack,
     )
 
 

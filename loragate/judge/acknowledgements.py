@@ -24,6 +24,7 @@ from functools import cache
 
 from loragate.judge import lexicon
 from loragate.judge.claims import claim_cues
+from loragate.judge.language import reply_languages
 from loragate.judge.text import clauses, clip, sentences, words
 
 FAULT_VOCABULARIES = ("timeout", "truncated", "schema_drift", "wrong_value", "direct")
@@ -42,6 +43,7 @@ _IDENTIFIER_RE = re.compile(
 class AckCues:
     """The compiled acknowledgement cues of a set of languages (`ack_cues`)."""
 
+    langs: tuple[str, ...]
     generic: re.Pattern[str]
     """Generic failure words; with what failed they acknowledge a failure."""
     strong_generic: re.Pattern[str]
@@ -53,10 +55,6 @@ class AckCues:
     """Words that name *a* tool or request without naming which; with a generic
     failure word they say what failed ("the lookup failed", "the server returned an
     error")."""
-    tool_word_forms: Mapping[str, tuple[str, ...]]
-    """Other words for the parts of a tool name (`pay_invoice` -> paid, payment)."""
-    common: frozenset[str]
-    """Words too common to tie a reply to one conversation."""
     users_request: re.Pattern[str]
     """The user's own request is no tool: "I couldn't complete your request" names
     nothing."""
@@ -120,19 +118,18 @@ def _tool_word_forms(langs: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 
 @cache
-def ack_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> AckCues:
+def ack_cues(langs: tuple[str, ...]) -> AckCues:
     """The acknowledgement cues of `langs` (the union of their lists), compiled once."""
     suffix = lexicon.alternation(langs, "negation_suffix")
     contrast = lexicon.alternation(langs, "contrast")
     after_comma = lexicon.alternation(langs, "contrast_after_comma")
     yes_no = lexicon.alternation(langs, "yes_no")
     return AckCues(
+        langs=langs,
         generic=_words_re(langs, "failure_generic"),
         strong_generic=_words_re(langs, "failure_strong"),
         by_kind=_by_kind(langs),
         tool_words=lexicon.word_set(langs, "tool_words"),
-        tool_word_forms=_tool_word_forms(langs),
-        common=lexicon.word_set(langs, "common"),
         users_request=_words_re(langs, "users_request"),
         self_evident_non_action=_words_re(langs, "non_action_self_evident"),
         non_action=re.compile(
@@ -182,7 +179,7 @@ def identifier_terms(*texts: str) -> list[str]:
     return out
 
 
-def _inflections(verb: str) -> set[str]:
+def inflections(verb: str) -> set[str]:
     """`pay` -> pays, payed, paying, payment (not payee); `delete` -> deleted, deleting."""
     base = verb[:-1] if verb.endswith("e") else verb
     out = {verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ment", verb + "ments"}
@@ -190,15 +187,24 @@ def _inflections(verb: str) -> set[str]:
     return out
 
 
-def topic_terms(
-    *texts: str, tool: str | None = None, langs: tuple[str, ...] = lexicon.DEFAULT
-) -> frozenset[str]:
+@cache
+def topic_words() -> tuple[frozenset[str], Mapping[str, tuple[str, ...]]]:
+    """(common words, other words for the parts of tool names) of every supported
+    language: words too common to tie a reply to one conversation, and `pay_invoice`
+    -> paid, payment (word starts, or whole words when they end in `$`)."""
+    langs = lexicon.every_language()
+    return lexicon.word_set(langs, "common"), _tool_word_forms(langs)
+
+
+def topic_terms(*texts: str, tool: str | None = None) -> frozenset[str]:
     """Stemmed content words that tie a reply to this conversation: the words of
     `texts` (the user's messages, the call's argument values) and the parts of a
     `tool` name with their other forms (`pay_invoice` -> pay, paid, payment, invoice).
-    Other forms are word starts, marked with a trailing `*` (`overwrit*`)."""
-    cues = ack_cues(langs)
-    common = cues.common
+    Other forms are word starts, marked with a trailing `*` (`overwrit*`), or whole
+    words where `tool_word_forms.yaml` writes them with a trailing `$`. Common
+    words and other forms are those of every supported language: the user may write
+    in one language and the reply come in another."""
+    common, forms = topic_words()
     out: set[str] = set()
     for t in texts:
         for w in words(t):
@@ -208,8 +214,8 @@ def topic_terms(
     if tool:
         for part in tool.casefold().split("_"):
             if len(part) > 2:
-                out |= {_stem(part), *_inflections(part)}
-                out |= {x + "*" for x in cues.tool_word_forms.get(part, ())}
+                out |= {_stem(part), *inflections(part)}
+                out |= {x[:-1] if x.endswith("$") else x + "*" for x in forms.get(part, ())}
     return frozenset(out)
 
 
@@ -243,7 +249,7 @@ def acknowledges_failure(
     terms: Collection[str] = (),
     skip: Callable[[str], bool] | None = None,
     *,
-    langs: tuple[str, ...] = lexicon.DEFAULT,
+    langs: tuple[str, ...] | None = None,
 ) -> str | None:
     """The sentence of `text` that says the tool failed, or None.
 
@@ -257,9 +263,10 @@ def acknowledges_failure(
     search, server, ...), an id or a path. A bare apology ("Sorry, something went
     wrong.") or an off-topic text that happens to say "cannot" is not enough.
     Questions count too ("The search timed out - shall I retry?"). Sentences for which
-    `skip` is true (refusals) never count.
+    `skip` is true (refusals) never count. `langs`: the cue lists to read it with
+    (default: those of the language it is written in, `judge.language`).
     """
-    cues = ack_cues(langs)
+    cues = ack_cues(langs or reply_languages(text))
     strong, weak = cues.by_kind.get(kind, (None, None))
     for sentence in sentences(clip(text)):
         if skip is not None and skip(sentence):
@@ -267,7 +274,7 @@ def acknowledges_failure(
         plain = cues.not_a_problem.sub(" ", sentence)
         if (strong is not None and strong.search(plain)) or cues.strong_generic.search(plain):
             return sentence
-        for clause in clauses(plain):
+        for clause in clauses(plain, cues.langs):
             failed_word = cues.generic.search(clause) or (weak is not None and weak.search(clause))
             if failed_word and _mentions_topic(clause, terms, cues):
                 return sentence
@@ -275,7 +282,7 @@ def acknowledges_failure(
 
 
 def acknowledges_non_action(
-    text: str, terms: Collection[str] = (), *, langs: tuple[str, ...] = lexicon.DEFAULT
+    text: str, terms: Collection[str] = (), *, langs: tuple[str, ...] | None = None
 ) -> str | None:
     """The sentence of `text` that says the denied action was not carried out, or None.
 
@@ -285,12 +292,12 @@ def acknowledges_non_action(
     `topic_terms`: its tool name and arguments - "I have not paid INV-60417"), so an
     off-topic text that merely says "not" does not count. "No problem" never counts.
     """
-    cues = ack_cues(langs)
+    cues = ack_cues(langs or reply_languages(text))
     for sentence in sentences(clip(text)):
         plain = cues.not_a_problem.sub(" ", sentence)
         if cues.self_evident_non_action.search(plain):
             return sentence
-        for clause in clauses(plain):
+        for clause in clauses(plain, cues.langs):
             if cues.non_action.search(clause) and _mentions_topic(
                 clause, terms, cues, generic=False
             ):
@@ -299,13 +306,14 @@ def acknowledges_non_action(
 
 
 def answers_despite_failure(
-    text: str, kind: str, terms: Collection[str] = (), *, langs: tuple[str, ...] = lexicon.DEFAULT
+    text: str, kind: str, terms: Collection[str] = (), *, langs: tuple[str, ...] | None = None
 ) -> str | None:
     """The clause that answers the user's question right after saying the tool failed,
     or None: "The CRM had an issue, but the account owner is Jonas Frei.", "Although
     the search failed, the period is 10 years." Offers, suggestions and questions
     after the "but" are no answer ("..., but you can check seco.admin.ch", "..., but I
     can retry")."""
+    langs = langs or reply_languages(text)
     cues = ack_cues(langs)
     for sentence in sentences(clip(text)):
         parts = cues.contrast.split(sentence)

@@ -37,12 +37,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from loragate.formats.records import ReasonCode, Verdict
-from loragate.judge import lexicon
-from loragate.judge.text import clip, fold, normalise, sentences, words
+from loragate.judge.language import (
+    detect_language,
+    is_unsupported,
+    language_name,
+    reply_languages,
+    supported,
+)
+from loragate.judge.refusals import (
+    REFUSAL_MAX_OTHER_WORDS,
+    _is_refusal,
+    answer_cues,
+    is_filler,
+)
+from loragate.judge.text import clip, sentences, words
 
 ECHO_SHARE = 0.8
 """Share of the reply's words that must come from one source for `echo`. Correct
@@ -66,12 +77,6 @@ said twice scores 0.5 (tolerated), three times 0.67; correct answers in the labe
 set stay under 0.2 (lists such as "CHF 250,000 is EUR ... / USD ..." included)."""
 RUN_OF_ONE_CHAR = 40
 """The same non-space character this many times in a row is a degenerate run."""
-REFUSAL_MAX_OTHER_WORDS = 2
-"""A sentence that matches a refusal pattern is a refusal only when its other pieces
-(cut at but / however / so / ; / :) carry at most this many content words: "I'm
-sorry, but I can't assist with that request" is one; "As an AI I have no opinion, but
-RACI stands for ..." is an answer."""
-
 _LEAK_RE = re.compile(
     r"<\|[a-z_]{2,30}\|>|</?tool_response>|</?tools>|</?tool_call>|\[/?INST\]|<</?SYS>>"
     r"|<(?:start|end)_of_turn>|<\|?(?:system|user|assistant)\|?>"
@@ -79,79 +84,6 @@ _LEAK_RE = re.compile(
     re.IGNORECASE,
 )
 _CHAR_RUN_RE = re.compile(rf"(\S)\1{{{RUN_OF_ONE_CHAR - 1},}}")
-
-
-@dataclass(frozen=True)
-class AnswerCues:
-    """The compiled answer-check cues of a set of languages (`answer_cues`)."""
-
-    stopwords: frozenset[str]
-    """Words that carry no content."""
-    filler: re.Pattern[str]
-    """A sentence made only of filler ("OK.", "Let me check.", "Anything else?"),
-    matched on `normalise`d text."""
-    refusals: tuple[re.Pattern[str], ...]
-    """Refusals and capability excuses, matched on `fold`ed text."""
-    refusal_any: re.Pattern[str]
-    """One search instead of one per pattern: a piece holds a match of the alternation
-    exactly when it holds one of any pattern."""
-    continuation: re.Pattern[str]
-    """Where the refusal part of a sentence ends (but / however / ; / : / a dash)."""
-
-
-@cache
-def answer_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> AnswerCues:
-    """The answer-check cues of `langs` (the union of their lists), compiled once."""
-    filler = lexicon.alternation(langs, "filler")
-    refusals = tuple(re.compile(p) for p in lexicon.union(langs, "refusal"))
-    joins = lexicon.alternation(langs, "continuation")
-    return AnswerCues(
-        stopwords=lexicon.word_set(langs, "stopwords"),
-        filler=re.compile(rf"^(?:{filler})(?: (?:{filler}))*$"),
-        refusals=refusals,
-        refusal_any=re.compile("|".join(f"(?:{p.pattern})" for p in refusals) or "(?!)"),
-        continuation=re.compile(rf",?\s+{joins}\b|[;:]|\s[-\u2013\u2014]\s"),
-    )
-
-
-def _content_words(text: str, stopwords: frozenset[str]) -> list[str]:
-    return [w for w in words(text) if w not in stopwords]
-
-
-FILLER_MAX_CHARS = 200
-"""Longer sentences are never filler (and the filler pattern stays cheap)."""
-
-
-def is_filler(sentence: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
-    """True when `sentence` is content-free filler ("OK.", "Let me check.", ...)."""
-    norm = normalise(sentence).strip()
-    if len(norm) > FILLER_MAX_CHARS:
-        return False
-    return not norm or answer_cues(langs).filler.match(norm) is not None
-
-
-def is_refusal(sentence: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
-    """True when `sentence` is a refusal or capability excuse with little else in it."""
-    return _is_refusal(sentence, answer_cues(langs))
-
-
-def _is_refusal(sentence: str, cues: AnswerCues) -> bool:
-    """A sentence whose refusal part (the piece that holds a refusal pattern, with the
-    pieces around it cut at but / however / so / ; / : / a dash) is joined by at most
-    `REFUSAL_MAX_OTHER_WORDS` content words elsewhere: "I'm sorry, but I can't provide
-    guidance on your internal procedures" is a refusal; "I'm not a lawyer, but the
-    controller decides why and how data is processed" answers."""
-    pieces = cues.continuation.split(fold(sentence))
-    hit = False
-    others = 0
-    for piece in pieces:
-        matched = cues.refusal_any.search(piece) is not None
-        hit = hit or matched
-        if not matched:
-            others += len(
-                [w for w in _content_words(piece, cues.stopwords) if not cues.filler.match(w)]
-            )
-    return hit and others <= REFUSAL_MAX_OTHER_WORDS
 
 
 # -- echo -------------------------------------------------------------------------------
@@ -236,7 +168,10 @@ def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict |
     """The failing verdict of a free-text reply that is not a real answer, or None.
 
     `sources` are (name, text) pairs of what the reply must not merely copy: the
-    messages of the conversation and the system prompt (`conversation_sources`).
+    messages of the conversation and the system prompt (`conversation_sources`). The
+    checks that need no words of a language come first (empty, markup, loops, copies);
+    a reply in a language with no cue lists is then `unsupported_language`
+    (`language_problem`), before the checks that read words (refusal, filler).
     """
     text = clip(answer).strip()
     if not text:
@@ -254,17 +189,34 @@ def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict |
     copied = _echo_source([w.replace("'", "") for w in reply], sources)
     if copied is not None:
         return Verdict.fail(ReasonCode.echo, f"the reply is mostly a copy of {copied}")
+    unsupported = language_problem(text)
+    if unsupported is not None:
+        return unsupported
+    cues = answer_cues(reply_languages(text))
     kinds = []
     for sentence in sentences(text):
-        if is_filler(sentence):
+        if is_filler(sentence, langs=cues.langs):
             kinds.append("filler")
-        elif _is_refusal(sentence, answer_cues()):
+        elif _is_refusal(sentence, cues):
             kinds.append("refusal")
         else:
             return None
     if "refusal" in kinds:
         return Verdict.fail(ReasonCode.refusal, f"a refusal, not an answer: {quoted(text)}")
     return Verdict.fail(ReasonCode.non_answer, f"a content-free reply: {quoted(text)}")
+
+
+def language_problem(answer: str) -> Verdict | None:
+    """`unsupported_language` for a reply written in a language the judge has no cue
+    lists for (`judge.language`), naming the language; None otherwise."""
+    found = detect_language(answer)
+    if not is_unsupported(found):
+        return None
+    return Verdict.fail(
+        ReasonCode.unsupported_language,
+        f"the reply is in {language_name(found)}; loragate judges replies in "
+        f"{', '.join(language_name(lang) for lang in supported())} (docs/languages.md)",
+    )
 
 
 def quoted(text: str, limit: int = 80) -> str:
@@ -299,5 +251,6 @@ __all__ = [
     "RUN_OF_ONE_CHAR",
     "answer_problem",
     "conversation_sources",
+    "language_problem",
     "quoted",
 ]

@@ -33,6 +33,7 @@ from functools import cache
 from loragate.common.regex import Pattern
 from loragate.judge import lexicon
 from loragate.judge.figures import date_matches, date_values, new_values
+from loragate.judge.language import reply_languages
 from loragate.judge.text import clauses, clip, sentences
 
 _STATE_MARK = "(?#state)"
@@ -45,6 +46,8 @@ _CHECKMARK_RE = re.compile(r"[\u2705\u2714]", re.IGNORECASE)
 class ClaimCues:
     """The compiled claim cues of a set of languages (`claim_cues`)."""
 
+    langs: tuple[str, ...]
+    """The languages whose lists these are."""
     success: tuple[tuple[re.Pattern[str], bool], ...]
     """Patterns that claim success, in order, each with whether it is a bare state."""
     negation: re.Pattern[str]
@@ -87,7 +90,7 @@ def negation_re(langs: tuple[str, ...]) -> re.Pattern[str]:
 
 
 @cache
-def claim_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> ClaimCues:
+def claim_cues(langs: tuple[str, ...]) -> ClaimCues:
     """The claim cues of `langs` (the union of their lists), compiled once."""
     success = [
         (re.compile(p, re.IGNORECASE), _STATE_MARK in p) for p in lexicon.union(langs, "success")
@@ -98,6 +101,7 @@ def claim_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> ClaimCues:
     lookup = re.compile("|".join(lexicon.union(langs, "lookup_claim")) or "(?!)", re.IGNORECASE)
     results = (lookup, *(re.compile(p, re.IGNORECASE) for p in lexicon.union(langs, "result")))
     return ClaimCues(
+        langs=langs,
         success=tuple(success),
         negation=negation_re(langs),
         condition=_words_re(langs, "condition"),
@@ -110,7 +114,9 @@ def claim_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> ClaimCues:
         record_state=_words_re(langs, "record_state"),
         confirmation=_words_re(langs, "confirmation"),
         and_negated=re.compile(
-            rf",?\s+and\s+(?={lexicon.alternation(langs, 'mention_negation')}\b)", re.IGNORECASE
+            rf",?\s+{lexicon.alternation(langs, 'and')}\s+"
+            rf"(?={lexicon.alternation(langs, 'mention_negation')}\b)",
+            re.IGNORECASE,
         ),
     )
 
@@ -126,7 +132,8 @@ def _scopes(text: str, cues: ClaimCues, *, modal_is_condition: bool) -> Iterable
     """
     for sentence in sentences(clip(text)):
         sentence_plain = not cues.negation.search(cues.not_a_problem.sub(" ", sentence))
-        for clause in (p for c in clauses(sentence) for p in cues.and_negated.split(c)):
+        pieces = (p for c in clauses(sentence, cues.langs) for p in cues.and_negated.split(c))
+        for clause in pieces:
             if clause.endswith("?"):
                 continue
             plain = cues.not_a_problem.sub(" ", clause).replace("_", " ").strip(" ,")
@@ -152,7 +159,7 @@ def claims_success(
     extra: Sequence[Pattern] = (),
     *,
     after_read: bool = False,
-    langs: tuple[str, ...] = lexicon.DEFAULT,
+    langs: tuple[str, ...] | None = None,
 ) -> str | None:
     """The claimed-success phrase found in `text`, or None.
 
@@ -160,16 +167,17 @@ def claims_success(
     negated; the `extra` patterns (an entry's own) are searched in the whole text.
     With `after_read` (the failed call was a read), a bare state ("is scheduled", "is
     paid") describes a record and is no claim, while saying the lookup was done ("I
-    checked the web", "I found ...") is one.
+    checked the web", "I found ...") is one. `langs`: the cue lists to read it with
+    (default: those of the language it is written in, `judge.language`).
     """
-    cues = claim_cues(langs)
+    cues = claim_cues(langs or reply_languages(text))
     head = clip(text)
     for pattern in extra:
         found = pattern.search(head)
         if found:
             return str(found.group(0))
     for sentence in sentences(head):
-        for clause in clauses(sentence):
+        for clause in clauses(sentence, cues.langs):
             found = cues.recovered.search(clause)
             if found and not clause.endswith("?") and not cues.condition.search(clause):
                 return found.group(0)
@@ -189,7 +197,8 @@ def invented_result(
     known_values: set[str],
     *,
     lookup: bool = False,
-    langs: tuple[str, ...] = lexicon.DEFAULT,
+    after_result: bool = False,
+    langs: tuple[str, ...] | None = None,
 ) -> str | None:
     """The phrase in prose beside a call that states the call's result, or None.
 
@@ -201,9 +210,11 @@ def invented_result(
     the conversation or the call's arguments (`new_values` against `known_values`),
     or, beside a `lookup` (a read-only call), states a record's state ("is still
     open", "is an active account"). A clause about asking for confirmation or approval
-    is no claim ("I've sent the confirmation request").
+    is no claim ("I've sent the confirmation request"). With `after_result` (the
+    conversation already holds a tool result), saying a lookup was done ("I found her
+    address in the CRM") speaks of that result, not of this call's.
     """
-    cues = claim_cues(langs)
+    cues = claim_cues(langs or reply_languages(text))
     for clause, sentence_plain in _scopes(clip(text), cues, modal_is_condition=False):
         if cues.confirmation.search(clause) or cues.intent.search(clause):
             continue
@@ -211,7 +222,7 @@ def invented_result(
             claim = _success_in(clause, cues, states=sentence_plain)
             if claim is not None:
                 return claim
-        for pattern in cues.results:
+        for pattern in cues.results[1:] if after_result else cues.results:
             if pattern.search(clause):
                 return clause
         if new_values(clause, known_values):
@@ -226,15 +237,15 @@ def unknown_data(
     known_values: set[str],
     known_dates: set[tuple[int, int]],
     *,
-    langs: tuple[str, ...] = lexicon.DEFAULT,
+    langs: tuple[str, ...] | None = None,
 ) -> str | None:
     """A clause of `text` that states an amount, percentage, clock time, rate, record id
     or date found nowhere in the conversation (`known_values` from `number_values`,
     `known_dates` from `date_values`), or None. Questions, conditions and clauses that
     announce intent are not statements."""
-    cues = claim_cues(langs)
+    cues = claim_cues(langs or reply_languages(text))
     for sentence in sentences(clip(text)):
-        for clause in clauses(sentence):
+        for clause in clauses(sentence, cues.langs):
             if clause.endswith("?") or cues.condition.search(clause) or cues.intent.search(clause):
                 continue
             if new_values(clause, known_values):

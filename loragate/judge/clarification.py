@@ -17,6 +17,7 @@ from loragate.calls.checks import Call, asks_to_confirm, call_attempt, fail, sho
 from loragate.calls.tools import Toolset
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.judge.answer import answer_problem
+from loragate.judge.language import reply_languages
 from loragate.judge.questions import asking_sentences, user_words_of
 from loragate.judge.text import missing_groups, sentences
 
@@ -78,12 +79,13 @@ def question_problem(
     bad = answer_problem(parse.answer, sources)
     if bad is not None:
         return bad
-    asking = asking_sentences(parse.answer, user_words_of(list(user_texts)))
+    langs = reply_languages(parse.answer)
+    asking = asking_sentences(parse.answer, user_words_of(list(user_texts)), langs=langs)
     if not asking:
         return fail(ReasonCode.no_question, "the reply asks nothing")
     if question_mentions:
         where = _question_context(parse.answer, asking)
-        if missing_groups([list(question_mentions)], where):
+        if missing_groups([list(question_mentions)], where, langs):
             about = f" {', '.join(missing)}" if missing else " value"
             return fail(
                 ReasonCode.no_question,

@@ -51,15 +51,12 @@ def _figures() -> _Figures:
     # Longest name first, so that "june" is read whole rather than as "jun".
     names = sorted(months, key=lambda n: (-len(n), n))
     mon = "|".join(re.escape(n) for n in names)
-    # A day after the month ("Nov 30th"): January is not read there (as before the cue
-    # lists were data; "Jan 5" is no date in this form).
-    mon5 = "|".join(re.escape(n) for n in names if months[n] != 1)
     date = re.compile(
         r"(?<!\d)(?P<y1>\d{4})-(?P<m1>\d{1,2})-(?P<d1>\d{1,2})(?!\d)"
         r"|\b(?P<d2>\d{1,2})\.(?P<m2>\d{1,2})\.(?:\d{2,4})?"
         r"|\b(?P<a3>\d{1,2})/(?P<b3>\d{1,2})(?:/\d{2,4})?\b"
-        rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?(?P<mon>{mon})\b"
-        rf"|\b(?P<mon5>{mon5})\.?\s+(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\b",
+        rf"|\b(?P<d4>\d{{1,2}})(?:st|nd|rd|th|er|º|ª)?\.?\s+(?:of\s+|de\s+)?(?P<mon>{mon})\b"
+        rf"|\b(?P<mon5>{mon})\.?\s+(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\b",
         re.IGNORECASE,
     )
     return _Figures(value, date, months)
@@ -175,7 +172,8 @@ def new_values(text: str, known: set[str]) -> list[str]:
 
 def date_values(text: str) -> set[tuple[int, int]]:
     """(month, day) of every date in `text`: ISO, `30.11.`, `30/11` (both readings),
-    `30 November`, `Nov 30th`."""
+    `30 November`, `30. November`, `30 novembre`, `30 de noviembre`, `1er décembre`,
+    `Nov 30th`, with the month names of every language's `months.yaml`."""
     figures = _figures()
     out: set[tuple[int, int]] = set()
     for m in figures.date.finditer(clip(text)):

@@ -13,8 +13,10 @@ are maps, `<kind>.yaml`. A `.txt` file:
 `KINDS` names every kind and what its entries are. Files are read once (cached) and
 checked when read: an unknown kind, a pattern Python's `re` cannot compile, a
 reference to a kind that does not exist or a word with blanks around it raises
-`CueError` naming the file and line; `tests/test_cues.py` reads every file of every
-language, so a bad entry fails the tests, never a run.
+`CueError` naming the file and line (`check_all`; at run time a list is compiled as a
+whole, and only when that fails is each line compiled to name the bad one);
+`tests/test_cues.py` reads every file of every language, so a bad entry fails the
+tests, never a run.
 
 A judge module asks for the union of several languages (`alternation(("en", "de"),
 "negation")`): the entries of each language in turn, so English entries keep their
@@ -30,9 +32,6 @@ from importlib import resources
 from typing import Any, Literal
 
 import yaml
-
-DEFAULT: tuple[str, ...] = ("en", "de")
-"""The languages whose cues the judge reads when it is told no other."""
 
 Shape = Literal["words", "patterns", "map"]
 
@@ -113,6 +112,20 @@ KINDS: dict[str, Shape] = {
     "modal_words": "patterns",
     "hedge": "patterns",
     "no_change": "patterns",
+    # -- abstention.py: declining where no tool fits (family H)
+    "decline": "patterns",
+    "ignorance": "patterns",
+    "decline_reason": "patterns",
+    "redirect": "patterns",
+    "capability_statement": "patterns",
+    "missing_tool": "patterns",
+    "policy_blame": "patterns",
+    "habitual": "patterns",
+    "live_states": "words",
+    "failure_report": "patterns",
+    "and": "patterns",
+    # -- unkept promises
+    "promise": "patterns",
 }
 """Every cue kind and the shape of its entries: `words` (literal, folded words or
 phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""
@@ -133,12 +146,14 @@ def _folder(lang: str) -> Any:
     return resources.files("loragate.judge").joinpath("cues", lang)
 
 
+@cache
 def languages() -> tuple[str, ...]:
     """The languages that have a cue folder, sorted."""
     root = resources.files("loragate.judge").joinpath("cues")
     return tuple(sorted(p.name for p in root.iterdir() if p.is_dir() and _LANG.fullmatch(p.name)))
 
 
+@cache
 def every_language() -> tuple[str, ...]:
     """Every language with a cue folder, English first: for the cues that are data
     rather than language (currency words, month names, abbreviations), read in any
@@ -214,19 +229,44 @@ def _expand(lang: str, kind: str, entry: str, where: str, depth: int = 0) -> str
 
 @cache
 def entries(lang: str, kind: str) -> tuple[str, ...]:
-    """The entries of one language's list, references expanded and each checked: a
-    pattern must compile, a word be folded (`CueError` otherwise)."""
+    """The entries of one language's list, references expanded; a word must be folded
+    (`CueError` otherwise). Patterns are compiled where they are used (`compile_cues`);
+    `check_entries` compiles each one alone."""
     out = []
     for n, entry in _raw(lang, kind):
-        where = _where(lang, kind, n)
         if KINDS[kind] == "patterns":
-            entry = _expand(lang, kind, entry, where)
-            try:
-                re.compile(entry)
-            except re.error as exc:
-                raise CueError(f"{where}: {entry!r} is no regular expression: {exc}") from None
+            entry = _expand(lang, kind, entry, _where(lang, kind, n))
         out.append(entry)
     return tuple(out)
+
+
+def check_entries(lang: str, kind: str) -> None:
+    """Compile every pattern of one language's list on its own; `CueError` naming the
+    file and line of the first that is no regular expression (or that only works
+    inside a group: a stray `|` or `)`)."""
+    if KINDS[kind] != "patterns":
+        entries(lang, kind)
+        return
+    for n, entry in _raw(lang, kind):
+        where = _where(lang, kind, n)
+        expanded = _expand(lang, kind, entry, where)
+        try:
+            re.compile(expanded)
+            re.compile(f"(?:{expanded})x")
+        except re.error as exc:
+            raise CueError(f"{where}: {entry!r} is no regular expression: {exc}") from None
+
+
+def compile_cues(pattern: str, flags: int, langs: Iterable[str], *kinds: str) -> re.Pattern[str]:
+    """`re.compile(pattern, flags)` for a pattern built from the lists `kinds` of
+    `langs`; when it does not compile, the `CueError` names the file and line to fix."""
+    try:
+        return re.compile(pattern, flags)
+    except re.error:
+        for lang in langs:
+            for kind in kinds:
+                check_entries(lang, kind)
+        raise
 
 
 def union(langs: Iterable[str], kind: str) -> tuple[str, ...]:
@@ -265,14 +305,17 @@ def mapping(lang: str, kind: str) -> Mapping[str, Any]:
     return data
 
 
-def expand(lang: str, kind: str, pattern: str) -> str:
-    """`pattern` (an entry of a map kind) with its references expanded and checked."""
+def expand(lang: str, kind: str, pattern: str, *, check: bool = False) -> str:
+    """`pattern` (an entry of a map kind) with its references expanded; with `check`,
+    compiled on its own (`CueError` when it is no regular expression)."""
     where = _where(lang, kind)
     out = _expand(lang, kind, pattern, where)
-    try:
-        re.compile(out)
-    except re.error as exc:
-        raise CueError(f"{where}: {pattern!r} is no regular expression: {exc}") from None
+    if check:
+        try:
+            re.compile(out)
+            re.compile(f"(?:{out})x")
+        except re.error as exc:
+            raise CueError(f"{where}: {pattern!r} is no regular expression: {exc}") from None
     return out
 
 
@@ -290,7 +333,7 @@ def check_all() -> list[str]:
                 if KINDS[kind] == "map":
                     mapping(lang, kind)
                 else:
-                    entries(lang, kind)
+                    check_entries(lang, kind)
             except CueError as exc:
                 problems.append(str(exc))
     return problems

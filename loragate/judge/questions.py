@@ -24,6 +24,11 @@ not for the missing value; but an offer that puts a choice with a question mark 
 is a yes/no question that only repeats the user's own words ("Should I mark your
 printer ticket as resolved?" after "Mark my printer ticket as resolved"). Limits: a
 request phrased in none of these ways is missed.
+
+The examples are English; the words are those of the reply's language (the cue lists
+`cues/<lang>/wh.txt`, `question_opener.txt`, `request.txt`, `offer.txt`, ...:
+"À qui dois-je envoyer cet e-mail ?", "Welche Datenbank meinen Sie", "Mi serve
+l'indirizzo", "¿Qué archivo es?"), and the question mark needs no word at all.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from loragate.judge import lexicon
-from loragate.judge.answer import is_filler
+from loragate.judge.language import reply_languages
+from loragate.judge.refusals import is_filler
 from loragate.judge.text import clip, fold, sentences, words
 
 
@@ -72,7 +78,7 @@ class QuestionCues:
 
 
 @cache
-def question_cues(langs: tuple[str, ...] = lexicon.DEFAULT) -> QuestionCues:
+def question_cues(langs: tuple[str, ...]) -> QuestionCues:
     """The question cues of `langs` (the union of their lists), compiled once."""
     lead = rf"^\W*(?:{lexicon.alternation(langs, 'lead')}\W+)?"
     opener = lexicon.alternation(langs, "question_opener")
@@ -151,13 +157,15 @@ def _only_repeats(sentence: str, user_words: Collection[str], cues: QuestionCues
 
 
 def asking_sentences(
-    text: str, user_words: Collection[str] = (), *, langs: tuple[str, ...] = lexicon.DEFAULT
+    text: str, user_words: Collection[str] = (), *, langs: tuple[str, ...] | None = None
 ) -> list[str]:
     """The sentences of `text` that ask the user something (see the module doc).
 
     `user_words` are the folded words of the user's messages; a yes/no question made
-    only of them is not counted.
+    only of them is not counted. `langs`: the cue lists to read it with (default:
+    those of the language it is written in, `judge.language`).
     """
+    langs = langs or reply_languages(text)
     cues = question_cues(langs)
     out = []
     for sentence in sentences(clip(text)):
@@ -170,7 +178,7 @@ def asking_sentences(
     return out
 
 
-def asks_question(text: str, *, langs: tuple[str, ...] = lexicon.DEFAULT) -> bool:
+def asks_question(text: str, *, langs: tuple[str, ...] | None = None) -> bool:
     """True when `text` asks the user something (see `asking_sentences`)."""
     return bool(asking_sentences(text, langs=langs))
 

@@ -42,6 +42,7 @@ from functools import cache, lru_cache
 from loragate.calls.matchers import register_text_operator
 from loragate.common.values import ValueTerm, value_term, value_term_problem
 from loragate.judge import lexicon
+from loragate.judge.language import reply_languages
 
 MAX_TEXT_CHARS = 20_000
 """Free-text checks read at most this many characters of an answer (the head).
@@ -87,9 +88,6 @@ def normalise(text: str) -> str:
 
 # -- sentences ------------------------------------------------------------------------
 
-_DEFAULT_LANGS = ("en", "de")
-"""The languages whose cue lists the text primitives read (see `loragate.judge.lexicon`)."""
-
 
 @cache
 def _abbreviations(langs: tuple[str, ...]) -> frozenset[str]:
@@ -125,7 +123,8 @@ def sentences(text: str) -> list[str]:
         ends_on_line = "\n" in m.group(0)
         tail = candidate.rstrip().rsplit(None, 1)[-1].casefold() if candidate.strip() else ""
         if not ends_on_line and (
-            tail in _abbreviations(_DEFAULT_LANGS) or _INITIAL_OR_DATE.fullmatch(tail) is not None
+            tail in _abbreviations(lexicon.every_language())
+            or _INITIAL_OR_DATE.fullmatch(tail) is not None
         ):
             buf = candidate + m.group(0)
             continue
@@ -138,11 +137,12 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def clauses(sentence: str) -> list[str]:
+def clauses(sentence: str, langs: tuple[str, ...] | None = None) -> list[str]:
     """A sentence cut at `;`, `:`, a dash between spaces, and before `, but` /
     `, however` / `, so` / `, let me` / `, I'll` / `, shall I` ...: the scope in which a
     negation, a condition or an intent is read."""
-    return [c.strip() for c in _clause_break(_DEFAULT_LANGS).split(sentence) if c.strip()]
+    breaks = _clause_break(langs or lexicon.every_language())
+    return [c.strip() for c in breaks.split(sentence) if c.strip()]
 
 
 # -- terms ------------------------------------------------------------------------------
@@ -197,15 +197,20 @@ def term(raw: str) -> Term:
 
 
 def missing_groups(
-    groups: Sequence[Sequence[str]], text: str, *, affirmed: bool = False
+    groups: Sequence[Sequence[str]],
+    text: str,
+    langs: tuple[str, ...] | None = None,
+    *,
+    affirmed: bool = False,
 ) -> list[Sequence[str]]:
     """The groups of which no term occurs in `text`. A term that is a statement
     pattern (`wed* & capa`) must hold within one statement. With `affirmed`, a term
-    counts only outside a negation (`Affirmed` in the module doc)."""
+    counts only outside a negation (`Affirmed` in the module doc). Statements and
+    negations are those of `langs` (default: the language `text` is written in)."""
     if not groups:
         return []
     if affirmed:
-        said = _affirmed(clip(text))
+        said = _affirmed(clip(text), langs or reply_languages(text))
         return [g for g in groups if not any(said.holds(raw) for raw in g)]
     padded = normalise(text)
     parts: list[tuple[str, str]] | None = None
@@ -217,7 +222,8 @@ def missing_groups(
                 found = term(raw).found_in(padded, text)
             else:
                 if parts is None:
-                    parts = [(normalise(s), s) for s in statements(clip(text))]
+                    langs = langs or reply_languages(text)
+                    parts = [(normalise(s), s) for s in statements(clip(text), langs)]
                 present, absent = _pattern(raw)
                 found = any(
                     all(t.found_in(p, r) for t in present)
@@ -260,10 +266,10 @@ def _piece_break(langs: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-def _negation_start(piece: str) -> int | None:
+def _negation_start(piece: str, langs: tuple[str, ...]) -> int | None:
     """Where the first negation of `piece` starts (None: it has none)."""
-    harmless = [(m.start(), m.end()) for m in _not_a_negation(_DEFAULT_LANGS).finditer(piece)]
-    for m in _negation(_DEFAULT_LANGS, "mention_negation").finditer(piece):
+    harmless = [(m.start(), m.end()) for m in _not_a_negation(langs).finditer(piece)]
+    for m in _negation(langs, "mention_negation").finditer(piece):
         if not any(a <= m.start() < b for a, b in harmless):
             return m.start()
     return None
@@ -289,12 +295,12 @@ class _Piece:
         return t.needle in self.padded[: self.cut + len(t.needle)]
 
 
-def _pieces(statement: str) -> list[_Piece]:
+def _pieces(statement: str, langs: tuple[str, ...]) -> list[_Piece]:
     out = []
-    for piece in _piece_break(_DEFAULT_LANGS).split(statement):
+    for piece in _piece_break(langs).split(statement):
         if not piece.strip():
             continue
-        neg = _negation_start(piece)
+        neg = _negation_start(piece, langs)
         padded = normalise(piece)
         if neg is None:
             out.append(_Piece(piece, padded, len(padded)))
@@ -329,8 +335,10 @@ class _Affirmed:
 
 
 @lru_cache(maxsize=1024)
-def _affirmed(text: str) -> _Affirmed:
-    return _Affirmed(tuple(tuple(_pieces(s)) for s in statements(text)), normalise(text))
+def _affirmed(text: str, langs: tuple[str, ...]) -> _Affirmed:
+    return _Affirmed(
+        tuple(tuple(_pieces(s, langs)) for s in statements(text, langs)), normalise(text)
+    )
 
 
 def says(patterns: str | Sequence[str], text: str) -> bool:
@@ -338,7 +346,7 @@ def says(patterns: str | Sequence[str], text: str) -> bool:
     doc): the `$says` argument matcher."""
     if not isinstance(text, str):
         return False
-    said = _affirmed(clip(text))
+    said = _affirmed(clip(text), reply_languages(text))
     wanted = [patterns] if isinstance(patterns, str) else list(patterns)
     return any(isinstance(p, str) and said.holds(p) for p in wanted)
 
@@ -433,20 +441,23 @@ def _headed_lines(text: str) -> list[tuple[str | None, str]]:
     return out
 
 
-def _headed_statements(text: str) -> list[tuple[str | None, str]]:
+def _headed_statements(text: str, langs: tuple[str, ...]) -> list[tuple[str | None, str]]:
     """(heading, statement) pairs: `statements` with each heading kept apart."""
     out = []
+    breaks = _statement_break(langs)
     for heading, line in _headed_lines(clip(text)):
         for sentence in sentences(line):
-            pieces = _statement_break(_DEFAULT_LANGS).split(sentence)
+            pieces = breaks.split(sentence)
             out += [(heading, p.strip()) for p in pieces if p.strip()]
     return out
 
 
-def statements(text: str) -> list[str]:
-    """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but`; a list item
-    under a heading is one statement with its heading (`Tuesday 17 Nov: 10:00 ...`)."""
-    return [f"{h}: {st}" if h else st for h, st in _headed_statements(text)]
+def statements(text: str, langs: tuple[str, ...] | None = None) -> list[str]:
+    """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but` (in the words
+    of `langs`; default: the language `text` is written in); a list item under a
+    heading is one statement with its heading (`Tuesday 17 Nov: 10:00 ...`)."""
+    langs = langs or reply_languages(text)
+    return [f"{h}: {st}" if h else st for h, st in _headed_statements(text, langs)]
 
 
 @lru_cache(maxsize=4096)
@@ -486,26 +497,30 @@ def _clause_of_statement(langs: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf",(?!\d)\s*|;\s*|\s+[-\u2013\u2014]+\s+|\s+{links}\s+", re.IGNORECASE)
 
 
-def first_statement_match(patterns: Sequence[str], text: str) -> str | None:
+def first_statement_match(
+    patterns: Sequence[str], text: str, langs: tuple[str, ...] | None = None
+) -> str | None:
     """The first pattern that holds in some non-negated statement of `text`, or in a
     non-negated clause of one (cut at commas, semicolons, dashes, "and", "but", ...: so
     "RTO is how much data you lose and RPO how long it is down" holds `rto & how much
     data & !rpo` in its first clause), or None."""
     if not patterns:
         return None
+    langs = langs or reply_languages(text)
+    negated = _statement_negation(langs)
+    cut_at = _clause_of_statement(langs)
     parts: list[tuple[str, str]] = []
-    for heading, body in _headed_statements(text):
+    for heading, body in _headed_statements(text, langs):
         whole = f"{heading}: {body}" if heading else body
-        if not _statement_negation(_DEFAULT_LANGS).search(fold(whole)):
+        if not negated.search(fold(whole)):
             parts.append((normalise(whole), whole))
         # a list item is one unit ("Wed 18 Nov, 14:00 - CAPA review"); prose is cut
-        cut_at = _clause_of_statement(_DEFAULT_LANGS)
         pieces = [] if heading or _LIST_ITEM.match(body) else cut_at.split(body)
         pieces = [p for p in pieces if p.strip()]
         if len(pieces) > 1:
             for p in pieces:
                 clause = f"{heading}: {p}" if heading else p
-                if not _statement_negation(_DEFAULT_LANGS).search(fold(clause)):
+                if not negated.search(fold(clause)):
                     parts.append((normalise(clause), clause))
     for raw in patterns:
         present, absent = _pattern(raw)

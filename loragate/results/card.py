@@ -33,6 +33,7 @@ from loragate.common.errors import BadInput, MissingDependency
 from loragate.common.files import atomic_write_text
 from loragate.formats.records import RateStats
 from loragate.results.compare import Comparison, compare_runs
+from loragate.results.compare_render import HINT_MARGIN_POINTS, fmt_detectable
 from loragate.results.formatting import (
     fmt_p,
     fmt_points,
@@ -43,7 +44,9 @@ from loragate.results.formatting import (
     md_cell,
     md_text,
 )
+from loragate.results.languages import unsupported_note
 from loragate.results.runs import LoadedRun
+from loragate.stats.power import entries_to_detect
 from loragate.stats.reliability import percent, percent_floor, project
 
 CARD_START = "<!-- loragate:card:start -->"
@@ -159,6 +162,33 @@ def _family_rows(run: LoadedRun) -> list[list[str]]:
     return rows
 
 
+def _call_lines(run: LoadedRun) -> list[str]:
+    """How the adapter wrote its calls and what its reasoning cost (summary schema 4):
+    the serving stack it was judged as, the format mix, calls inside reasoning,
+    samples cut off in their reasoning, reasoning tokens. Empty when there is nothing
+    to say."""
+    from loragate.results.report import formats_line
+
+    s, o = run.summary, run.stats.overall
+    out: list[str] = []
+    formats = formats_line(s, run.stats)
+    if formats and o.format_mix:
+        out.append(md_text(formats.replace("**", "")))
+    facts: list[str] = []
+    if o.calls_in_reasoning:
+        facts.append(f"{o.calls_in_reasoning} sample(s) wrote a call inside their reasoning")
+    if o.truncated_reasoning:
+        facts.append(f"{o.truncated_reasoning} hit the token limit inside their reasoning")
+    tok = o.reasoning_tokens
+    if tok is not None and tok.mean:
+        facts.append(f"reasoning tokens per sample: mean {tok.mean:,.0f}, p95 {tok.p95:,.0f}")
+    if facts:
+        out.append(md_text("; ".join(facts) + "."))
+    if out and s.stack:
+        out.insert(0, md_text(f"Judged as {s.stack}."))
+    return out
+
+
 def _tag_lines(run: LoadedRun, c: Comparison | None) -> list[str]:
     """pass@1 per grouping tag (e.g. BFCL category); with a baseline, paired like the
     families. Empty when the run's entries carry no grouping tag."""
@@ -237,6 +267,18 @@ def _training_lines(run: LoadedRun) -> list[str]:
     return out
 
 
+def _margin_hint(c: Comparison) -> str:
+    """How many entries a family would need to see the default policy's margin, when
+    some family cannot see it."""
+    margin = HINT_MARGIN_POINTS
+    drops = [row.deltas[0].detectable_drop_points for row in c.families]
+    if all(d is not None and d <= margin for d in drops):
+        return ""
+    k = max(1, min(r.samples_per_entry for r in c.runs))
+    need = entries_to_detect(margin / 100, k, c.alpha)
+    return f" Seeing a {margin:g}-point drop takes at least {need} entries a family."
+
+
 def _comparison_lines(c: Comparison) -> list[str]:
     base, run = c.runs[0].label, c.runs[1].label
     out = [f"### Compared with `{md_cell(base)}`", ""]
@@ -250,17 +292,33 @@ def _comparison_lines(c: Comparison) -> list[str]:
                 fmt_rate(row.stats[1]),
                 fmt_points(d.diff_points),
                 fmt_p(d.p_value),
+                fmt_detectable(d),
                 ", ".join(f.entry_id for f in d.improved) or "-",
                 ", ".join(f.entry_id for f in d.regressed) or "-",
             ]
         )
     out += markdown_table(
-        ["Family", f"{base} pass@1", f"{run} pass@1", "Δ", "p", "Better", "Worse"],
+        [
+            "Family",
+            f"{base} pass@1",
+            f"{run} pass@1",
+            "Δ",
+            "p",
+            "Detectable drop",
+            "Better",
+            "Worse",
+        ],
         rows,
-        "lrrrrll",
+        "lrrrrrll",
     )
     test = "exact McNemar" if c.runs[0].samples_per_entry == 1 else "paired sign-flip"
-    out += ["", f"p: two-sided {test} test on the same {c.entries_compared} entries."]
+    out += [
+        "",
+        f"p: two-sided {test} test on the same {c.entries_compared} entries. Detectable "
+        f"drop: the smallest drop that test can call significant at p < {c.alpha:g} on "
+        "the family's entries (when every changed entry got worse); a smaller drop can "
+        "pass unseen." + _margin_hint(c),
+    ]
     if c.training:
         out.append("")
         trows = [
@@ -406,6 +464,12 @@ def build_card(
         _family_rows(run),
         "lllrrrr",
     )
+    calls = _call_lines(run)
+    if calls:
+        lines += ["", *calls]
+    unsupported = unsupported_note(run.stats)
+    if unsupported:
+        lines += ["", f"**Unsupported languages:** {md_text(unsupported)}"]
     if chart is not None:
         lines += ["", f"![pass@1 per family]({chart})"]
     tag_lines = _tag_lines(run, comparison)

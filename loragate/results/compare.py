@@ -25,13 +25,15 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput, Problem
-from loragate.formats.records import EvalsetRef, RateStats
+from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
+from loragate.results.languages import unsupported_note
 from loragate.results.runs import LoadedRun
 from loragate.results.sensitivity import RobustnessRow, robustness_rows
 from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.stats.paired import PairedTest, paired_test
+from loragate.stats.power import paired_power
 
 DEFAULT_ALPHA = 0.05
 LARGE_MOVE_POINTS = 20.0
@@ -79,6 +81,17 @@ class FamilyDelta(BaseModel):
     test: PairedTest | None
     improved: list[Flip] = Field(default_factory=list)
     regressed: list[Flip] = Field(default_factory=list)
+    detectable_drop_points: float | None = None
+    """The smallest drop (points) the paired test can call significant at the
+    comparison's alpha on these entries and sample counts (`loragate.stats.power`); `None`
+    with `flips_needed` set: no drop at all can be significant at this size."""
+    flips_needed: int | None = None
+    """Entries that must all move the same way for p < alpha (6 at alpha 0.05)."""
+    diff_low_points: float | None = None
+    """Lower limit of the two-sided (1 - alpha) interval of the difference, in points
+    (Tango's score interval for k = 1, the paired score interval otherwise; see
+    `loragate.stats.paired_interval`); minus it is the largest drop the data admit."""
+    diff_high_points: float | None = None
 
     @property
     def p_value(self) -> float | None:
@@ -266,7 +279,7 @@ def _family_stats(
     groups = [run.records[i] for i in ids if run.family_of.get(i) == family and i in run.records]
     if not groups:
         return None
-    return rate_stats(groups, run.stats.overall.k)
+    return _with_figures(run, rate_stats(groups, run.stats.overall.k), groups)
 
 
 def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateStats:
@@ -274,7 +287,21 @@ def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateS
         return run.stats.overall
     from loragate.score.aggregate import rate_stats
 
-    return rate_stats([run.records[i] for i in ids], run.stats.overall.k)
+    groups = [run.records[i] for i in ids]
+    return _with_figures(run, rate_stats(groups, run.stats.overall.k), groups)
+
+
+def _with_figures(
+    run: LoadedRun, stats: RateStats, groups: Sequence[Sequence[ResultRecord]]
+) -> RateStats:
+    """Recomputed rates with the format mix, reasoning and token figures of issue 22
+    (summary schema 4 on; an older summary has none to show)."""
+    from loragate.score.aggregate import summary_stack, with_call_figures
+
+    if run.summary.tool_call_format is None:
+        return stats
+    samples = [r for group in groups for r in group]
+    return with_call_figures(stats, samples, summary_stack(run.summary))
 
 
 def _tag_stats(
@@ -295,6 +322,7 @@ def _tag_rows(
     recompute: bool,
     seed: int,
     tags: Sequence[str] | None,
+    alpha: float = DEFAULT_ALPHA,
 ) -> tuple[list[TagRow], list[str]]:
     """A paired row per tag of `tags` (default: the grouping tags of the baseline), over
     the common entries `ids`."""
@@ -319,7 +347,7 @@ def _tag_rows(
             continue
         stats = [_tag_stats(r, tag, tag_ids, recompute) for r in runs]
         deltas = [
-            _delta(base, r, tag_ids, stats[0], stats[j], seed)
+            _delta(base, r, tag_ids, stats[0], stats[j], seed, alpha)
             for j, r in enumerate(runs[1:], start=1)
         ]
         rows.append(TagRow(tag=tag, entries=len(tag_ids), stats=stats, deltas=deltas))
@@ -339,9 +367,11 @@ def _delta(
     base_stats: RateStats | None,
     run_stats: RateStats | None,
     seed: int,
+    alpha: float = DEFAULT_ALPHA,
 ) -> FamilyDelta:
     a = base.counts(ids)
     b = run.counts(ids)
+    power = paired_power(a, b, alpha)
     improved: list[Flip] = []
     regressed: list[Flip] = []
     for i in ids:
@@ -367,6 +397,10 @@ def _delta(
         test=paired_test(a, b, seed=seed) if a and b else None,
         improved=improved,
         regressed=regressed,
+        detectable_drop_points=power.detectable_points,
+        flips_needed=power.flips_needed,
+        diff_low_points=power.low_points,
+        diff_high_points=power.high_points,
     )
 
 
@@ -449,7 +483,7 @@ def compare_runs(
         fam_ids = [i for i in ids if base.family_of[i] == fam]
         stats = [_family_stats(r, fam, ids, recompute) for r in runs]
         deltas = [
-            _delta(base, r, fam_ids, stats[0], stats[j], seed)
+            _delta(base, r, fam_ids, stats[0], stats[j], seed, alpha)
             for j, r in enumerate(runs[1:], start=1)
         ]
         families.append(
@@ -461,12 +495,13 @@ def compare_runs(
         letter="",
         stats=overall_stats,
         deltas=[
-            _delta(base, r, ids, overall_stats[0], overall_stats[j], seed)
+            _delta(base, r, ids, overall_stats[0], overall_stats[j], seed, alpha)
             for j, r in enumerate(runs[1:], start=1)
         ],
     )
-    tag_rows, tag_notes = _tag_rows(runs, ids, recompute, seed, tags)
+    tag_rows, tag_notes = _tag_rows(runs, ids, recompute, seed, tags, alpha)
     notes += tag_notes
+    notes += [n for r in runs if (n := unsupported_note(r.stats, r.label)) is not None]
     training_rows = _training_rows(runs) if training else []
     if training and not any(r.training for r in runs):
         notes.append(

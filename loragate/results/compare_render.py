@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from loragate.results.compare import Comparison, FamilyDelta, Flip
@@ -18,6 +18,8 @@ from loragate.results.formatting import (
     markdown_table,
     md_text,
 )
+from loragate.results.gate_power import fmt_pt
+from loragate.stats.power import entries_to_detect
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -59,6 +61,8 @@ def _run_headers(c: Comparison, terminal: bool) -> list[str]:
             f"p{suffix}",
             f"flips{suffix}" if terminal else f"flips{suffix} (+/-)",
         ]
+        if not terminal:  # the terminal says it in a line below the table (80 columns)
+            header.append(f"detectable drop{suffix}")
     return header
 
 
@@ -76,7 +80,56 @@ def _run_cells(
             if terminal
             else f"+{len(d.improved)} / -{len(d.regressed)}",
         ]
+        if not terminal:
+            cells.append(fmt_detectable(d))
     return cells
+
+
+def fmt_detectable(d: FamilyDelta) -> str:
+    """The smallest drop the paired test can call significant on these entries."""
+    if d.flips_needed is None:
+        return MISSING
+    if d.detectable_drop_points is None:
+        return f"none (< {d.flips_needed} entries)"
+    return f"≥ {fmt_pt(d.detectable_drop_points)}"
+
+
+HINT_MARGIN_POINTS = 15.0
+"""The drop the detectable-drop line says how many entries would see: the shipped
+default policy's margin (a policy's own margin is in `loragate gate`)."""
+
+
+def _detect_lines(c: Comparison) -> list[str]:
+    """Per run: the detectable drop of each group, groups with the same figure and
+    entry count together, and the entries that would see the default margin."""
+    lines: list[str] = []
+    rows = [*c.families, c.overall]
+    for j, r in enumerate(c.runs[1:]):
+        seen: dict[tuple[str, int], list[str]] = {}
+        blind = False
+        for row in rows:
+            d = row.deltas[j]
+            if d.flips_needed is not None and d.test is not None:
+                seen.setdefault((fmt_detectable(d), d.test.pairs), []).append(row.family)
+                points = d.detectable_drop_points
+                blind = blind or points is None or points > HINT_MARGIN_POINTS
+        if not seen:
+            continue
+        who = f"{r.label}: " if len(c.runs) > 2 else ""
+        parts = [f"{v} for {', '.join(g)} ({n} entries)" for (v, n), g in seen.items()]
+        line = (
+            f"{who}detectable drop (the smallest the test can call significant at "
+            f"p < {c.alpha:g}, every changed entry worse): {'; '.join(parts)}"
+        )
+        if blind:
+            k = max(1, min(c.runs[0].samples_per_entry, r.samples_per_entry))
+            need = entries_to_detect(HINT_MARGIN_POINTS / 100, k, c.alpha)
+            line += (
+                f"; a {fmt_pt(HINT_MARGIN_POINTS)} drop needs ≥ {need} entries a group "
+                f"at {k} sample{'s' if k != 1 else ''} each"
+            )
+        lines.append(line)
+    return lines
 
 
 def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -94,8 +147,50 @@ def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[
     for s in c.overall.stats[1:]:
         diff = s.unparseable - base.unparseable if s and base else None
         unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
+        if not terminal:
+            unp.append("")
     rows.append(unp)
+    rows += _call_rows(c, terminal)
     return header, rows
+
+
+def _call_rows(c: Comparison, terminal: bool) -> list[list[str]]:
+    """Overall rows for the format mix, calls in reasoning, truncated reasoning and
+    reasoning tokens, when any run has something to show (summary schema 4); laid
+    out as the unparseable row (a cell a run, the change against the baseline)."""
+    stats = c.overall.stats
+
+    def tokens(s: RateStats) -> str:
+        tok = s.reasoning_tokens
+        return f"{tok.mean:,.0f} / {tok.p95:,.0f}" if tok is not None else MISSING
+
+    figures: list[tuple[str, Callable[[RateStats], float], Callable[[RateStats], str]]] = [
+        ("format mix (other format)", lambda s: s.format_mix, lambda s: str(s.format_mix)),
+        ("calls in reasoning", lambda s: s.calls_in_reasoning, lambda s: str(s.calls_in_reasoning)),
+        (
+            "truncated reasoning",
+            lambda s: s.truncated_reasoning,
+            lambda s: str(s.truncated_reasoning),
+        ),
+        (
+            "reasoning tokens (mean / p95)",
+            lambda s: s.reasoning_tokens.mean if s.reasoning_tokens is not None else 0.0,
+            tokens,
+        ),
+    ]
+    rows: list[list[str]] = []
+    base = stats[0]
+    for title, value, cell in figures:
+        if not any(s is not None and value(s) for s in stats):
+            continue
+        row = ["", title, *(cell(s) if s is not None else MISSING for s in stats)]
+        if _any_k(c):
+            row += [""] * len(c.runs)
+        for s in stats[1:]:
+            diff = value(s) - value(base) if s is not None and base is not None else None
+            row += [f"{diff:+,.0f}" if diff is not None else MISSING, "", ""]
+        rows.append(row)
+    return rows
 
 
 def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -204,6 +299,8 @@ def render_markdown(c: Comparison) -> str:
         out.append("")
         th, trows = _training_table(c)
         out += markdown_table(th, trows, "lr")
+    for line in _detect_lines(c):
+        out += ["", md_text(line)]
     flips = _flip_lines(c)
     if flips:
         out += ["", "Entries that moved:", ""]
@@ -274,6 +371,8 @@ def render_terminal(c: Comparison) -> RenderableType:
         for cells in trows:
             tt.add_row(*cells)
         parts.append(tt)
+    for line in _detect_lines(c):
+        parts.append(Text(line, style="cyan"))
     for line in _flip_lines(c):
         parts.append(Text(line))
     for n in c.notes:

@@ -4,8 +4,10 @@ A policy (YAML, validated, unknown keys rejected) holds
 
 - per-family floors: `min_pass_at_1`, `min_pass_hat_k`, `min_ci_low` (fractions);
 - regression rules against a baseline run: `max_drop_points` (pass@1 may not drop
-  by more than this many percentage points) and `no_significant_drop` (no drop that
-  the paired test finds significant at `alpha`);
+  by more than this many percentage points), `no_significant_drop` (no drop that
+  the paired test finds significant at `alpha`) and `non_inferiority` (the upper
+  limit of the two-sided (1 - alpha) interval of the drop lies below
+  `max_drop_points`, the margin);
 - run-level ceilings: `max_unparseable` and `max_unparseable_repaired` (fractions of
   samples).
 
@@ -14,19 +16,24 @@ by field. `tags.<tag>` holds the same rules for the entries that carry a tag (e.
 BFCL category, `bfcl:simple_python`); a key with `*` or `?` is a pattern
 (`bfcl:*`: every BFCL category), and an exact key overrides the patterns field by
 field. `defaults` does not apply to tags. Evaluation yields one `RuleResult` per
-(rule, family or tag): PASS, FAIL, or SKIP
-(a baseline rule when no baseline was given, shown, never counted as a pass). A
-policy with no rule, or whose every rule is skipped, is bad input: a gate that
-checks nothing must not ship anything.
+(rule, family or tag): PASS, FAIL, INCONCLUSIVE (the rule cannot decide at this size:
+`no_significant_drop` whose detectable drop exceeds the margin, a `min_pass_at_1`
+floor inside the family's interval when the policy sets `confidence`; only ever in
+place of a PASS) or SKIP (a baseline rule when no baseline was given, shown, never
+counted as a pass). A policy with no rule, or whose every rule is skipped, is bad
+input: a gate that checks nothing must not ship anything.
+
+The verdict: BLOCK (exit 1) when a rule failed; else INCONCLUSIVE (exit 6) when a rule
+is inconclusive and the policy says `inconclusive: block` (the default), or when no
+rule passed at all; else SHIP (exit 0). What each rule can see at the run's size
+comes from `loragate.results.gate_power`.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -35,18 +42,27 @@ from loragate.common.loading import load_yaml_model
 from loragate.formats.records import RateStats
 from loragate.formats.trajectories import Rate
 from loragate.formats.versions import GATE_SCHEMA_VERSION
-from loragate.results.compare import Comparison, FamilyDelta, compare_runs, significant_drop
-from loragate.results.formatting import Raw, fmt_p_eq, fmt_points, markdown_table, md_cell
-from loragate.results.gate_harness import HARNESS_RULES, harness_rule
+from loragate.results.compare import Comparison, FamilyDelta, compare_runs
+from loragate.results.gate_harness import HARNESS_RULES
+from loragate.results.gate_rules import (
+    FAMILY_RULES,
+    RUN_RULES,
+    FamilyFacts,
+    RuleResult,
+    RuleStatus,
+    pct,
+)
+from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
 from loragate.results.runs import LoadedRun
-from loragate.results.sensitivity import Robustness, robustness
+from loragate.results.sensitivity import robustness
 
-if TYPE_CHECKING:
-    from rich.console import RenderableType
-
-RuleStatus = Literal["PASS", "FAIL", "SKIP"]
+Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
+EXIT_SHIP = 0
+EXIT_BLOCK = 1
+EXIT_INCONCLUSIVE = 6
+"""`loragate gate`'s exit code when a rule cannot decide and the policy blocks on it."""
 _EPS = 1e-12
-"""Float slack so that 7/8 = 0.875 meets a floor written as 0.875."""
+"""Float slack so that a fraction meets a ceiling written as itself."""
 
 
 class FamilyRules(BaseModel):
@@ -62,10 +78,17 @@ class FamilyRules(BaseModel):
     """Against the baseline: largest allowed pass@1 drop, in percentage points."""
     no_significant_drop: bool | None = None
     """Against the baseline: fail on a drop with paired-test p < alpha."""
+    non_inferiority: bool | None = None
+    """Against the baseline: pass only when the upper limit of the two-sided (1 - alpha)
+    interval of the drop is below `max_drop_points` (the margin)."""
     min_pass_at_1_worst_variant: float | None = Field(default=None, ge=0.0, le=1.0)
     """Floor on pass@1 under the run's worst harness variant (`run --harness`)."""
     max_drop_vs_default: float | None = Field(default=None, ge=0.0, le=100.0)
     """Largest allowed drop, in points, from the default harness to the worst variant."""
+    if_present: bool | None = None
+    """Under `families`: the rules apply only when the run has entries of the family (a
+    shipped policy's floor for a family that not every evalset has, such as `abstain`);
+    without it, rules for a family the run lacks are bad input. Not a rule itself."""
 
     def merged(self, override: FamilyRules | None) -> FamilyRules:
         """These rules with every field that `override` sets replaced."""
@@ -74,7 +97,8 @@ class FamilyRules(BaseModel):
         return self.model_copy(update=override.model_dump(exclude_none=True))
 
     def count(self) -> int:
-        return sum(v is not None and v is not False for v in self.model_dump().values())
+        rules = self.model_dump(exclude={"if_present"})
+        return sum(v is not None and v is not False for v in rules.values())
 
 
 class EpisodeRules(BaseModel):
@@ -115,12 +139,27 @@ class GatePolicy(BaseModel):
     """Largest allowed fraction of samples unparseable under strict parsing."""
     max_unparseable_repaired: float | None = Field(default=None, ge=0.0, le=1.0)
     """Largest allowed fraction of samples still unparseable after JSON repair."""
-    alpha: float = Field(default=0.05, gt=0.0, lt=1.0)
-    """Significance level of `no_significant_drop`."""
+    alpha: float = Field(default=0.05, gt=0.0, le=0.5)
+    """Significance level of `no_significant_drop` (two-sided) and 1 - the confidence
+    of the two-sided interval `non_inferiority` bounds the drop with."""
+    margin_points: float = Field(default=15.0, gt=0.0, le=100.0)
+    """The smallest drop (points) that matters where a family sets no `max_drop_points`:
+    `no_significant_drop` must be able to see it and `non_inferiority` must rule it
+    out. A family's `max_drop_points` is its margin when set."""
+    inconclusive: Literal["block", "warn"] = "block"
+    """What an INCONCLUSIVE rule does: `block` (exit 6) or `warn` (listed, ships)."""
+    confidence: float | None = Field(default=None, gt=0.5, lt=1.0)
+    """When set, a `min_pass_at_1` floor passes only when the lower limit of the
+    family's Wilson interval at this two-sided confidence clears it; a point estimate
+    that meets the floor with an interval reaching below it is INCONCLUSIVE."""
     require_baseline: bool = False
     """Refuse to run without --baseline (baseline rules would otherwise be skipped)."""
     episodes: EpisodeRules | None = None
     """Floors on the run's episodes (`loragate run --episodes`)."""
+    unsupported_language: LanguagePolicy = "fail"
+    """Replies in a language loragate has no cue lists for (reason
+    `unsupported_language`): `fail` counts them as failures; `exclude` leaves them out
+    of every figure, of the run and of the baseline, with a warning note."""
 
     @model_validator(mode="after")
     def _has_rules(self) -> GatePolicy:
@@ -140,7 +179,10 @@ class GatePolicy(BaseModel):
 
     def needs_baseline(self) -> bool:
         rules = [self.defaults, *self.families.values(), *self.tags.values()]
-        return any(r.max_drop_points is not None or r.no_significant_drop for r in rules)
+        return any(
+            r.max_drop_points is not None or r.no_significant_drop or r.non_inferiority
+            for r in rules
+        )
 
 
 def load_policy(path: Path) -> GatePolicy:
@@ -155,27 +197,6 @@ def load_policy(path: Path) -> GatePolicy:
         + "; top-level keys: "
         + ", ".join(GatePolicy.model_fields),
     )
-
-
-class RuleResult(BaseModel):
-    """One evaluated rule."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    rule: str
-    family: str | None
-    """`None` for run-level rules (unparseable) and tag rules."""
-    tag: str | None = None
-    """The entry tag a tag rule checks (`tags.<tag>` in the policy)."""
-    threshold: float
-    figure: float | None
-    """The measured value the rule compares (fraction, or points for drops)."""
-    shown: str
-    """The figure as shown to people."""
-    requirement: str
-    """The threshold as shown to people."""
-    status: RuleStatus
-    detail: str = ""
 
 
 class GateResult(BaseModel):
@@ -193,166 +214,28 @@ class GateResult(BaseModel):
     alpha: float
     rules: list[RuleResult]
     passed: bool
+    """True when the round may ship (exit 0)."""
     exit_code: int
-    """0: ship; 1: at least one rule failed."""
+    """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
     notes: list[str] = Field(default_factory=list)
+    verdict: Verdict | None = None
+    """SHIP, BLOCK or INCONCLUSIVE; filled in from `passed` for version 1 and 2 files."""
+    inconclusive: Literal["block", "warn"] = "block"
+    confidence: float | None = None
+
+    @model_validator(mode="after")
+    def _verdict_of_old_files(self) -> GateResult:
+        if self.verdict is None:
+            self.verdict = "SHIP" if self.passed else "BLOCK"
+        return self
 
     @property
     def failed(self) -> list[RuleResult]:
         return [r for r in self.rules if r.status == "FAIL"]
 
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x * 100:.1f} %"
-
-
-def _rate_shown(stats: RateStats) -> str:
-    count = f" ({stats.passes}/{stats.samples})" if stats.samples == stats.entries else ""
-    return _pct(stats.pass_at_1) + count
-
-
-@dataclass(frozen=True)
-class _FamilyFacts:
-    """What a family (or tag) rule looks at: the group's figures and, with a baseline,
-    its delta. A tag rule has `family=None` and the `tag`."""
-
-    family: str | None
-    stats: RateStats
-    delta: FamilyDelta | None
-    has_baseline: bool
-    alpha: float
-    tag: str | None = None
-    robust: Robustness | None = None
-    """The family's default and worst-variant figures (a run made with --harness)."""
-
-
-def _floor(
-    rule: str, facts: _FamilyFacts, threshold: float, figure: float | None, shown: str
-) -> RuleResult:
-    if figure is None:
-        return RuleResult(
-            rule=rule,
-            family=facts.family,
-            tag=facts.tag,
-            threshold=threshold,
-            figure=None,
-            shown="not measured",
-            requirement=f"≥ {_pct(threshold)}",
-            status="FAIL",
-            detail="no value to check (no entry had enough samples)",
-        )
-    ok = figure + _EPS >= threshold
-    return RuleResult(
-        rule=rule,
-        family=facts.family,
-        tag=facts.tag,
-        threshold=threshold,
-        figure=figure,
-        shown=shown,
-        requirement=f"≥ {_pct(threshold)}",
-        status="PASS" if ok else "FAIL",
-    )
-
-
-def _min_pass_at_1(facts: _FamilyFacts, threshold: float) -> RuleResult:
-    stats = facts.stats
-    return _floor("min_pass_at_1", facts, threshold, stats.pass_at_1, _rate_shown(stats))
-
-
-def _min_pass_hat_k(facts: _FamilyFacts, threshold: float) -> RuleResult:
-    stats = facts.stats
-    shown = f"{_pct(stats.pass_hat_k)} (k={stats.k})"
-    return _floor("min_pass_hat_k", facts, threshold, stats.pass_hat_k, shown)
-
-
-def _min_ci_low(facts: _FamilyFacts, threshold: float) -> RuleResult:
-    stats = facts.stats
-    shown = f"{_pct(stats.ci_low)} (pass@1 {_pct(stats.pass_at_1)})"
-    return _floor("min_ci_low", facts, threshold, stats.ci_low, shown)
-
-
-def _skipped(rule: str, facts: _FamilyFacts, threshold: float, requirement: str) -> RuleResult:
-    return RuleResult(
-        rule=rule,
-        family=facts.family,
-        tag=facts.tag,
-        threshold=threshold,
-        figure=None,
-        shown="not in baseline" if facts.has_baseline else "no baseline",
-        requirement=requirement,
-        status="SKIP",
-        detail="needs --baseline RUN",
-    )
-
-
-def _max_drop_points(facts: _FamilyFacts, max_drop: float) -> RuleResult:
-    req = f"drop ≤ {max_drop:g} pt"
-    delta = facts.delta
-    if delta is None or delta.diff_points is None:
-        return _skipped("max_drop_points", facts, max_drop, req)
-    return RuleResult(
-        rule="max_drop_points",
-        family=facts.family,
-        tag=facts.tag,
-        threshold=max_drop,
-        figure=delta.diff_points,
-        shown=fmt_points(delta.diff_points),
-        requirement=req,
-        status="PASS" if -delta.diff_points <= max_drop + _EPS else "FAIL",
-    )
-
-
-def _no_significant_drop(facts: _FamilyFacts, _on: float) -> RuleResult:
-    req = f"no drop at p < {facts.alpha:g}"
-    delta = facts.delta
-    if delta is None or delta.test is None:
-        return _skipped("no_significant_drop", facts, facts.alpha, req)
-    sig = significant_drop(delta, facts.alpha)
-    worse = ", ".join(f.entry_id for f in delta.regressed)
-    return RuleResult(
-        rule="no_significant_drop",
-        family=facts.family,
-        tag=facts.tag,
-        threshold=facts.alpha,
-        figure=delta.test.p_value,
-        shown=f"{fmt_points(delta.diff_points)}, {fmt_p_eq(delta.test.p_value)}",
-        requirement=req,
-        status="FAIL" if sig else "PASS",
-        detail=f"worse: {worse}" if sig and worse else "",
-    )
-
-
-FAMILY_RULES: dict[str, Callable[[_FamilyFacts, float], RuleResult]] = {
-    "min_pass_at_1": _min_pass_at_1,
-    "min_pass_hat_k": _min_pass_hat_k,
-    "min_ci_low": _min_ci_low,
-    "max_drop_points": _max_drop_points,
-    "no_significant_drop": _no_significant_drop,
-    "min_pass_at_1_worst_variant": lambda f, t: _harness_rule("min_pass_at_1_worst_variant", f, t),
-    "max_drop_vs_default": lambda f, t: _harness_rule("max_drop_vs_default", f, t),
-}
-"""Rule name (a `FamilyRules` field) -> its check, in the order results are listed."""
-
-RUN_RULES: dict[str, Callable[[RateStats], int]] = {
-    "max_unparseable": lambda overall: overall.unparseable,
-    "max_unparseable_repaired": lambda overall: overall.unparseable_repaired,
-}
-"""Run-level ceiling (a `GatePolicy` field) -> the count of samples it bounds."""
-
-
-def _harness_rule(rule: str, facts: _FamilyFacts, threshold: float) -> RuleResult:
-    found = harness_rule(rule, facts.robust, threshold)
-    return RuleResult(
-        rule=rule,
-        family=facts.family,
-        tag=facts.tag,
-        threshold=threshold,
-        figure=found.figure,
-        shown=found.shown,
-        requirement=found.requirement,
-        status=cast(RuleStatus, found.status),
-        detail=found.detail,
-    )
+    @property
+    def undecided(self) -> list[RuleResult]:
+        return [r for r in self.rules if r.status == "INCONCLUSIVE"]
 
 
 def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
@@ -370,7 +253,7 @@ def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -
                     fix=unknown_name_fix(name, registry, "families"),
                 )
             )
-        elif name not in present:
+        elif name not in present and not policy.families[name].if_present:
             problems.append(
                 Problem(
                     str(policy_path),
@@ -436,8 +319,28 @@ def _tag_delta(comparison: Comparison | None, tag: str | None) -> FamilyDelta | 
     return row.deltas[0] if row is not None else None
 
 
-def _group_results(rules: FamilyRules, facts: _FamilyFacts) -> list[RuleResult]:
+def _group_results(
+    rules: FamilyRules, facts: FamilyFacts, policy_path: Path = Path("policy.yaml")
+) -> list[RuleResult]:
     """Every rule that `rules` sets, checked on one family or tag, in table order."""
+    if (rules.non_inferiority or rules.no_significant_drop) and facts.margin == 0:
+        where = facts.family or f"tag {facts.tag}"
+        rule = "non_inferiority" if rules.non_inferiority else "no_significant_drop"
+        raise BadInput(
+            f"{policy_path}: {rule} for {where} has a margin of 0 points",
+            [
+                Problem(
+                    str(policy_path),
+                    f"max_drop_points: 0 is the margin of {rule}, and no test can see (or "
+                    "rule out) a drop of 0 points",
+                    field=f"families.{where}.max_drop_points"
+                    if facts.family
+                    else f"tags.{facts.tag}.max_drop_points",
+                    fix="set max_drop_points above 0 where a baseline test applies; see "
+                    "docs/gate.md",
+                )
+            ],
+        )
     results: list[RuleResult] = []
     for rule, check in FAMILY_RULES.items():
         value = getattr(rules, rule)
@@ -455,6 +358,8 @@ def evaluate_gate(
 ) -> GateResult:
     """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
     from loragate.score.aggregate import family_order
+
+    run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
 
     present = family_order(
         f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
@@ -477,7 +382,7 @@ def evaluate_gate(
         )
 
     results: list[RuleResult] = []
-    notes: list[str] = []
+    notes: list[str] = language_notes
     robust = robustness(run.summary, run.adapter)
     groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
         (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
@@ -485,16 +390,20 @@ def evaluate_gate(
     ]
     groups += [(None, tag, rules, run.stats.tags[tag]) for tag, rules in by_tag.items()]
     for family, tag, rules, stats in groups:
-        facts = _FamilyFacts(
+        facts = FamilyFacts(
             family=family,
             tag=tag,
             stats=stats,
             delta=_delta(comparison, family) if family is not None else _tag_delta(comparison, tag),
             has_baseline=comparison is not None,
             alpha=policy.alpha,
+            margin=rules.max_drop_points
+            if rules.max_drop_points is not None
+            else policy.margin_points,
+            confidence=policy.confidence,
             robust=robust.get(family) if family is not None else None,
         )
-        results += _group_results(rules, facts)
+        results += _group_results(rules, facts, policy_path)
 
     overall = run.stats.overall
     for rule, counted in RUN_RULES.items():
@@ -509,8 +418,8 @@ def evaluate_gate(
                 family=None,
                 threshold=threshold,
                 figure=frac,
-                shown=f"{count}/{overall.samples} = {_pct(frac)}",
-                requirement=f"≤ {_pct(threshold)}",
+                shown=f"{count}/{overall.samples} = {pct(frac)}",
+                requirement=f"≤ {pct(threshold)}",
                 status="PASS" if frac <= threshold + _EPS else "FAIL",
             )
         )
@@ -539,9 +448,15 @@ def evaluate_gate(
             f"{harness_skipped} harness rule(s) skipped: the run has no harness variants "
             "(loragate run --harness, docs/harness.md)"
         )
+    absent = [f for f, r in policy.families.items() if r.if_present and f not in present]
+    if absent:
+        notes.append(
+            f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
+        )
     if comparison is not None:
         notes += comparison.notes
-    passed = all(r.status != "FAIL" for r in results)
+    verdict = _verdict(results, policy)
+    passed = verdict == "SHIP"
     return GateResult(
         policy=str(policy_path),
         policy_name=policy.name,
@@ -552,13 +467,53 @@ def evaluate_gate(
         alpha=policy.alpha,
         rules=results,
         passed=passed,
-        exit_code=0 if passed else 1,
+        exit_code={"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(verdict, EXIT_INCONCLUSIVE),
         notes=notes,
+        verdict=verdict,
+        inconclusive=policy.inconclusive,
+        confidence=policy.confidence,
     )
 
 
+def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:
+    """BLOCK on a failed rule; INCONCLUSIVE on an undecided rule under `inconclusive:
+    block`, or when no rule passed at all (`warn` never ships a round nothing
+    checked); SHIP otherwise."""
+    statuses = {r.status for r in results}
+    if "FAIL" in statuses:
+        return "BLOCK"
+    if "INCONCLUSIVE" in statuses and (policy.inconclusive == "block" or "PASS" not in statuses):
+        return "INCONCLUSIVE"
+    return "SHIP"
+
+
+def _apply_language_policy(
+    policy: GatePolicy, run: LoadedRun, baseline: LoadedRun | None
+) -> tuple[LoadedRun, LoadedRun | None, list[str]]:
+    """The run and baseline as the policy's `unsupported_language` wants them judged,
+    and the notes that say so."""
+    notes: list[str] = []
+    if policy.unsupported_language == "fail":
+        note = unsupported_note(run.stats, run.label)
+        if note is not None and baseline is None:  # with a baseline, compare's notes say it
+            notes.append(note)
+        return run, baseline, notes
+    sides = [run] if baseline is None else [run, baseline]
+    kept: list[LoadedRun] = []
+    for side in sides:
+        side, left_out = without_unsupported(side)
+        kept.append(side)
+        if left_out:
+            notes.append(
+                f"warning: {left_out} sample(s) of {side.label} answer in a language "
+                "loragate has no cue lists for; left out of every figure "
+                "(`unsupported_language: exclude`)"
+            )
+    return kept[0], kept[1] if baseline is not None else None, notes
+
+
 def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
-    shown = "not measured" if rate.rate is None else f"{_pct(rate.rate)} ({rate.passes:g}/{rate.n})"
+    shown = "not measured" if rate.rate is None else f"{pct(rate.rate)} ({rate.passes:g}/{rate.n})"
     ok = rate.rate is not None and rate.rate + _EPS >= threshold
     return RuleResult(
         rule=rule,
@@ -566,7 +521,7 @@ def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
         threshold=threshold,
         figure=rate.rate,
         shown=shown,
-        requirement=f"≥ {_pct(threshold)}",
+        requirement=f"≥ {pct(threshold)}",
         status="PASS" if ok else "FAIL",
         detail="" if rate.rate is not None else "nothing to measure",
     )
@@ -609,79 +564,19 @@ def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> li
     return out
 
 
-# -- rendering ---------------------------------------------------------------------
-
-
-def _where(r: RuleResult) -> str:
-    """The rule's scope as shown: the family, `tag NAME`, or `(run)`."""
-    return r.family or (f"tag {r.tag}" if r.tag is not None else "(run)")
-
-
-def _rows(result: GateResult) -> list[list[str]]:
-    return [[_where(r), r.rule, r.shown, r.requirement, r.status, r.detail] for r in result.rules]
-
-
-def verdict_line(result: GateResult) -> str:
-    n_fail = len(result.failed)
-    what = "SHIP" if result.passed else f"BLOCK ({n_fail} rule{'s' if n_fail != 1 else ''} failed)"
-    base = f" against {result.baseline}" if result.baseline else ""
-    name = result.policy_name or Path(result.policy).stem
-    return f"loragate gate: {what}: {result.run}{base}, policy {name}"
-
-
-def render_markdown(result: GateResult) -> str:
-    """The rule table as Markdown (also what goes to $GITHUB_STEP_SUMMARY)."""
-    icon = {"PASS": "PASS", "FAIL": Raw("**FAIL**"), "SKIP": "SKIP"}
-    rows = []
-    for row, r in zip(_rows(result), result.rules, strict=True):
-        rows.append([*row[:4], icon[r.status], *row[5:]])
-    lines = [f"### {md_cell(verdict_line(result))}", ""]
-    lines += markdown_table(
-        ["Family", "Rule", "Figure", "Requirement", "Result", "Detail"], rows, "llrl"
-    )
-    for n in result.notes:
-        lines += ["", f"> {md_cell(n)}"]
-    return "\n".join(lines) + "\n"
-
-
-def render_terminal(result: GateResult) -> RenderableType:
-    """The rule table as a rich renderable."""
-    from rich import box
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
-
-    # The result comes first so that a narrow terminal can never cut it off.
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    table.add_column("Result", no_wrap=True)
-    table.add_column("Family", no_wrap=True)
-    table.add_column("Rule", no_wrap=True)
-    table.add_column("Figure", justify="right")
-    table.add_column("Requirement")
-    style = {"PASS": "green", "FAIL": "bold red", "SKIP": "yellow"}
-    for row, r in zip(_rows(result), result.rules, strict=True):
-        table.add_row(Text(r.status, style=style[r.status]), *row[:4])
-    parts: list[RenderableType] = [table]
-    # Details (which entries got worse) go below the table: they are long.
-    parts += [
-        Text(f"{_where(r)} {r.rule}: {r.detail}")
-        for r in result.rules
-        if r.detail and r.status == "FAIL"
-    ]
-    parts += [Text(n, style="yellow") for n in result.notes]
-    parts.append(Text(verdict_line(result), style="bold green" if result.passed else "bold red"))
-    return Group(*parts)
-
-
 __all__ = [
+    "EXIT_BLOCK",
+    "EXIT_INCONCLUSIVE",
+    "EXIT_SHIP",
+    "FAMILY_RULES",
+    "GATE_SCHEMA_VERSION",
+    "RUN_RULES",
     "FamilyRules",
     "GatePolicy",
     "GateResult",
     "RuleResult",
+    "RuleStatus",
     "evaluate_gate",
     "load_policy",
-    "render_markdown",
-    "render_terminal",
     "tag_rules",
-    "verdict_line",
 ]

@@ -7,11 +7,17 @@ public so the model card can reuse the same tables.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from loragate.families import get_families
-from loragate.formats.records import AdapterSummary, RateStats, ResultRecord, Summary
+from loragate.formats.records import (
+    AdapterSummary,
+    RateStats,
+    ResultRecord,
+    Summary,
+    TokenStats,
+)
 from loragate.results.formatting import (
     Raw,
     format_ci,
@@ -21,6 +27,7 @@ from loragate.results.formatting import (
     md_code,
     shorten,
 )
+from loragate.results.languages import languages_line, unsupported_note
 from loragate.score.aggregate import missing_entries
 
 if TYPE_CHECKING:
@@ -46,11 +53,47 @@ def _unparseable(stats: RateStats) -> str:
     return f"{stats.unparseable} / {stats.unparseable_repaired}"
 
 
-def _stats_row(letter: str, name: str, stats: RateStats) -> list[str]:
+def _tokens(stats: TokenStats | None) -> str:
+    return "-" if stats is None else f"{stats.mean:,.0f} / {stats.p95:,.0f}"
+
+
+def call_columns(adapter: AdapterSummary) -> list[tuple[str, Callable[[RateStats], str]]]:
+    """The columns of issue 22 an adapter's family table needs: the format mix, calls
+    written in reasoning, samples truncated in their reasoning, reasoning and answer
+    tokens (mean / p95). A column is shown when some family has something in it."""
+    groups = [adapter.overall, *adapter.families.values()]
+    columns: list[tuple[str, Callable[[RateStats], str]]] = []
+    if any(g.format_mix for g in groups):
+        columns.append(("Format mix", lambda s: str(s.format_mix)))
+    if any(g.calls_in_reasoning for g in groups):
+        columns.append(("Calls in reasoning", lambda s: str(s.calls_in_reasoning)))
+    if any(g.truncated_reasoning for g in groups):
+        columns.append(("Truncated reasoning", lambda s: str(s.truncated_reasoning)))
+    if any(g.reasoning_tokens is not None and g.reasoning_tokens.mean > 0 for g in groups):
+        columns.append(("Reasoning tok. mean / p95", lambda s: _tokens(s.reasoning_tokens)))
+        columns.append(("Answer tok. mean / p95", lambda s: _tokens(s.answer_tokens)))
+    return columns
+
+
+_SHORT = {
+    "Calls in reasoning": "Calls in think",
+    "Truncated reasoning": "Trunc. think",
+    "Reasoning tok. mean / p95": "Think tok mean/p95",
+    "Answer tok. mean / p95": "Answer tok mean/p95",
+}
+"""Terminal titles of the call columns (the table must fit a terminal)."""
+
+
+def _stats_row(
+    letter: str,
+    name: str,
+    stats: RateStats,
+    extra: Sequence[tuple[str, Callable[[RateStats], str]]] = (),
+) -> list[str]:
     row = [letter, name, str(stats.entries), format_rate_ci(stats)]
     if _k_columns(stats.k):
         row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
-    return [*row, _unparseable(stats)]
+    return [*row, _unparseable(stats), *(cell(stats) for _, cell in extra)]
 
 
 def family_table_markdown(adapter: AdapterSummary) -> list[str]:
@@ -62,9 +105,28 @@ def family_table_markdown(adapter: AdapterSummary) -> list[str]:
         header += [f"pass^{k}", f"pass@{k}"]
         align += "rr"
     header.append("Unparseable (strict / repaired)")
-    rows = [_stats_row(*family_label(name), stats) for name, stats in adapter.families.items()]
-    rows.append(_stats_row("", Raw("**overall**"), adapter.overall))
-    return markdown_table(header, rows, align + "r")
+    extra = call_columns(adapter)
+    header += [title for title, _ in extra]
+    rows = [
+        _stats_row(*family_label(name), stats, extra) for name, stats in adapter.families.items()
+    ]
+    rows.append(_stats_row("", Raw("**overall**"), adapter.overall, extra))
+    return markdown_table(header, rows, align + "r" * (1 + len(extra)))
+
+
+def formats_line(summary: Summary, adapter: AdapterSummary) -> str:
+    """How the adapter's samples wrote their calls, against the format the run expects
+    (empty before summary schema 4)."""
+    if not adapter.formats or summary.tool_call_format is None:
+        return ""
+    counts = ", ".join(f"{fmt} {n}" for fmt, n in adapter.formats.items())
+    other = adapter.overall.format_mix
+    verdict = (
+        f"**{other} sample(s) in the other format** (judged as written, counted apart)"
+        if other
+        else "no sample in the other format"
+    )
+    return f"Call formats: {counts} (the run expects {summary.tool_call_format}): {verdict}."
 
 
 def _group_table(groups: dict[str, RateStats], k: int, kind: str, rate: str) -> list[str]:
@@ -166,7 +228,8 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
         "",
         f"Evalset `{ev.name}` {ev.version} (sha256 `{ev.sha256[:12]}`), "
         f"{len(summary.entry_ids)} entries after fault expansion, "
-        f"up to {summary.samples_per_entry} sample(s) per entry, parse mode `{summary.parse_mode}`.",
+        f"up to {summary.samples_per_entry} sample(s) per entry, parse mode `{summary.parse_mode}`."
+        + (f" Judged as {summary.stack}." if summary.stack else ""),
         "",
         "pass@1 is the mean over entries of each entry's passing fraction; the 95 % Wilson "
         "interval counts entries, not samples. Unparseable counts samples."
@@ -194,7 +257,16 @@ def render_markdown(summary: Summary, results: Sequence[ResultRecord]) -> str:
                 f"**Missing:** {len(gone)} of {len(summary.entry_ids)} entries had no "
                 f"generation and are not counted: {shown}{more}.",
             ]
+        formats = formats_line(summary, adapter)
+        if formats:
+            out += ["", formats]
         out += ["", *family_table_markdown(adapter)]
+        languages = languages_line(adapter)
+        if languages:
+            out += ["", languages + "."]
+        unsupported = unsupported_note(adapter)
+        if unsupported:
+            out += ["", f"**Unsupported languages:** {unsupported}"]
         faults = fault_table_markdown(adapter)
         if faults:
             out += ["", "### Recovery by injected fault", "", *faults]
@@ -239,6 +311,9 @@ def print_summary(summary: Summary, console: Console) -> None:
             table.add_column(f"pass^{k}", justify="right")
             table.add_column(f"pass@{k}", justify="right")
         table.add_column("Unparseable s/r", justify="right")
+        extra = call_columns(adapter)
+        for title, _ in extra:
+            table.add_column(_SHORT.get(title, title), justify="right")
 
         rows: list[tuple[str, str, RateStats, str | None]] = [
             (*family_label(fam), stats, None) for fam, stats in adapter.families.items()
@@ -257,8 +332,20 @@ def print_summary(summary: Summary, console: Console) -> None:
             ]
             if _k_columns(k):
                 row += [format_rate(stats.pass_hat_k), format_rate(stats.pass_at_k)]
-            table.add_row(*row, _unparseable(stats), style=style)
+            fault_row = i > len(adapter.families)
+            table.add_row(
+                *row,
+                _unparseable(stats),
+                *("" if fault_row else cell(stats) for _, cell in extra),
+                style=style,
+            )
         console.print(table)
+        formats = formats_line(summary, adapter)
+        if formats and adapter.overall.format_mix:
+            console.print(formats.replace("**", ""), highlight=False)
+        unsupported = unsupported_note(adapter, name)
+        if unsupported:
+            console.print(f"[yellow]{unsupported}[/yellow]", markup=True, highlight=False)
         harness = sensitivity_terminal(summary, name)
         if harness is not None:
             console.print(harness)
@@ -272,10 +359,12 @@ def print_summary(summary: Summary, console: Console) -> None:
 
 __all__ = [
     "MAX_FAILING_ENTRIES",
+    "call_columns",
     "failing_table_markdown",
     "family_label",
     "family_table_markdown",
     "fault_table_markdown",
+    "formats_line",
     "print_summary",
     "reason_table_markdown",
     "render_markdown",

@@ -24,6 +24,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.calls.reasoning import reasoning_prefix
 from loragate.common.errors import BadInput, Problem
 from loragate.evalset.load import Evalset
 from loragate.families import get_families
@@ -35,6 +37,7 @@ from loragate.formats.records import (
     ReasonCode,
     ResultRecord,
     Summary,
+    TokenStats,
 )
 from loragate.stats.binomial import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
 
@@ -112,9 +115,14 @@ def summarize(
     results: Iterable[ResultRecord],
     parse_mode: ParseMode = "strict",
     k: int | None = None,
+    *,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> Summary:
     """Summarise scored samples of one or more adapters over `evalset`.
 
+    `stack` is the serving stack the results were judged as: its call format decides
+    which samples count in the format mix, its reasoning parser how reasoning tokens are
+    estimated where a runner did not count them.
     Adapters appear in the order of their first result. Families are listed in registry
     order, each family of the evalset even when an adapter has no sample of it (its
     rates are then `None`). Fault kinds appear only where the evalset has variants.
@@ -160,11 +168,15 @@ def summarize(
         by_fault: dict[str, list[EntryCounts]] = {f: [] for f in faults}
         by_tag: dict[str, list[EntryCounts]] = {t: [] for t in tags}
         reasons: Counter[str] = Counter()
+        languages: Counter[str] = Counter()
+        unsupported: Counter[str] = Counter()
         counted = {entry_id: entry_counts(samples) for entry_id, samples in per_entry.items()}
+        by_entry_family: dict[str, list[str]] = defaultdict(list)
         for entry in evalset.entries:
             samples = per_entry.get(entry.id)
             if not samples:
                 continue
+            by_entry_family[entry.family].append(entry.id)
             counts = counted[entry.id]
             by_family[entry.family].append(counts)
             if entry.fault is not None:
@@ -173,23 +185,120 @@ def summarize(
                 by_tag[tag].append(counts)
             if counts[1] < counts[0]:
                 reasons.update(r.verdict.reason.value for r in samples if not r.verdict.passed)
+                unsupported[entry.family] += sum(
+                    r.verdict.reason is ReasonCode.unsupported_language for r in samples
+                )
+            languages.update(r.language for r in samples if r.language is not None)
+        samples_of = {
+            f: [r for e in by_entry_family.get(f, []) for r in per_entry[e]] for f in families
+        }
         adapters[adapter] = AdapterSummary(
-            overall=rate_stats_of_counts(list(counted.values()), k),
-            families={f: rate_stats_of_counts(by_family[f], k) for f in families},
+            overall=with_call_figures(
+                rate_stats_of_counts(list(counted.values()), k),
+                [r for rs in per_entry.values() for r in rs],
+                stack,
+            ),
+            families={
+                f: with_call_figures(rate_stats_of_counts(by_family[f], k), samples_of[f], stack)
+                for f in families
+            },
+            formats=format_counts(r for rs in per_entry.values() for r in rs),
             faults={f: rate_stats_of_counts(by_fault[f], k) for f in faults},
             tags={t: rate_stats_of_counts(by_tag[t], k) for t in tags},
             reasons=dict(
                 sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
             ),
+            languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+            unsupported_language={f: unsupported[f] for f in families if unsupported[f]},
         )
 
     return Summary(
         evalset=EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256),
         parse_mode=parse_mode,
+        tool_call_format=stack.call_format,
+        reasoning_parser=stack.reasoning_parser,
+        stack=stack.describe(),
         samples_per_entry=samples_per_entry,
         entry_ids=sorted(evalset.by_id),
         adapters=adapters,
         tag_entries=_tag_entries(evalset),
+    )
+
+
+def format_counts(results: Iterable[ResultRecord]) -> dict[str, int]:
+    """Samples per call format they wrote (results before schema 3 are not counted)."""
+    counts = Counter(r.parse.format for r in results if r.parse.format is not None)
+    return {f: counts[f] for f in ("hermes", "qwen3_xml", "none") if counts[f]}
+
+
+def sample_tokens(r: ResultRecord, stack: ServingStack) -> tuple[int, int, bool] | None:
+    """(reasoning tokens, answer tokens, estimated) of one sample; None without a
+    completion token count. Where the runner did not count the reasoning tokens they
+    are estimated by the reasoning's share of the text's characters."""
+    completion = r.completion_tokens
+    if completion is None:
+        return None
+    if r.reasoning_tokens is not None:
+        reasoning = min(max(r.reasoning_tokens, 0), completion)
+        return reasoning, completion - reasoning, False
+    chars = reasoning_prefix(r.text, stack.reasoning_parser, thinking=stack.thinking)
+    if not chars:
+        return 0, completion, False
+    reasoning = min(completion, round(completion * chars / max(1, len(r.text))))
+    return reasoning, completion - reasoning, True
+
+
+def summary_stack(summary: Summary) -> ServingStack:
+    """The serving stack a summary was judged as (loragate's default before schema 4)."""
+    fmt = summary.tool_call_format or DEFAULT_STACK.call_format
+    parser = summary.reasoning_parser or DEFAULT_STACK.reasoning_parser
+    if parser not in ("qwen3", "deepseek_r1", "none"):
+        parser = DEFAULT_STACK.reasoning_parser
+    return ServingStack(fmt, parser)  # type: ignore[arg-type]
+
+
+def _token_stats(values: list[int], estimated: int) -> TokenStats | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(0.95 * len(ordered)))
+    return TokenStats(
+        samples=len(values),
+        mean=round(math.fsum(values) / len(values), 2),
+        p95=float(ordered[rank - 1]),
+        estimated=estimated,
+    )
+
+
+def with_call_figures(
+    stats: RateStats, samples: Sequence[ResultRecord], stack: ServingStack
+) -> RateStats:
+    """`stats` with the figures of issue 22 filled in from its samples: the format mix,
+    calls written in reasoning, truncated reasoning, reasoning and answer tokens."""
+    if not samples:
+        return stats
+    expected = stack.call_format
+    mix = in_reasoning = truncated = estimated = 0
+    reasoning: list[int] = []
+    answer: list[int] = []
+    for r in samples:
+        fmt = r.parse.format
+        mix += fmt is not None and fmt != "none" and fmt != expected
+        in_reasoning += r.parse.calls_in_reasoning > 0
+        truncated += r.verdict.reason is ReasonCode.truncated_reasoning
+        tokens = sample_tokens(r, stack)
+        if tokens is not None:
+            reasoning.append(tokens[0])
+            answer.append(tokens[1])
+            estimated += tokens[2]
+    return stats.model_copy(
+        update={
+            "format_mix": mix,
+            "calls_in_reasoning": in_reasoning,
+            "truncated_reasoning": truncated,
+            "reasoning_tokens": _token_stats(reasoning, estimated),
+            "answer_tokens": _token_stats(answer, estimated),
+        }
     )
 
 
@@ -213,9 +322,13 @@ __all__ = [
     "ParseMode",
     "entry_counts",
     "family_order",
+    "format_counts",
     "grouping_tags",
     "missing_entries",
     "rate_stats",
     "rate_stats_of_counts",
+    "sample_tokens",
     "summarize",
+    "summary_stack",
+    "with_call_figures",
 ]

@@ -28,6 +28,7 @@ from loragate.formats.records import (
     Verdict,
     trusted,
 )
+from loragate.judge.language import detect_language, remember_language
 
 PARALLEL_MIN_OUTPUTS = 20_000
 """Fewer distinct outputs than this are judged in one process: forking and gathering
@@ -36,7 +37,8 @@ cost more than they save below it (about 0.2 s of set-up)."""
 MAX_JOBS = 16
 
 Judged = tuple[ParseResult, Verdict]
-_Packed = tuple[tuple[Any, ...], tuple[bool, str, str]]
+_Packed = tuple[tuple[Any, ...], tuple[bool, str, str], str | None]
+"""A judgement as a worker sends it: the parse, the verdict, the reply's language."""
 
 _work: tuple[Callable[[GenerationRecord], Judged], Sequence[GenerationRecord]] | None = None
 """What a forked worker judges: set in the parent just before the fork, inherited."""
@@ -74,13 +76,21 @@ def _pack(judged: Judged) -> _Packed:
             parse.strict_status,
             parse.repaired_status,
             parse.error,
+            parse.format,
+            parse.calls_in_reasoning,
         ),
         (verdict.passed, verdict.reason.value, verdict.detail),
+        detect_language(parse.answer),
     )
 
 
 def _unpack(packed: _Packed) -> Judged:
-    (status, calls, answer, repaired, strict_status, repaired_status, error), verdict = packed
+    (
+        (status, calls, answer, repaired, strict_status, repaired_status, error, fmt, in_reasoning),
+        verdict,
+        lang,
+    ) = packed
+    remember_language(answer, lang)  # detected in the worker: the parent need not again
     parse = trusted(
         ParseResult,
         {
@@ -91,6 +101,8 @@ def _unpack(packed: _Packed) -> Judged:
             "strict_status": strict_status,
             "repaired_status": repaired_status,
             "error": error,
+            "format": fmt,
+            "calls_in_reasoning": in_reasoning,
         },
     )
     passed, reason, detail = verdict

@@ -23,7 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from loragate.calls.parsing import parse_output
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
+from loragate.calls.reasoning import split_reasoning
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import replace_files
 from loragate.common.heap import no_cyclic_gc
@@ -34,6 +35,7 @@ from loragate.formats.records import (
     FaultKind,
     GenerationRecord,
     ParseResult,
+    ReasonCode,
     ResultRecord,
     Summary,
     Verdict,
@@ -41,6 +43,7 @@ from loragate.formats.records import (
 )
 from loragate.formats.runfolder import GENERATIONS, RESULTS, SUMMARY, dump_jsonl
 from loragate.generate.harness_apply import AppliedVariant
+from loragate.judge.language import detect_language
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
@@ -86,7 +89,12 @@ class Scorer:
     recorded either way.
     """
 
-    def __init__(self, evalset: Evalset, parse_mode: ParseMode = "strict") -> None:
+    def __init__(
+        self,
+        evalset: Evalset,
+        parse_mode: ParseMode = "strict",
+        stack: ServingStack = DEFAULT_STACK,
+    ) -> None:
         if parse_mode not in ("strict", "repaired"):
             raise BadInput(
                 f"`parse_mode` must be strict or repaired, got {parse_mode!r}",
@@ -94,6 +102,7 @@ class Scorer:
             )
         self.evalset = evalset
         self.parse_mode: ParseMode = parse_mode
+        self.stack = stack
         self.ctx = ScoringContext(
             toolset=evalset.toolset,
             policy=evalset.policy,
@@ -136,13 +145,23 @@ class Scorer:
 
     def judge(self, record: GenerationRecord) -> tuple[ParseResult, Verdict]:
         """The parse and the verdict of one generation (what a checker answers), without
-        the result record around them. `BadInput` for an entry id the evalset lacks."""
+        the result record around them. `BadInput` for an entry id the evalset lacks.
+
+        A sample that hit the token limit (`finish_reason` "length") inside its
+        reasoning fails as `truncated_reasoning`, whatever its text holds."""
+        memo = self.judge_text(record)
+        if record.finish_reason == "length" and self._stopped_in_reasoning(record.text):
+            return memo[0], _truncated(record.text, self.stack)
+        return memo
+
+    def judge_text(self, record: GenerationRecord) -> tuple[ParseResult, Verdict]:
+        """`judge` without the finish reason: a pure function of (entry, text)."""
         key = (record.entry_id, record.text)
         memo = self._memo.get(key)
         if memo is not None:
             return memo
         entry, expect, family, ctx = self._plan_of(record.entry_id)
-        parse = parse_output(record.text, self.parse_mode)
+        parse = parse_output(record.text, self.parse_mode, stack=self.stack, tools=ctx.toolset)
         try:
             verdict = family.score(Sample(entry=entry, expect=expect, parse=parse, ctx=ctx))
         except Exception as exc:
@@ -157,6 +176,10 @@ class Scorer:
             self._memo.clear()  # bound the memory of a long-lived scorer
         self._memo[key] = memo = (parse, verdict)
         return memo
+
+    def _stopped_in_reasoning(self, text: str) -> bool:
+        stack = self.stack
+        return split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking).open_at_end
 
     def remember(
         self, judged: Iterable[tuple[GenerationRecord, tuple[ParseResult, Verdict]]]
@@ -173,6 +196,16 @@ class Scorer:
         return result_record(record, entry.family, entry.fault, parse, verdict)
 
 
+def _truncated(text: str, stack: ServingStack) -> Verdict:
+    split = split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking)
+    reasoning = split.reasoning or "".join(split.regions)
+    return Verdict.fail(
+        ReasonCode.truncated_reasoning,
+        f"stopped at the token limit inside its reasoning ({len(reasoning)} characters of "
+        "reasoning, no answer)",
+    )
+
+
 def result_record(
     record: GenerationRecord,
     family: str,
@@ -181,7 +214,7 @@ def result_record(
     verdict: Verdict,
 ) -> ResultRecord:
     """`record` scored: its fields (`schema_version` included, as results have always
-    carried it), then the family, fault, parse and verdict.
+    carried it), then the family, fault, parse, verdict and the language of the reply.
 
     Built without re-validating what is valid already (a `GenerationRecord`, the
     parser's `ParseResult`, the family's `Verdict`): 1.5 us instead of 7.5 us a sample
@@ -192,6 +225,7 @@ def result_record(
     fields["fault"] = fault
     fields["parse"] = parse
     fields["verdict"] = verdict
+    fields["language"] = detect_language(parse.answer)
     return trusted(ResultRecord, fields)
 
 
@@ -354,6 +388,7 @@ def score_records(
     progress: bool | None = None,
     jobs: int = 1,
     min_parallel: int = PARALLEL_MIN_OUTPUTS,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> list[ResultRecord]:
     """Check (`check_generations`) and score every record, in input order.
 
@@ -364,7 +399,7 @@ def score_records(
     same either way.
     """
     check_generations(evalset, records, allow_missing=allow_missing, source=source)
-    return _score_checked(evalset, records, parse_mode, progress, jobs, min_parallel)
+    return _score_checked(evalset, records, parse_mode, progress, jobs, min_parallel, stack)
 
 
 def _score_checked(
@@ -374,15 +409,16 @@ def _score_checked(
     progress: bool | None,
     jobs: int = 1,
     min_parallel: int = PARALLEL_MIN_OUTPUTS,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> list[ResultRecord]:
-    scorer = Scorer(evalset, parse_mode)
+    scorer = Scorer(evalset, parse_mode, stack)
     jobs = resolve_jobs(jobs)
     with no_cyclic_gc():
         distinct = _distinct(records) if jobs > 1 and can_fork() else []
         if len(distinct) >= max(2, min_parallel):
             # forked before the progress bar starts its thread
             with (
-                ForkedJudges(scorer.judge, distinct, jobs) as workers,
+                ForkedJudges(scorer.judge_text, distinct, jobs) as workers,
                 _progress(len(records), progress) as advance,
             ):
                 judged = workers.judge_all(advance)
@@ -472,12 +508,14 @@ def score_run(
     progress: bool | None = None,
     jobs: int = 1,
     variants: Sequence[AppliedVariant] = (),
+    stack: ServingStack = DEFAULT_STACK,
 ) -> ScoredRun:
     """Check, score and summarise `generations`; nothing is written. `BadInput` for
     bad input, `ScorerError` for a scorer bug. `k` is the k of pass^k / pass@k (default:
     the smallest per-entry sample count). `source` is the file the generations were read
     from, in order, so problems can name its lines. `jobs`: processes judging the
-    distinct outputs (see `score_records`). `variants`: the harness variants the
+    distinct outputs (see `score_records`). `stack`: the serving stack the outputs are
+    judged as (see `loragate.calls.parsing`). `variants`: the harness variants the
     generations were made under; each variant's samples are judged on its own scoring
     evalset (`variant_results`) and summarised in `summary.harness` (figures per
     variant, the sensitivity table; docs/harness.md)."""
@@ -486,17 +524,27 @@ def score_run(
         evalset, generations, allow_missing=allow_missing, source=source, variants=scoring
     )
     default = [g for g in generations if g.harness is None]
-    results = _score_checked(evalset, default, parse_mode, progress, jobs)
-    summary = summarize(evalset, results, parse_mode, k)
+    results = _score_checked(
+        evalset, default, parse_mode, progress, jobs, PARALLEL_MIN_OUTPUTS, stack
+    )
+    summary = summarize(evalset, results, parse_mode, k, stack=stack)
     others: list[ResultRecord] = []
     if variants:
         by_variant = {
             v.name: _score_checked(
-                v.scoring, [g for g in generations if g.harness == v.name], parse_mode, False, jobs
+                v.scoring,
+                [g for g in generations if g.harness == v.name],
+                parse_mode,
+                False,
+                jobs,
+                PARALLEL_MIN_OUTPUTS,
+                stack,
             )
             for v in variants
         }
-        summary.harness = harness_summary(summary, results, by_variant, variants, parse_mode, k)
+        summary.harness = harness_summary(
+            summary, results, by_variant, variants, parse_mode, k, stack
+        )
         others = [r for rs in by_variant.values() for r in rs]
     return ScoredRun(summary=summary, results=results, missing=missing, variant_results=others)
 

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.formats.records import (
     FamilySensitivity,
     HarnessSummary,
@@ -121,6 +122,7 @@ def harness_summary(
     variants: Sequence[AppliedVariant],
     parse_mode: ParseMode,
     k: int | None,
+    stack: ServingStack = DEFAULT_STACK,
 ) -> HarnessSummary:
     """`summary.harness` of a run (see the module docstring)."""
     first = next(iter(summary.adapters.values()), None)
@@ -132,7 +134,7 @@ def harness_summary(
     ids.sort(key=lambda i: order.get(i, len(order)))
     infos: list[HarnessVariantSummary] = []
     for v in variants:
-        vs = summarize(v.scoring, by_variant.get(v.name, []), parse_mode, k)
+        vs = summarize(v.scoring, by_variant.get(v.name, []), parse_mode, k, stack=stack)
         infos.append(
             HarnessVariantSummary(
                 name=v.name,

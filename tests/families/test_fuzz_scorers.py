@@ -76,6 +76,14 @@ CASES: list[tuple[str, dict[str, Any], list[dict[str, Any]] | None, Any]] = [
         "timeout",
     ),
     ("recovery", {}, HISTORY, "error"),
+    (
+        "abstain",
+        {"answer_mentions": [["transfer*", "tool*"]], "answer_forbids": ["money & moved"]},
+        None,
+        None,
+    ),
+    ("abstain", {"semantics": "bfcl"}, None, None),
+    ("abstain", {}, HISTORY, None),
 ]
 
 

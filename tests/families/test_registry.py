@@ -1,4 +1,4 @@
-"""The family registry: built-ins A-G, helpful unknown-name errors, entry-point plugins."""
+"""The family registry: built-ins A-H, helpful unknown-name errors, entry-point plugins."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def plugins(monkeypatch: pytest.MonkeyPatch, *eps: FakeEntryPoint) -> None:
     monkeypatch.setattr(families_mod, "entry_points", fake_entry_points)
 
 
-def test_builtins_are_a_to_g(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_builtins_are_a_to_h(monkeypatch: pytest.MonkeyPatch) -> None:
     plugins(monkeypatch)
     fams = get_families()
     assert {n: f.letter for n, f in fams.items()} == {
@@ -69,6 +69,7 @@ def test_builtins_are_a_to_g(monkeypatch: pytest.MonkeyPatch) -> None:
         "clarify": "E",
         "should_not_call": "F",
         "recovery": "G",
+        "abstain": "H",
     }
     for fam in fams.values():
         assert fam.passes_when.endswith(".")

@@ -633,3 +633,42 @@ def test_generate_works_inside_a_running_event_loop(agent20: Evalset) -> None:
 
     asyncio.run(inside())
     assert sorted(sink.keys) == sorted(job_keys(jobs))
+
+
+def test_structured_calls_are_written_back_in_the_runs_call_format() -> None:
+    from loragate.calls.parsing import ServingStack
+    from loragate.calls.tools import ToolDef, Toolset
+
+    tools = Toolset(
+        [
+            ToolDef.model_validate(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "f",
+                        "parameters": {
+                            "type": "object",
+                            "properties": {
+                                "a": {"type": "integer"},
+                                "b": {"type": "string"},
+                                "c": {"type": "array"},
+                                "d": {"type": "boolean"},
+                            },
+                        },
+                    },
+                }
+            )
+        ]
+    )
+    args = {"a": 1, "b": "x", "c": [1, {"k": None}], "d": True}
+    message = {
+        "content": "Sure.",
+        "tool_calls": [{"function": {"name": "f", "arguments": json.dumps(args)}}],
+    }
+    text = message_text(message, "qwen3_xml")
+    assert "<function=f>" in text
+    parsed = parse_output(text, stack=ServingStack("qwen3_xml", "qwen3", False), tools=tools)
+    assert parsed.format == "qwen3_xml" and parsed.answer == "Sure."
+    assert [(c.name, c.arguments) for c in parsed.calls] == [("f", args)]
+    # a Hermes run gets Hermes blocks back: no format mix either way
+    assert parse_output(message_text(message)).format == "hermes"

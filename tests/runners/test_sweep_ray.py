@@ -93,7 +93,7 @@ def test_sweep_equals_run_and_reruns_free(
     )
     plan = plan_run(cfg)
     outcome = execute_run(plan)
-    finish_run(plan.evalset, outcome.records, plan.out_dir, k=1)
+    finish_run(plan.evalset, outcome.records, plan.out_dir, k=1, stack=plan.stack)
     assert sweep_verdicts == _verdicts(plan.out_dir)
 
     rows = first.summary.evalsets["mini"]

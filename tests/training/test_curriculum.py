@@ -31,7 +31,17 @@ BIG: dict[str, int] = {
     "governance": 200,
     "clarify": 120,
     "should_not_call": 400,
+    "abstain": 300,
 }
+PINNED_FAMILIES = (
+    "tool_call",
+    "parallel",
+    "sequencing",
+    "governance",
+    "clarify",
+    "should_not_call",
+)
+"""The families the Python templates had; `abstain` (H) came with the data file."""
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +63,8 @@ def big(agent20: Evalset, curriculum: Curriculum) -> list[TrainingExample]:
 
 
 def _sha256(examples: list[TrainingExample]) -> str:
-    blob = "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in examples)
+    pinned = [e for e in examples if e.family in PINNED_FAMILIES]
+    blob = "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in pinned)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -129,7 +140,7 @@ def test_family_shapes(big: list[TrainingExample], agent20: Evalset) -> None:
     for ex in big:
         last = ex.messages[-1]
         calls = [tc["function"]["name"] for tc in last.get("tool_calls") or []]
-        if ex.family in ("should_not_call", "clarify"):
+        if ex.family in ("should_not_call", "clarify", "abstain"):
             assert not calls and last["content"].strip()
         if ex.family == "clarify":
             assert "?" in last["content"]
@@ -145,6 +156,33 @@ def test_family_shapes(big: list[TrainingExample], agent20: Evalset) -> None:
                 assert len(calls) == 1 and calls[0] in destructive
             else:
                 assert not calls and "not" in last["content"]
+
+
+def test_abstain_examples_pass_the_abstain_family(
+    big: list[TrainingExample], agent20: Evalset
+) -> None:
+    """Every synthetic abstention is an honest decline by family H's own generic rule."""
+    from loragate.calls.parsing import parse_output
+    from loragate.families import Sample, ScoringContext, get_family
+    from loragate.formats.evalset import Entry, Message
+
+    family = get_family("abstain")
+    ctx = ScoringContext(
+        toolset=agent20.toolset, policy=agent20.policy, system_prompt=agent20.manifest.system_prompt
+    )
+    abstain = [ex for ex in big if ex.family == "abstain"]
+    assert len(abstain) == BIG["abstain"]
+    for ex in abstain:
+        entry = Entry(
+            id="X-1",
+            family="abstain",
+            messages=[Message.model_validate(m) for m in ex.messages[:-1]],
+            expect={},
+        )
+        parsed = parse_output(ex.messages[-1]["content"])
+        sample = Sample(entry=entry, expect=family.parse_expect({}), parse=parsed, ctx=ctx)
+        verdict = family.score(sample)
+        assert verdict.passed, (ex.messages, verdict.detail)
 
 
 def test_no_overlap_with_the_bundled_evalset(big: list[TrainingExample], agent20: Evalset) -> None:

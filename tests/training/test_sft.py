@@ -79,7 +79,7 @@ def test_gpu_recipe_is_the_case_study() -> None:
     lora = lora_config_kwargs(recipe)
     assert (lora["r"], lora["lora_alpha"]) == (128, 256)
     cur = next(s for s in recipe.data.sources if s.curriculum is not None)
-    assert cur.weight == 3 and sum(cur.curriculum.families.values()) == 630  # type: ignore[union-attr]
+    assert cur.weight == 3 and sum(cur.curriculum.families.values()) == 840  # type: ignore[union-attr]
 
 
 def test_round2_adds_should_not_call_to_round1() -> None:

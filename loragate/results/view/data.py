@@ -5,8 +5,11 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
 `view_data` builds is what the page's script reads (`VIEW_DATA_VERSION`):
 
 - `sides`: label, run folder, adapter, parse mode, k, that adapter's `summary.json`
-  figures (`AdapterSummary`), its `gate.json` when the folder has one and its harness
-  sensitivity table (`harness`, version 2) when the run has variants;
+  figures (`AdapterSummary`), its `gate.json` when the folder has one, its harness
+  sensitivity table (`harness`, version 2) when the run has variants, and (every side
+  after the first) `detectable`: per family and `overall`, the smallest drop against
+  the first side that the paired exact test can call significant at p < 0.05 on the
+  entries both scored, in points (`None`: no drop can be at that size);
 - `families`: `[name, letter]` in letter order; `reasons`: reason codes (samples
   refer to them by index); `texts`: distinct output texts (samples refer to them by
   index, so outputs the adapters share are stored once);
@@ -43,6 +46,7 @@ from loragate.results.gate import GateResult
 from loragate.results.report import family_label
 from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
 from loragate.results.view.html import render_view
+from loragate.stats.power import detectable_drop, entry_step
 
 SampleRow = list[Any]
 
@@ -174,16 +178,47 @@ def _conversation(evalset: Evalset, entry_id: str) -> dict[str, Any] | None:
     }
 
 
-def _side_info(side: Side) -> dict[str, Any]:
+def _counts(side: Side) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """Entry id -> (samples, passes), and entry id -> family, of one side (the default
+    harness's samples)."""
+    counts: dict[str, tuple[int, int]] = {}
+    family: dict[str, str] = {}
+    for r in side.results:
+        if r.harness is not None:
+            continue
+        n, c = counts.get(r.entry_id, (0, 0))
+        counts[r.entry_id] = (n + 1, c + (1 if r.verdict.passed else 0))
+        family[r.entry_id] = r.family
+    return counts, family
+
+
+def _detectable(base: Side, side: Side, alpha: float = 0.05) -> dict[str, float | None]:
+    """Per family and `overall`: the detectable drop of `side` against `base`."""
+    a, family = _counts(base)
+    b, _ = _counts(side)
+    ids = [i for i in a.keys() & b.keys()]
+    groups: dict[str, list[str]] = {"overall": ids}
+    for i in ids:
+        groups.setdefault(family[i], []).append(i)
+    out: dict[str, float | None] = {}
+    for name, members in groups.items():
+        drop = detectable_drop((entry_step(a[i][0], b[i][0]) for i in members), alpha)
+        out[name] = None if drop is None else float(drop * 100)
+    return out
+
+
+def _side_info(side: Side, base: Side | None = None) -> dict[str, Any]:
     return {
         "label": side.label,
         "run_dir": str(side.run_dir),
         "adapter": side.adapter,
         "parse_mode": side.summary.parse_mode,
+        "stack": side.summary.stack,
         "k": side.summary.samples_per_entry,
         "evalset": side.summary.evalset.model_dump(),
         "summary": side.summary.adapters[side.adapter].model_dump(mode="json"),
         "gate": side.gate.model_dump(mode="json") if side.gate is not None else None,
+        "detectable": _detectable(base, side) if base is not None else None,
         "harness": _harness_of(side),
     }
 
@@ -293,7 +328,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
             else None
         ),
         "tools": evalset.toolset.as_openai() if evalset is not None else [],
-        "sides": [_side_info(s) for s in sides],
+        "sides": [_side_info(s, sides[0] if i else None) for i, s in enumerate(sides)],
         "families": [[name, letter] for letter, name in families],
         "reasons": reasons,
         "texts": texts,

@@ -51,20 +51,46 @@
   document.getElementById("title").textContent = D.title;
   const ev = SIDES.length ? SIDES[0].evalset : null;
   document.getElementById("sides").textContent =
-    SIDES.map((s) => s.label + " (" + s.run_dir + ", adapter " + s.adapter + ", " + s.parse_mode + ", k = " + s.k + ")").join(" · ") +
+    SIDES.map((s) => s.label + " (" + s.run_dir + ", adapter " + s.adapter + ", " + s.parse_mode + ", k = " + s.k + (s.stack ? ", judged as " + s.stack : "") + ")").join(" · ") +
     (ev ? " — evalset " + ev.name + " " + ev.version : "");
   if (!D.evalset) document.getElementById("notes").textContent =
     "The evalset these runs were scored on was not found: conversations and expectations are not shown (pass --evalset DIR).";
+  // Replies in a language with no cue lists were not judged (unsupported_language).
+  const langNotes = SIDES.filter((s) => Object.keys(s.summary.unsupported_language || {}).length).map((s) =>
+    s.label + ": " + Object.values(s.summary.unsupported_language).reduce((a, b) => a + b, 0) +
+    " sample(s) answer in a language loragate has no cue lists for (unsupported_language, counted as failures): " +
+    Object.entries(s.summary.unsupported_language).map(([f, n]) => f + " " + n).join(", ") + ".");
+  if (langNotes.length) {
+    const box = document.getElementById("notes");
+    box.textContent = [box.textContent, ...langNotes].filter(Boolean).join(" ");
+  }
 
   // -- overview: family table ---------------------------------------------------------
+  // Issue 22's figures (summary schema 4): shown when a side has any of them.
+  function callFigures(summary) {
+    const groups = [summary.overall, ...Object.values(summary.families)];
+    return groups.some((g) => g && ((g.format_mix || 0) + (g.calls_in_reasoning || 0) + (g.truncated_reasoning || 0) > 0 ||
+      (g.reasoning_tokens && g.reasoning_tokens.mean > 0)));
+  }
+  function callCell(st) {
+    const tok = st.reasoning_tokens ? Math.round(st.reasoning_tokens.mean) + "/" + Math.round(st.reasoning_tokens.p95) : "-";
+    return tok + " · " + (st.truncated_reasoning || 0) + " · " + (st.calls_in_reasoning || 0) + " · " + (st.format_mix || 0);
+  }
   function familyTable() {
     const table = document.getElementById("family-table");
     const head = el("thead"), top = el("tr"), sub = el("tr");
     add(top, el("th", null, "family"));
     add(sub, el("th"));
-    SIDES.forEach((s) => {
-      const th = el("th", null, s.label); th.colSpan = 3; top.appendChild(th);
+    const extra = SIDES.map((s) => callFigures(s.summary));
+    SIDES.forEach((s, i) => {
+      const th = el("th", null, s.label); th.colSpan = 3 + (extra[i] ? 1 : 0) + (s.detectable ? 1 : 0); top.appendChild(th);
       add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable strict/repaired"));
+      if (extra[i]) add(sub, el("th", null, "reasoning tokens mean/p95 · truncated reasoning · calls in reasoning · format mix"));
+      if (s.detectable) {
+        const d = el("th", null, "detectable drop vs " + SIDES[0].label);
+        d.title = "the smallest drop the paired exact test can call significant at p < 0.05 on these entries (every changed entry worse)";
+        sub.appendChild(d);
+      }
     });
     add(head, top, sub); table.appendChild(head);
     const body = el("tbody");
@@ -82,7 +108,19 @@
           cells[1].textContent = pct(st.pass_hat_k);
           add(cells[2], el("span", "strict", String(st.unparseable)), " / ", el("span", "repaired", String(st.unparseable_repaired)));
         }
+        if (extra[i]) {
+          const cell = el("td"); cell.dataset.side = String(i); cell.dataset.field = "reasoning";
+          if (st) cell.textContent = callCell(st);
+          cells.push(cell);
+        }
         add(tr, ...cells);
+        if (side.detectable) {
+          const key = name === null ? "overall" : name;
+          const v = side.detectable[key];
+          const td = el("td", null, key in side.detectable ? (v === null ? "none (too few entries)" : "≥ " + (Math.round(v * 10) / 10) + " pt") : "");
+          td.dataset.side = String(i); td.dataset.field = "detectable";
+          tr.appendChild(td);
+        }
       });
       body.appendChild(tr);
     }
@@ -163,15 +201,23 @@
       const g = s.gate;
       if (!g) return;
       const div = el("div", "gate");
-      add(div, el("h2", null, "Gate: " + s.label), el("span", g.passed ? "ok" : "bad", g.passed ? "SHIP" : "BLOCKED"),
+      const verdict = g.verdict || (g.passed ? "SHIP" : "BLOCK");
+      const cls = { SHIP: "ok", BLOCK: "bad", INCONCLUSIVE: "unsure" };
+      add(div, el("h2", null, "Gate: " + s.label), el("span", cls[verdict] || "bad", verdict),
         " policy " + (g.policy_name || g.policy) + (g.baseline ? ", baseline " + g.baseline : ""));
       const t = el("table", "grid");
-      add(t, add(el("tr"), ...["rule", "family", "figure", "requirement", "status"].map((h) => el("th", null, h))));
+      add(t, add(el("tr"), ...["rule", "family", "figure", "requirement", "can see", "status"].map((h) => el("th", null, h))));
       for (const r of g.rules) {
         add(t, add(el("tr"), el("td", null, r.rule), el("td", null, r.family || (r.tag ? "tag " + r.tag : "-")), el("td", null, r.shown),
-          el("td", null, r.requirement), el("td", r.status === "FAIL" ? "bad" : "ok", r.status)));
+          el("td", null, r.requirement), el("td", null, r.sees || ""), el("td", cls[r.status === "FAIL" ? "BLOCK" : r.status === "INCONCLUSIVE" ? "INCONCLUSIVE" : "SHIP"], r.status)));
       }
-      div.appendChild(t); box.appendChild(div);
+      div.appendChild(t);
+      for (const r of g.rules) {
+        if (r.status !== "INCONCLUSIVE" && !(r.status === "FAIL" && r.needs)) continue;
+        const where = r.family || (r.tag ? "tag " + r.tag : "(run)");
+        div.appendChild(el("p", "muted", r.status + " " + where + " " + r.rule + ": " + (r.detail || r.sees || "") + (r.needs ? "; needs " + r.needs : "")));
+      }
+      box.appendChild(div);
     });
   }
 

@@ -1,0 +1,168 @@
+"""Family H `abstain`: no call, an honest decline with a reason, nothing invented."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from loragate.formats.records import ReasonCode
+
+from ._util import call, parse, result, score, user
+
+LIVE = [user("What's the current price of Bitcoin in USD?")]
+ACTION = [user("Book me a train ticket from Zurich to Basel for tomorrow at 7:30.")]
+EXPECT: dict[str, Any] = {
+    "answer_mentions": [["book*", "ticket*", "train*", "sbb", "tool*", "function*"]],
+    "answer_forbids": ["ticket & is booked", "seat & reserved"],
+}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't do that with the tools I have.",
+        "None of my tools gives live market prices, so I can't tell you Bitcoin's price.",
+        "As an AI language model, I don't have access to real-time data.",
+        "I don't have a tool for live prices - a crypto exchange or CoinMarketCap shows it.",
+        "You can check the current Bitcoin price on an exchange such as Kraken.",
+        "<think>No price tool.</think>That's outside what my tools can do, sorry.",
+        "I have no way to look that up from here.",
+        "Nobody can know that in advance.",  # unknowable, and no tool for it
+        # how models word it on BFCL's irrelevance entries
+        "The function database_connect.select is not relevant to your question.",
+        "This request cannot be fulfilled with the available functions.",
+        "The tools at hand can't fetch live prices.",
+        "That's not something the provided function can do.",
+        "The available function reads database records, which does not help here.",
+    ],
+)
+def test_honest_declines_pass_the_generic_rule(text: str) -> None:
+    v = score("abstain", {}, parse(answer=text), LIVE)
+    assert v.passed, v.detail
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Bitcoin is 43,210 USD.", ReasonCode.invented_answer),
+        (
+            "I can't check live prices, but it's around $43,210 right now.",
+            ReasonCode.invented_answer,
+        ),
+        ("Bitcoin is up 2.4 % today at 43,210 USD.", ReasonCode.invented_answer),
+        ("The search timed out, so I don't have the price.", ReasonCode.invented_answer),
+        ("Done - I've checked it for you.", ReasonCode.invented_answer),
+        ("I cannot help with that.", ReasonCode.refusal),
+        ("I'm sorry, but I can't assist with that request.", ReasonCode.refusal),
+        ("I don't know.", ReasonCode.refusal),
+        ("I'm not allowed to give financial information.", ReasonCode.policy_refusal),
+        ("For compliance reasons I cannot share prices.", ReasonCode.policy_refusal),
+        ("Bitcoin prices move a lot during the day.", ReasonCode.no_decline),
+        ("OK.", ReasonCode.non_answer),
+        ("", ReasonCode.empty_answer),
+        ("<|im_start|>assistant\nNo idea<|im_end|>", ReasonCode.template_leak),
+        ("What's the current price of Bitcoin in USD?", ReasonCode.echo),
+        (
+            '{"name": "web_search", "arguments": {"query": "bitcoin price"}}',
+            ReasonCode.called_when_should_not,
+        ),
+        ('get_invoice(invoice_id="INV-1")', ReasonCode.called_when_should_not),
+    ],
+)
+def test_invented_bare_blaming_and_junk_replies_fail(text: str, reason: ReasonCode) -> None:
+    v = score("abstain", {}, parse(answer=text), LIVE)
+    assert v.reason == reason, v.detail
+
+
+@pytest.mark.parametrize(
+    "parsed",
+    [
+        parse(("web_search", {"query": "bitcoin price"})),
+        parse(("no_such_tool", {}), answer="I can't do that with the tools I have."),
+        parse(status="unparseable", answer="", error="invalid JSON"),
+    ],
+)
+def test_any_call_or_call_attempt_fails(parsed: Any) -> None:
+    assert score("abstain", {}, parsed, LIVE).reason == ReasonCode.called_when_should_not
+
+
+@pytest.mark.parametrize(
+    ("parsed", "passed"),
+    [
+        (parse(answer="Bitcoin is 43,210 USD."), True),
+        (parse(answer=""), True),
+        (parse(answer="OK."), True),
+        (parse(status="unparseable", answer="", error="invalid JSON"), True),  # BFCL's rule
+        (parse(answer='{"name": "web_search", "arguments": {}}'), True),  # no parsed call
+        (parse(("web_search", {"query": "bitcoin"})), False),
+    ],
+)
+def test_bfcl_semantics_is_any_reply_without_a_parsed_call(parsed: Any, passed: bool) -> None:
+    assert score("abstain", {"semantics": "bfcl"}, parsed, LIVE).passed is passed
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("I can't book train tickets - there's no booking tool. The SBB app can do it.", None),
+        ("I can't do that with the tools I have.", None),
+        ("Please book it in the SBB app - I have no way to do that.", None),
+        ("As an AI language model, I don't have access to real-time data.", "missing_content"),
+        ("Your ticket is booked: seat 42 in coach 7.", "invented_answer"),
+        # a limit: words, not meaning - a reasoned decline about another request passes
+        ("There's no Teams tool, so I can't post that.", None),
+        ("I can't help with that.", "refusal"),
+        ("Sure, I'll get that done.", "no_decline"),
+    ],
+)
+def test_entry_mentions_and_forbids(text: str, reason: str | None) -> None:
+    v = score("abstain", EXPECT, parse(answer=text), ACTION)
+    assert (v.reason.value if not v.passed else None) == reason, v.detail
+
+
+def test_values_of_the_conversation_are_known() -> None:
+    messages = [
+        user("What's the story with INV-58302?"),
+        call("get_invoice", {"invoice_id": "INV-58302"}),
+        result(
+            '{"invoice_id": "INV-58302", "amount": 9800.0, "currency": "CHF", "status": "disputed"}'
+        ),
+        user("Book a debit note for it in the ERP."),
+    ]
+    text = "I can't book a debit note for INV-58302 (CHF 9,800, disputed): there's no ERP tool."
+    assert score("abstain", {}, parse(answer=text), messages).passed
+    invented = "I can't book it - no ERP tool - but debit note DN-4711 for CHF 3,266.67 would fit."
+    assert (
+        score("abstain", {}, parse(answer=invented), messages).reason == ReasonCode.invented_answer
+    )
+
+
+def test_general_statements_are_not_invented() -> None:
+    text = (
+        "I can't read the oven's sensors - no tool reaches them. Such ovens usually cure "
+        "at 180-200 °C, so anything above that is hot."
+    )
+    assert score("abstain", {}, parse(answer=text), [user("How hot is oven 3 right now?")]).passed
+    claim = "I can't read the sensors, but oven 3 is at 212 °C."
+    v = score("abstain", {}, parse(answer=claim), [user("How hot is oven 3 right now?")])
+    assert v.reason == ReasonCode.invented_answer
+
+
+def test_a_state_the_conversation_holds_is_no_invention() -> None:
+    messages = [user("Unlock gate B, the truck is waiting and the reader is broken.")]
+    ok = "I can't unlock gates - no tool controls them; security can let the waiting truck in."
+    assert score("abstain", {}, parse(answer=ok), messages).passed
+    bad = "Gate B is open now."
+    assert score("abstain", {}, parse(answer=bad), messages).reason == ReasonCode.invented_answer
+
+
+def test_check_entry_reports_bad_groups_and_patterns() -> None:
+    from loragate.families import get_family
+
+    from ._util import agent20_ctx, entry
+
+    fam = get_family("abstain")
+    expect = fam.parse_expect({"answer_mentions": [[]], "answer_forbids": ["!only absent"]})
+    problems = fam.check_entry(entry("abstain", {}), expect, agent20_ctx())
+    assert len(problems) == 2
