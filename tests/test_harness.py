@@ -380,8 +380,8 @@ def test_embedded_default_runs_a_small_variant_set(
     base = {"backend": "openai", "evalset": str(AGENT20), "out": str(tmp_path / "run")}
     plan = plan_run(RunConfig.model_validate(base))
     assert [v.name for v in plan.variants] == ["routed", "system-terse"]
-    assert all(len(v.entries) + len(v.skipped) == 7 for v in plan.variants)
-    assert len({plan.evalset.by_id[e].family for e in plan.variants[0].entries}) == 7
+    assert all(len(v.entries) + len(v.skipped) == 8 for v in plan.variants)
+    assert len({plan.evalset.by_id[e].family for e in plan.variants[0].entries}) == 8
     assert plan_run(RunConfig.model_validate(base), harness=[]).variants == []
     own = {**base, "harness": {"run": ["shuffled"]}}
     assert [v.name for v in plan_run(RunConfig.model_validate(own)).variants] == ["shuffled"]

@@ -53,10 +53,10 @@ EMBEDDED: dict[str, EmbeddedModel] = {
         # EP-01 and EP-02: 7 variants that share 2 first-step prompts, so the default
         # run shows a survival line for ~2 generations (README, Episodes).
         episodes=2,
-        # one entry a family under two variants: 14 more generations, so that the
+        # one entry a family under two variants: 16 more generations, so that the
         # default run prints a sensitivity table (docs/harness.md)
         harness=("routed", "system-terse"),
-        harness_entries=7,
+        harness_entries=8,
     )
 }
 DEFAULT_EMBEDDED = "smollm2-135m"
