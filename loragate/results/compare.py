@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.common.errors import BadInput, Problem
 from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
-from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
+from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel, format_rate
 from loragate.results.languages import unsupported_note
 from loragate.results.runs import LoadedRun
 from loragate.results.sensitivity import RobustnessRow, robustness_rows
@@ -607,7 +607,25 @@ def headline(c: Comparison, j: int) -> str:
     a, b = c.overall.stats[0], c.overall.stats[j]
     if a is not None and b is not None and a.unparseable != b.unparseable:
         parts.append(f"unparseable {a.unparseable}/{a.samples} -> {b.unparseable}/{b.samples}")
+    worst = _worst_headline(c, j)
+    if worst:
+        parts.append(worst)
     return "; ".join(parts)
+
+
+def _worst_headline(c: Comparison, j: int) -> str:
+    """`overall under the worst harness variant 51.3 % -> 43.6 %` when both runs have
+    harness variants and that figure moved (a round may win the default harness and
+    lose robustness)."""
+    if not c.robustness:
+        return ""
+    a, b = c.robustness[-1].cells[0], c.robustness[-1].cells[j]
+    if a is None or b is None or a.worst_pass_at_1 == b.worst_pass_at_1:
+        return ""
+    return (
+        f"overall under the worst harness variant {format_rate(a.worst_pass_at_1)} -> "
+        f"{format_rate(b.worst_pass_at_1)}"
+    )
 
 
 def significant_drop(d: FamilyDelta, alpha: float) -> bool:
