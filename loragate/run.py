@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import sys
 import time
 import types
@@ -39,7 +40,12 @@ from typing import Any, Literal, Protocol
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.locking import writing
 from loragate.episodes.definitions import EpisodeSet
-from loragate.episodes.run import EpisodeRunner, run_episode_set, run_plan_episodes
+from loragate.episodes.run import (
+    EpisodeRunner,
+    preflight_episodes,
+    run_episode_set,
+    run_plan_episodes,
+)
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import RunManifest
 from loragate.formats.records import GenerationRecord, ResultRecord, Summary
@@ -77,6 +83,10 @@ class RunHooks(Protocol):
     def episode_round(self, number: int, jobs: int) -> None:
         """An episode round generates `jobs` steps."""
 
+    def warning(self, text: str) -> None:
+        """Something went wrong that did not stop the run (a tool server crashed or
+        reached its deadline during a call)."""
+
 
 class NoHooks:
     """`RunHooks` that do nothing."""
@@ -96,6 +106,9 @@ class NoHooks:
 
     def episode_round(self, number: int, jobs: int) -> None:
         return None
+
+    def warning(self, text: str) -> None:
+        logging.getLogger("loragate").warning("%s", text)
 
 
 @dataclass(frozen=True)
@@ -169,6 +182,8 @@ def _run(
         harness=list(harness) if harness is not None else None,
     )
     episodes = run_episode_set(plan.evalset, config) if with_episodes else None
+    if episodes is not None:
+        preflight_episodes(plan, episodes)  # servers, extras, scripts: before any file
     clock.lap("plan")
     hooks.planned(plan, episodes)
     runner = (
@@ -188,7 +203,7 @@ def _run(
             made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
             hooks.episodes_started(episodes, made)
             episode_summary = run_plan_episodes(
-                plan, episodes, runner, on_round=hooks.episode_round
+                plan, episodes, runner, on_round=hooks.episode_round, warn=hooks.warning
             )
             clock.lap("episodes")
     finally:

@@ -15,7 +15,7 @@ from loragate.episodes.definitions import load_episodes
 from loragate.episodes.loop import read_steps, run_episodes
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import load_evalset
-from loragate.formats.trajectories import TRAJECTORIES, StepRecord
+from loragate.formats.trajectories import TRAJECTORIES, TRAJECTORY_SCHEMA_VERSION, StepRecord
 from tests._episodes import (
     ASK,
     GOOD_ASK,
@@ -209,7 +209,7 @@ def test_trajectory_records_and_rescore(tmp_path: Path) -> None:
     )
     assert all(t.result().passed for t in trajs)
     steps = read_steps(out / TRAJECTORIES)
-    assert {s.schema_version for s in steps} == {2}
+    assert {s.schema_version for s in steps} == {TRAJECTORY_SCHEMA_VERSION}
     assert [s.user_reply for s in steps if s.step == 1] == ["It's INV-58240."] * 2
     again = tmp_path / "again"
     again.mkdir()
@@ -239,7 +239,7 @@ def test_version_1_steps_still_load(tmp_path: Path) -> None:
     path.write_text(json.dumps(old) + "\n")
     (step,) = read_steps(path)
     assert isinstance(step, StepRecord) and step.user_reply is None
-    newer = dict(old, schema_version=3)
+    newer = dict(old, schema_version=TRAJECTORY_SCHEMA_VERSION + 1)
     path.write_text(json.dumps(newer) + "\n")
     with pytest.raises(BadInput, match="newer"):
         read_steps(path)

@@ -207,11 +207,16 @@ def test_http_server_that_is_down_is_a_clear_error(tmp_path: Path) -> None:
         pass  # closed again: nothing listens on that port any more
     server = {"kind": "http", "url": url, "timeout_s": 5}
     ev = load_evalset(write_evalset(tmp_path / "ev", {"tickets": server}))
-    with (
-        ToolServers(ev.manifest.tool_servers, root=ev.root) as servers,
-        pytest.raises(ToolServerError, match="could not reach"),
-    ):
-        play(ev, servers, tmp_path / "run", "EP-CLOSE")
+    with ToolServers(ev.manifest.tool_servers, root=ev.root) as servers:
+        # the run's pre-flight: exit 4 before anything is written
+        with pytest.raises(ToolServerError, match=r"nothing answers at 127\.0\.0\.1"):
+            servers.check({"tickets": {"get_ticket"}})
+        # gone in the middle of a run: each call is a 502 result, recorded as a fault
+        trajs = play(ev, servers, tmp_path / "run", "EP-CLOSE")
+    first = trajs[0].steps[0].results[0]
+    assert first.failed and first.fault == "server_crash", first
+    assert json.loads(first.text)["error"]["code"] == 502
+    assert any("crashed during" in w for w in servers.warnings())
 
 
 def test_rescore_without_a_recorded_result_says_so(tmp_path: Path) -> None:
@@ -231,6 +236,7 @@ def test_rescore_without_a_recorded_result_says_so(tmp_path: Path) -> None:
 # -- MCP over stdio -----------------------------------------------------------------------
 
 
+@pytest.mark.mcp
 def test_mcp_server_with_injected_faults_reset_and_offline_rescore(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -265,6 +271,7 @@ def test_mcp_server_with_injected_faults_reset_and_offline_rescore(
     assert summary.adapters["base"].recovery["error"].passes == 1
 
 
+@pytest.mark.mcp
 def test_mcp_server_that_crashes_at_start_is_a_clear_error(tmp_path: Path) -> None:
     ev = load_evalset(write_evalset(tmp_path / "ev", {"tickets": mcp_server("--crash")}))
     log = tmp_path / "run" / "tool-server-tickets.log"
@@ -278,6 +285,7 @@ def test_mcp_server_that_crashes_at_start_is_a_clear_error(tmp_path: Path) -> No
             servers.call("tickets", "get_ticket", {"ticket_id": "T-7"})
 
 
+@pytest.mark.mcp
 def test_mcp_command_that_does_not_exist_is_bad_input(tmp_path: Path) -> None:
     server = mcp_server()
     server["command"] = "./no-such-server"
@@ -288,6 +296,7 @@ def test_mcp_command_that_does_not_exist_is_bad_input(tmp_path: Path) -> None:
         assert not isinstance(info.value, ToolServerError)
 
 
+@pytest.mark.mcp
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_mcp_server_that_hangs_at_start_times_out_and_is_killed(tmp_path: Path) -> None:
@@ -304,6 +313,7 @@ def test_mcp_server_that_hangs_at_start_times_out_and_is_killed(tmp_path: Path) 
     assert not alive(pid)
 
 
+@pytest.mark.mcp
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_mcp_call_that_hangs_is_a_timeout_result(tmp_path: Path) -> None:
@@ -315,6 +325,7 @@ def test_mcp_call_that_hangs_is_a_timeout_result(tmp_path: Path) -> None:
         assert not fine.failed and json.loads(fine.text)["status"] == "open"
 
 
+@pytest.mark.mcp
 @pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_ctrl_c_in_the_loop_stops_the_server(tmp_path: Path) -> None:
@@ -348,6 +359,7 @@ def run_main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
     return int(info.value.code or 0)
 
 
+@pytest.mark.mcp
 def test_run_and_score_episodes_with_an_mcp_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -369,6 +381,7 @@ def test_run_and_score_episodes_with_an_mcp_server(
     assert again["adapters"] == summary["adapters"]
 
 
+@pytest.mark.mcp
 def test_run_with_a_server_that_crashes_exits_4(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

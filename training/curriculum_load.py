@@ -188,7 +188,11 @@ class _Checker:
                     fix=unknown_name_fix(family, known, "families"),
                 )
             if not templates:
-                self.problem(f"families.{family}", "no templates", fix="add one or drop it")
+                self.problem(
+                    f"families.{family}",
+                    "no templates",
+                    fix=f"add a template under families.{family}, or remove the family",
+                )
             for i, template in enumerate(templates):
                 where = f"families.{family}.{i}"
                 if template.name in seen:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import ValidationError
 
+from loragate.common.jsonguard import too_deep
 from loragate.common.text import without_surrogates
 from loragate.formats.records import ToolCall, trusted
 
@@ -117,7 +118,6 @@ def _finite_float(literal: str) -> float:
 # Linear regular expressions: the string alternatives start with disjoint characters,
 # so nothing backtracks.
 _STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _BARE_CONSTANT = re.compile(r"(?<![\w.])-?(?:NaN|Infinity)(?!\w)")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SEPARATORS = re.compile(r"[\s,]*")
@@ -131,20 +131,9 @@ _TOO_DEEP = f"nesting deeper than {MAX_DEPTH} levels"
 
 
 def _too_deep(json_text: str) -> bool:
-    """True when valid JSON text nests deeper than MAX_DEPTH levels.
-
-    Works on the text with C-speed string operations (a Python walk over a decoded
-    megabyte takes about a second): drop string literals and everything but
-    brackets, then peel the innermost pairs off, one level or more per round.
-    """
-    if json_text.count("{") + json_text.count("[") <= MAX_DEPTH:
-        return False
-    brackets = _NOT_BRACKET.sub("", _STRING_LITERAL.sub("", json_text))
-    for _ in range(MAX_DEPTH):
-        if not brackets:
-            return False
-        brackets = brackets.replace("[]", "").replace("{}", "")
-    return bool(brackets)
+    """True when valid JSON text nests deeper than MAX_DEPTH levels (the shared guard,
+    `loragate.common.jsonguard.too_deep`, with the block's limit)."""
+    return too_deep(json_text, MAX_DEPTH)
 
 
 def normalise(value: Any) -> Any:

@@ -62,7 +62,9 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
             f"{tools_path}: not a JSON array of tool definitions: {exc}",
             [
                 Problem(
-                    str(tools_path), "not tool definitions", fix="see evalsets/agent20/tools.json"
+                    str(tools_path),
+                    "not tool definitions",
+                    fix="write OpenAI tool definitions, as in evalsets/agent20/tools.json",
                 )
             ],
         ) from None

@@ -87,3 +87,5 @@ def command(
         typer.echo(f"{stats.never} argument(s) admit no value ($never): those entries cannot pass")
     for skipped in stats.skipped:
         typer.echo(f"skipped {skipped}", err=True)
+    for warning in stats.warnings:
+        typer.echo(f"warning: {warning}", err=True)

@@ -341,3 +341,8 @@ class _ConsoleHooks:
 
     def episode_round(self, number: int, jobs: int) -> None:
         self.console.print(f"episode round {number}: {jobs} generations")
+
+    def warning(self, text: str) -> None:
+        from rich.markup import escape
+
+        self.console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}", highlight=False)

@@ -16,6 +16,25 @@ import typer
 from loragate.common.errors import BadInput, Problem
 
 
+def _check_out_folder(out: Path, evalset: str) -> None:
+    """`--out` may be a new folder or a run folder of the same evalset: rescored episodes
+    of one evalset beside the results of another would be read as one run."""
+    from loragate.common.files import read_json
+    from loragate.formats.runfolder import MANIFEST, SUMMARY
+
+    for name in (SUMMARY, MANIFEST):
+        path = out / name
+        if not path.is_file():
+            continue
+        recorded = read_json(path, "run file").get("evalset")
+        other = recorded.get("name") if isinstance(recorded, dict) else None
+        if isinstance(other, str) and other != evalset:
+            raise BadInput(
+                f"--out {out} holds a run of evalset {other!r}, not {evalset!r}",
+                [Problem(str(path), f"evalset {other!r}", fix="pass a new folder as --out")],
+            )
+
+
 def command(
     trajectories: Annotated[
         Path,
@@ -39,11 +58,13 @@ def command(
     """Rescore episode trajectories without a model and print the episode figures."""
     from rich.console import Console
 
+    from loragate.common.files import refuse_special
     from loragate.common.locking import writing
     from loragate.episodes.run import rescore_episodes
     from loragate.evalset.load import load_evalset
     from loragate.results.episode_report import print_episodes
 
+    refuse_special(trajectories, "--trajectories")
     if not trajectories.is_file():
         raise BadInput(
             f"--trajectories {trajectories} is not a file",
@@ -57,8 +78,12 @@ def command(
     from loragate.cli.score import scoring_stack
 
     loaded = load_evalset(evalset)
+    _check_out_folder(out, loaded.name)
+    notes: list[str] = []
     stack = scoring_stack([trajectories.parent, out], "auto", "auto", None)
     with writing(out):
-        summary = rescore_episodes(trajectories, loaded, out, parse_mode, stack)
+        summary = rescore_episodes(trajectories, loaded, out, parse_mode, notes, stack)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
     print_episodes(summary, Console())
     typer.echo(f"Wrote {out} (trajectories.jsonl, episode_results.jsonl, episodes_summary.json)")

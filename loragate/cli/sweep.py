@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -24,6 +24,14 @@ def command(
         ),
     ],
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="Show Ray's and the engines' own output in the terminal (default: "
+            "sweep.log in the sweep's folder).",
+        ),
+    ] = False,
     trust_remote_code: Annotated[
         bool,
         typer.Option(
@@ -37,6 +45,7 @@ def command(
 
     from loragate.cli._progress import progress
     from loragate.cli._remote_code import resolve_remote_code
+    from loragate.sweep.logs import SWEEP_LOG
     from loragate.sweep.orchestrate import SWEEP_MD, run_sweep
     from loragate.sweep.spec import load_sweep
 
@@ -56,16 +65,29 @@ def command(
         for step in advance:
             step(len(records))
 
-    with bars:
-        outcome = run_sweep(
-            sweep,
-            str(config),
-            on_planned=planned,
-            on_records=generated,
-        )
+    terminal = console.file
+
+    def to_terminal(stream: TextIO) -> None:
+        console.file = stream  # loragate's progress; Ray and the engines go to sweep.log
+
+    try:
+        with bars:
+            outcome = run_sweep(
+                sweep,
+                str(config),
+                on_planned=planned,
+                on_records=generated,
+                quiet_third_party=None if verbose else to_terminal,
+            )
+    finally:
+        if console.file is not terminal:
+            console.file.close()
+        console.file = terminal
     for run in outcome.runs:
         console.print(f"{run.evalset}/{run.group}: {run.config.out}")
     console.print(
         f"generated {outcome.generated}, reused {outcome.cached}; {outcome.out / SWEEP_MD}"
     )
+    if not verbose and (outcome.out / SWEEP_LOG).is_file():
+        console.print(f"Ray's and the engines' own output: {outcome.out / SWEEP_LOG}")
     typer.echo((outcome.out / SWEEP_MD).read_text(encoding="utf-8"))

@@ -43,7 +43,10 @@ def command(
     from loragate.results.view.data import find_evalset, load_sides, view_data
     from loragate.results.view.html import write_view
 
-    sides = load_sides(runs)
+    notes: list[str] = []
+    sides = load_sides(runs, notes)
+    for note in notes:
+        typer.echo(f"warning: {note}", err=True)
     found = find_evalset(sides, evalset)
     if found is None:
         typer.echo(

@@ -27,6 +27,15 @@ from typing import Any
 import yaml
 
 from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonguard import (
+    MAX_DOCUMENT_BYTES,
+    MAX_FILE_DEPTH,
+    JsonRefused,
+    Surrogates,
+    check_tree,
+    deep_error,
+    loads,
+)
 
 _TEMP_RE = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
 
@@ -225,10 +234,16 @@ def atomic_write_json(path: Path, value: Any) -> None:
     atomic_write_text(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
-def read_text(path: Path, what: str = "file") -> str:
-    """The UTF-8 text of a user's file; `BadInput` naming the path and the fix."""
+def read_text(path: Path, what: str = "file", max_bytes: int | None = None) -> str:
+    """The UTF-8 text of a user's file; `BadInput` naming the path and the fix (also
+    for a file larger than `max_bytes`, refused before it is read)."""
     refuse_special(path, what)
     try:
+        if max_bytes is not None and path.is_file() and path.stat().st_size > max_bytes:
+            raise BadInput(
+                f"{what} {path} is larger than {max_bytes >> 20} MiB",
+                [Problem(str(path), "too large to read", fix="pass a smaller file")],
+            )
         data = path.read_bytes()
     except FileNotFoundError:
         raise BadInput(
@@ -259,11 +274,27 @@ def read_text(path: Path, what: str = "file") -> str:
         ) from None
 
 
+MAX_YAML_BYTES = 16 << 20
+"""A YAML file (a config, a policy, a sweep, an evalset manifest) is at most this long."""
+
+
 def read_yaml(path: Path, what: str = "YAML file") -> Any:
-    """A user's YAML file, loaded with `safe_load` (nothing in it can run code)."""
-    text = read_text(path, what)
+    """A user's YAML file, loaded with `safe_load` (nothing in it can run code), its
+    shape checked by the JSON guard (`check_tree`): nesting deeper than
+    `MAX_FILE_DEPTH`, aliases that expand to millions of nodes or refer to themselves
+    are refused with the file and the fix, never a `RecursionError` or a hang."""
+    text = read_text(path, what, MAX_YAML_BYTES)
     try:
-        return yaml.safe_load(text)
+        value = yaml.safe_load(text)
+    except RecursionError:
+        raise BadInput(
+            f"{what} {path} nests too deep",
+            [
+                Problem(
+                    str(path), deep_error(MAX_FILE_DEPTH).reason, fix=deep_error(MAX_FILE_DEPTH).fix
+                )
+            ],
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -272,19 +303,41 @@ def read_yaml(path: Path, what: str = "YAML file") -> Any:
             f"{what} {path} is not valid YAML",
             [Problem(str(path), str(problem), line=line, fix="fix the YAML syntax")],
         ) from None
-
-
-def read_json(path: Path, what: str = "JSON file") -> Any:
-    """A user's JSON file."""
-    text = read_text(path, what)
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", None)
+    wrong = check_tree(value)
+    if wrong is not None:
         raise BadInput(
-            f"{what} {path} is not valid JSON",
-            [Problem(str(path), str(exc), line=line, fix="fix the JSON syntax")],
+            f"{what} {path} {wrong}",
+            [
+                Problem(
+                    str(path),
+                    wrong,
+                    fix=f"write plain values, at most {MAX_FILE_DEPTH} levels deep, "
+                    "without aliases that repeat whole structures",
+                )
+            ],
+        )
+    return value
+
+
+def read_json(path: Path, what: str = "JSON file", surrogates: Surrogates = "refuse") -> Any:
+    """A user's JSON document, through the JSON guard (`loragate.common.jsonguard`):
+    at most `MAX_DOCUMENT_BYTES`, `MAX_FILE_DEPTH` levels deep; a lone surrogate is
+    refused (or mended, with `surrogates="mend"`). `BadInput` names the file and fix."""
+    text = read_text(path, what, MAX_DOCUMENT_BYTES)
+    try:
+        return loads(text, surrogates=surrogates)[0]
+    except JsonRefused as exc:
+        head = "is not valid JSON" if exc.kind == "invalid" else exc.reason
+        raise BadInput(
+            f"{what} {path} {head}",
+            [Problem(str(path), exc.reason, line=_error_line(text, exc), fix=exc.fix)],
         ) from None
+
+
+def _error_line(text: str, exc: JsonRefused) -> int | None:
+    """The line of a decoding error (`line N column M` in the reason), if it says."""
+    found = re.search(r"line (\d+) column", exc.reason)
+    return int(found.group(1)) if found else None
 
 
 def append_text(path: Path, text: str) -> None:

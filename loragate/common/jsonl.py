@@ -10,7 +10,6 @@ of refused.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,14 @@ import orjson
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import os_error_message, refuse_special
-from loragate.common.text import without_surrogates
+from loragate.common.jsonguard import (
+    MAX_FILE_DEPTH,
+    MAX_LINE_BYTES,
+    JsonRefused,
+    bracket_count,
+    loads,
+    too_deep,
+)
 
 MAX_PROBLEMS = 50
 """Bad lines listed in one error; the count says how many there were."""
@@ -50,19 +56,15 @@ class ReadReport:
         return out
 
 
-def _mend_surrogates(obj: dict[str, Any]) -> bool:
-    """Replace lone surrogates in the top-level strings of `obj`; True when any was."""
-    mended = False
-    for key, value in obj.items():
-        if isinstance(value, str):
-            clean = without_surrogates(value)
-            if clean is not value:
-                obj[key] = clean
-                mended = True
-    return mended
-
-
 _LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+
+def _deep_lines(lines: list[bytes]) -> bool:
+    """True when any line may nest deeper than `MAX_FILE_DEPTH` (more brackets than
+    that, a C-speed count per line; the exact test then decides)."""
+    return any(
+        bracket_count(line) > MAX_FILE_DEPTH and too_deep(line, MAX_FILE_DEPTH) for line in lines
+    )
 
 
 def _fast_object(raw_line: bytes) -> dict[str, Any] | None:
@@ -71,7 +73,9 @@ def _fast_object(raw_line: bytes) -> dict[str, Any] | None:
     but `json` reads (NaN, integers beyond 64 bits, lone surrogates, bytes that are not
     UTF-8) - which then takes the careful path below. A line with 19 digits in a row
     takes it too: `orjson` reads integers beyond 64 bits as floats, `json` exactly."""
-    if _LONG_DIGITS.search(raw_line) is not None:
+    if _LONG_DIGITS.search(raw_line) is not None or len(raw_line) > MAX_LINE_BYTES:
+        return None
+    if bracket_count(raw_line) > MAX_FILE_DEPTH and too_deep(raw_line, MAX_FILE_DEPTH):
         return None
     try:
         obj = orjson.loads(raw_line)
@@ -80,6 +84,7 @@ def _fast_object(raw_line: bytes) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+_NOT_BRACKETS_OR_NEWLINE = bytes(b for b in range(256) if b not in b"[{\n")
 _DIGITS_TO_ONE = bytes(ord("9") if ord("0") <= b <= ord("9") else ord(" ") for b in range(256))
 _DIGIT_RUN = b"9" * 19
 
@@ -94,8 +99,17 @@ def plain_objects(path: Path, *, what: str = "JSONL file") -> list[dict[str, Any
     raw = _read_bytes(path, what)
     if _DIGIT_RUN in raw.translate(_DIGITS_TO_ONE):  # 20x faster than the regex here
         return None
+    lines = [line for line in raw.split(b"\n") if line.strip()]
+    if any(len(line) > MAX_LINE_BYTES for line in lines):
+        return None
+    if bracket_count(raw) > MAX_FILE_DEPTH:
+        # Only lines with that many brackets can be too deep: keep the brackets and
+        # the line breaks, and measure each line's share (all at C speed).
+        kept = raw.translate(None, _NOT_BRACKETS_OR_NEWLINE)
+        if max(map(len, kept.split(b"\n")), default=0) > MAX_FILE_DEPTH and _deep_lines(lines):
+            return None
     try:
-        objects = [orjson.loads(line) for line in raw.split(b"\n") if line.strip()]
+        objects = [orjson.loads(line) for line in lines]
     except orjson.JSONDecodeError:
         return None
     return objects if all(type(o) is dict for o in objects) else None
@@ -141,11 +155,17 @@ def read_objects(
     out: list[tuple[int, dict[str, Any]]] = []
     if allow_array and raw.lstrip().startswith(b"["):
         try:
-            value = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
+            value, _ = loads(raw.decode("utf-8"), surrogates="refuse")
+        except UnicodeDecodeError as exc:
             raise BadInput(
-                f"{path}: not a valid JSON array: {exc}",
-                fix="fix the JSON syntax, or write one JSON object a line",
+                f"{path}: not a valid JSON array: {exc}", fix="save the file as UTF-8"
+            ) from None
+        except JsonRefused as exc:
+            raise BadInput(
+                f"{path}: not a valid JSON array: {exc.reason}",
+                fix=exc.fix
+                if exc.kind != "invalid"
+                else "fix the JSON syntax, or write one JSON object a line",
             ) from None
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             raise BadInput(
@@ -178,15 +198,16 @@ def read_objects(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            if torn_possible and lineno == len(raw_lines):
-                break
-            problems.append(
-                Problem(
-                    str(path), f"not valid JSON: {exc}", line=lineno, fix="one JSON object a line"
-                )
+            obj, mended = loads(
+                line,
+                max_chars=MAX_LINE_BYTES,
+                surrogates="mend" if report is not None else "refuse",
             )
+        except JsonRefused as exc:
+            if exc.kind == "invalid" and torn_possible and lineno == len(raw_lines):
+                break
+            fix = "one JSON object a line" if exc.kind == "invalid" else exc.fix
+            problems.append(Problem(str(path), exc.reason, line=lineno, fix=fix))
             continue
         if not isinstance(obj, dict):
             problems.append(
@@ -198,7 +219,7 @@ def read_objects(
                 )
             )
             continue
-        if report is not None and _mend_surrogates(obj):
+        if report is not None and mended:
             report.surrogate_lines += 1
         out.append((lineno, obj))
     if problems and not collect:

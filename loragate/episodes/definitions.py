@@ -595,7 +595,13 @@ def load_episodes(evalset: Evalset, path: Path | None = None) -> EpisodeSet | No
             problems.append(Problem(where, msg, line=lineno, field=fld, fix=fix or None))
         episodes += expand(spec)
     if not episodes and not problems:
-        problems.append(Problem(where, "no episodes", fix="add one or delete the file"))
+        problems.append(
+            Problem(
+                where,
+                "no episodes",
+                fix="add an episode line (docs/episodes.md), or delete the empty file",
+            )
+        )
     if problems:
         raise BadInput(f"episodes {path} have {len(problems)} problem(s)", problems)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_json, atomic_write_text
+from loragate.common.jsonl import ReadReport
 from loragate.episodes.definitions import Episode
 from loragate.episodes.stats import summarize_episodes
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
@@ -57,11 +58,12 @@ STEP_SEPARATOR = "@"
 """Job ids are `EPISODE@STEP`."""
 
 
-def read_steps(path: Path) -> list[StepRecord]:
-    """Every step of a `trajectories.jsonl` (a torn last line from a kill dropped)."""
+def read_steps(path: Path, report: ReadReport | None = None) -> list[StepRecord]:
+    """Every step of a `trajectories.jsonl` (a torn last line from a kill dropped; text
+    that is not UTF-8 or holds lone surrogates mended, counted in `report`)."""
     if not path.is_file():
         return []
-    return read_jsonl(path, StepRecord, tolerate_torn_tail=True)
+    return read_jsonl(path, StepRecord, tolerate_torn_tail=True, report=report)
 
 
 def live_trajectories(trajs: Sequence[Trajectory]) -> list[Trajectory]:

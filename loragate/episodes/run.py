@@ -11,14 +11,25 @@ ready (`prefetched`). A model that ends its episodes at step 1 costs no round.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.common.errors import BadInput, Problem
-from loragate.episodes.definitions import EpisodeSet, load_episodes, select_episodes
+from loragate.common.jsonl import ReadReport
+from loragate.episodes.definitions import (
+    Episode,
+    EpisodeSet,
+    ServerBackend,
+    load_episodes,
+    select_episodes,
+)
 from loragate.episodes.loop import (
+    STEP_SEPARATOR,
     KeyFn,
     SeedFn,
     first_round_jobs,
@@ -29,8 +40,8 @@ from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
-from loragate.formats.records import GenerationRecord
-from loragate.formats.trajectories import EpisodesSummary, StepRecord
+from loragate.formats.records import EvalsetRef, GenerationRecord
+from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import LazyRunner, RunPlan
 from loragate.runners import PromptJob, Runner, Sink
@@ -75,8 +86,15 @@ def context(
     servers: ToolServers | None = None,
     stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodeContext:
+    identity = EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256)
     return EpisodeContext(
-        evalset.toolset, evalset.policy, evalset.manifest.system_prompt, parse_mode, servers, stack
+        evalset.toolset,
+        evalset.policy,
+        evalset.manifest.system_prompt,
+        parse_mode,
+        servers,
+        stack=stack,
+        evalset=identity,
     )
 
 
@@ -169,24 +187,122 @@ class EpisodeRunner(LazyRunner):
         return self._wrapped
 
 
+def server_uses(episodes: Sequence[Episode]) -> dict[str, set[str]]:
+    """Tool server -> the tools (the server's names of them) the episodes call on it."""
+    uses: dict[str, set[str]] = {}
+    for ep in episodes:
+        for name, backend in ep.spec.backend.items():
+            if isinstance(backend, ServerBackend) and name in ep.spec.tools:
+                uses.setdefault(backend.server, set()).add(backend.tool or name)
+    return uses
+
+
+def preflight_episodes(plan: RunPlan, episodes: EpisodeSet) -> None:
+    """Everything a run's episodes need, checked before the run writes its first file:
+    every tool server they use starts (or answers) and lists their tools (its `mcp`
+    extra installed, its command on PATH, its header variables set), and - for the
+    replay backend - the generations file scripts every step the episodes will take."""
+    uses = server_uses(episodes.episodes)
+    if uses:
+        evalset = plan.evalset
+        with ToolServers(evalset.manifest.tool_servers, root=evalset.root) as servers:
+            servers.check(uses)
+    if plan.backend == "replay":
+        _check_replay_scripts(plan, episodes)
+
+
+def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
+    """The replayed generations hold every step: the episodes without tool servers are
+    played through once, in a scratch folder (the simulator is deterministic, so the run
+    takes the same steps); an episode with a tool server (whose answers are not known
+    before the run) must at least not end its script on a tool call."""
+    from loragate.runners import get_runner
+
+    runner = get_runner("replay")(plan.setup)
+    simulated = [e for e in episodes.episodes if not e.spec.servers()]
+    key, seed = _keys(plan)
+    if simulated:
+        with tempfile.TemporaryDirectory(prefix="loragate-preflight-") as tmp:
+            done = plan.out_dir / TRAJECTORIES
+            if done.is_file():  # steps a killed run made are not generated again
+                shutil.copy(done, Path(tmp) / TRAJECTORIES)
+            run_episodes(
+                simulated,
+                context(plan.evalset, plan.config.parse_mode, stack=plan.stack),
+                adapters=_names(plan),
+                samples=plan.config.sampling.samples,
+                renderer=plan.renderer,
+                key=key,
+                generate=runner.generate,
+                out_dir=Path(tmp),
+                seed=seed,
+            )
+    by_key = getattr(runner, "by_key", {})
+    source = plan.setup.generations_file
+    for ep in episodes.episodes:
+        if not ep.spec.servers():
+            continue
+        for adapter in _names(plan):
+            for sample in range(plan.config.sampling.samples):
+                steps = [
+                    n
+                    for n in range(1, ep.spec.max_steps)
+                    if (f"{ep.id}{STEP_SEPARATOR}{n}", adapter, sample) in by_key
+                ]
+                if not steps:
+                    continue
+                last = by_key[(f"{ep.id}{STEP_SEPARATOR}{steps[-1]}", adapter, sample)]
+                if parse_output(last.text, plan.config.parse_mode, stack=plan.stack).calls:
+                    step = f"{ep.id}{STEP_SEPARATOR}{steps[-1] + 1}"
+                    raise BadInput(
+                        f"{source} lacks step {step} ({adapter}, sample {sample}): the "
+                        f"script of {ep.id} ends on a tool call at step {steps[-1]}, below "
+                        f"its max_steps {ep.spec.max_steps}",
+                        [
+                            Problem(
+                                str(source),
+                                f"no record for {step}/{adapter}/{sample}",
+                                fix="add the step (a final reply ends the episode), or run "
+                                "those with a model backend",
+                            )
+                        ],
+                    )
+
+
+@contextlib.contextmanager
+def _warnings(servers: ToolServers, warn: Callable[[str], None] | None) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for warning in servers.warnings():
+            if warn is not None:
+                warn(warning)
+
+
 def run_plan_episodes(
     plan: RunPlan,
     episodes: EpisodeSet,
     runner: LazyRunner,
     *,
     on_round: Callable[[int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> EpisodesSummary:
     """Run the episodes for every model variant and sample of the plan; write
     `trajectories.jsonl`, `episode_results.jsonl` and `episodes_summary.json`. An
-    `EpisodeRunner` hands over the first steps it made with the entries."""
+    `EpisodeRunner` hands over the first steps it made with the entries. `warn` hears
+    what went wrong with the tool servers without stopping the run (crashes, deadlines,
+    text that had to be mended), also when the run stops."""
     config = plan.config
     key, seed = _keys(plan)
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     evalset = plan.evalset
     # Started on first use, stopped when the loop ends (also on an error or Ctrl-C).
-    with ToolServers(
-        evalset.manifest.tool_servers, root=evalset.root, log_dir=plan.out_dir
-    ) as servers:
+    with (
+        ToolServers(
+            evalset.manifest.tool_servers, root=evalset.root, log_dir=plan.out_dir
+        ) as servers,
+        _warnings(servers, warn),
+    ):
         trajs = run_episodes(
             episodes.episodes,
             context(evalset, config.parse_mode, servers, plan.stack),
@@ -210,22 +326,31 @@ def rescore_episodes(
     evalset: Evalset,
     out_dir: Path,
     parse_mode: Literal["strict", "repaired"],
+    notes: list[str] | None = None,
     stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodesSummary:
     """Judge a `trajectories.jsonl` again (offline, no model): every trajectory in it is
     replayed against the simulator (a tool server's results as recorded: no server is
-    started); the episode files are written into `out_dir`. `stack`: the serving stack
-    the steps are judged as (the run's, from its manifest)."""
+    started); the episode files are written into `out_dir`. The steps must have been
+    made on `evalset` (by name; another version or content is said in `notes`, with what
+    had to be mended in the file). `stack`: the serving stack the steps are judged as
+    (the run's, from its manifest)."""
     from loragate.episodes.loop import read_steps
 
     episodes = load_episodes(evalset)
-    steps: list[StepRecord] = read_steps(trajectories) if trajectories.is_file() else []
+    report = ReadReport()
+    steps: list[StepRecord] = read_steps(trajectories, report) if trajectories.is_file() else []
+    if notes is not None:
+        notes += report.warnings(trajectories)
     if episodes is None or not steps:
         what = "no episodes.jsonl in the evalset" if episodes is None else "no steps"
         raise BadInput(
             f"nothing to rescore: {what}",
             fix="pass the evalset the trajectories were made with, and a trajectories.jsonl",
         )
+    said = check_identity(trajectories, steps, evalset)
+    if notes is not None:
+        notes += said
     wanted = {s.episode_id for s in steps}
     unknown = sorted(wanted - set(episodes.by_id))
     if unknown:
@@ -234,7 +359,7 @@ def rescore_episodes(
             fix="rescore with the evalset the run used",
         )
     adapters = list(dict.fromkeys(s.adapter for s in steps))
-    samples = max(s.sample for s in steps) + 1
+    samples = max(s.sample for s in steps) + 1  # below MAX_SAMPLES: the records check it
     chosen = [e for e in episodes.episodes if e.id in wanted]
     out_dir.mkdir(parents=True, exist_ok=True)
     trajs = run_episodes(
@@ -249,3 +374,43 @@ def rescore_episodes(
         source=trajectories,
     )
     return write_episode_results(trajs, out_dir, episodes_sha256=episodes.sha256, k=samples)[1]
+
+
+def check_identity(trajectories: Path, steps: Sequence[StepRecord], evalset: Evalset) -> list[str]:
+    """`BadInput` when the steps were made on another evalset (by name) or on several;
+    notes when on another version of it, or when steps carry no identity (files before
+    trajectories version 3)."""
+    made = {
+        (s.evalset.name, s.evalset.version, s.evalset.sha256)
+        for s in steps
+        if s.evalset is not None
+    }
+    if len(made) > 1:
+        names = ", ".join(f"{n} {v} ({sha[:12]})" for n, v, sha in sorted(made))
+        raise BadInput(
+            f"{trajectories} mixes steps of {len(made)} evalsets: {names}",
+            fix="rescore each run's own trajectories.jsonl, with the evalset that run used",
+        )
+    notes: list[str] = []
+    here = EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256)
+    if made:
+        name, version, sha = next(iter(made))
+        if name != evalset.name:
+            raise BadInput(
+                f"{trajectories} was made on evalset {name!r} {version}, but --evalset "
+                f"{evalset.root} is {evalset.name!r} {evalset.version}: episode ids may "
+                "match, the episodes are not the same",
+                fix="pass the evalset the run used (its manifest.json names it)",
+            )
+        differs = EvalsetRef(name=name, version=version, sha256=sha).differs(here)
+        if differs is not None:
+            notes.append(
+                f"{trajectories} was made on evalset {name}, {differs} (the run's vs "
+                f"{evalset.root}); rescored with the episodes as they are now"
+            )
+    if any(s.evalset is None for s in steps):
+        notes.append(
+            f"{trajectories}: steps without an evalset identity (a file older than "
+            f"trajectories version 3) were not checked against {evalset.name}"
+        )
+    return notes

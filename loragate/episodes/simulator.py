@@ -51,7 +51,8 @@ class ToolOutcome:
     """An error result (4xx/5xx, an injected error, timeout or rate limit), or a
     garbled one (truncated, drifted, wrong value)."""
     fault: str | None = None
-    """The injected fault kind, when this call carried one."""
+    """The injected fault kind, when this call carried one; `server_crash` when the
+    call's tool server died during it (a real fault, recorded, not injected)."""
     approved: bool | None = None
     """For the confirmation tool: the scripted user's answer."""
 
@@ -179,7 +180,7 @@ class Simulator:
             self._reset.add(backend.server)
         reply = servers.call(backend.server, backend.tool or name, arguments)
         text = reply.text if len(reply.text) <= MAX_RESULT_CHARS else reply.text[:MAX_RESULT_CHARS]
-        return ToolOutcome(text, reply.failed)
+        return ToolOutcome(text, reply.failed, reply.fault)
 
     def _replay(
         self, name: str, arguments: dict[str, Any], step: int, recorded: ToolResult | None

@@ -42,11 +42,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from loragate.calls.checks import Call, asks_to_confirm, is_destructive
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
-from loragate.episodes.definitions import Episode
+from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
 from loragate.episodes.final_reply import Setback, final_reply_problem
 from loragate.episodes.simulator import Simulator, holds
 from loragate.formats.evalset import Policy
-from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 
@@ -67,7 +67,7 @@ INVARIANTS = frozenset(
     }
 )
 """Step reasons that end a trajectory as failed."""
-TRANSIENT = ("error", "timeout", "truncated", "wrong_value", "rate_limit")
+TRANSIENT = ("error", "timeout", "truncated", "wrong_value", "rate_limit", "server_crash")
 """Faults after which an unchanged retry can be sane (see the module doc)."""
 NO_EFFECT = ("error", "timeout", "rate_limit")
 """Injected faults of a call that did nothing: an approved action may be retried
@@ -86,6 +86,8 @@ class EpisodeContext:
     """The run's tool servers; None: their tools' results are replayed from the record."""
     stack: ServingStack = DEFAULT_STACK
     """The serving stack each step's output is judged as (see `loragate.calls.parsing`)."""
+    evalset: EvalsetRef | None = None
+    """The evalset's identity, written on every step (`score-episodes` checks it)."""
 
 
 def _key(name: str, arguments: dict[str, Any]) -> str:
@@ -184,7 +186,8 @@ class Trajectory:
             final, self.ended_by = True, "unparseable"
         elif parse.calls:
             verdict, results = self._run_calls(parse, step, recorded or ())
-            injected = next((r.fault for r in results if r.fault), None)
+            # `server_crash` on a result is recorded, not the variant's injected fault
+            injected = next((r.fault for r in results if r.fault in EPISODE_FAULT_KINDS), None)
             if verdict.reason in INVARIANTS:
                 final, self.ended_by = True, "invariant"
         elif self._asks(parse):
@@ -218,6 +221,7 @@ class Trajectory:
             verdict=verdict,
             final=final,
             user_reply=user_reply,
+            evalset=self.ctx.evalset,
         )
         self.steps.append(record)
         return record

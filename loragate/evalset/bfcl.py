@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loragate.calls.schemacheck import SchemaChecker
-from loragate.common.errors import BadInput, MissingDependency, unknown_name_fix
+from loragate.common.errors import BadInput, MissingDependency, Problem, unknown_name_fix
+from loragate.common.jsonl import MAX_PROBLEMS, ReadReport, read_objects
 from loragate.formats.versions import PER_ENTRY_TOOLS_VERSION
 
 Semantics = Literal["loragate", "bfcl"]
@@ -172,6 +173,8 @@ class ImportStats:
     """Arguments with no acceptable value left (`$never`): their entry cannot pass."""
     skipped: list[str] = field(default_factory=list)
     """`id: why` of entries that could not be converted."""
+    warnings: list[str] = field(default_factory=list)
+    """What had to be mended in the data (lone surrogates)."""
 
 
 def _schema_accepts(schema: dict[str, Any], value: Any) -> bool:
@@ -341,29 +344,51 @@ def convert_entry(
     }
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+REINSTALL = (
+    "reinstall bfcl-eval 2026.3.23: pip install --no-deps --force-reinstall bfcl-eval==2026.3.23"
+)
+
+
+def _read_lines(path: Path, stats: ImportStats) -> list[dict[str, Any]]:
+    """The objects of a BFCL data file (JSON lines), through the one reader with its
+    guards: a bad line is `BadInput` naming the file, the line and the fix; lone
+    surrogates are mended and said in `stats.warnings`."""
+    if not path.exists():
         return []
-    out = []
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                value = json.loads(line)
-                if isinstance(value, dict):
-                    out.append(value)
-    return out
+    report = ReadReport()
+    problems: list[Problem] = []
+    lines = read_objects(path, what="BFCL data file", problems=problems, report=report)
+    problems = [p for p in problems if not p.message.startswith("byte ")] + [
+        Problem(p.file, f"{p.message} (not UTF-8)", line=p.line, fix=REINSTALL)
+        for p in problems
+        if p.message.startswith("byte ")
+    ]
+    if report.not_utf8_lines:
+        problems.append(
+            Problem(str(path), "bytes that are not UTF-8 (not BFCL's data)", fix=REINSTALL)
+        )
+    if problems:
+        raise BadInput(
+            f"{path}: {len(problems)} bad line(s)", problems[:MAX_PROBLEMS], fix=REINSTALL
+        )
+    stats.warnings += report.warnings(path)
+    return [obj for _, obj in lines]
 
 
-def read_category(root: Path, category: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def read_category(
+    root: Path, category: str, stats: ImportStats | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """BFCL's test entries of a category and its possible answers by id."""
+    stats = stats if stats is not None else ImportStats()
     entries_path = root / f"{BFCL_VERSION_PREFIX}{category}.json"
     if not entries_path.is_file():
         raise BadInput(
             f"{entries_path} is missing from the installed bfcl-eval",
             fix="install bfcl-eval 2026.3.23: pip install --no-deps bfcl-eval==2026.3.23",
         )
-    answers = _read_lines(root / "possible_answer" / f"{BFCL_VERSION_PREFIX}{category}.json")
-    return _read_lines(entries_path), {str(a.get("id")): a for a in answers}
+    answers_path = root / "possible_answer" / f"{BFCL_VERSION_PREFIX}{category}.json"
+    answers = _read_lines(answers_path, stats)
+    return _read_lines(entries_path, stats), {str(a.get("id")): a for a in answers}
 
 
 def build_entries(
@@ -375,7 +400,7 @@ def build_entries(
     stats = ImportStats()
     out = []
     for category in check_categories(categories):
-        raws, answers = read_category(root, category)
+        raws, answers = read_category(root, category, stats)
         for raw in raws:
             converted = convert_entry(
                 raw, answers.get(str(raw.get("id"))), category, semantics, stats

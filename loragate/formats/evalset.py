@@ -65,6 +65,16 @@ class McpServerConfig(BaseModel):
     """A tool of the server called (with no arguments) before each trajectory's first
     call to it, so that episode variants start from the same state."""
 
+    @field_validator("command", "args", "env", "cwd")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        texts = [value] if isinstance(value, str) else list(value or ())
+        if isinstance(value, dict):
+            texts = [*value, *value.values()]
+        if any("\x00" in t for t in texts):
+            raise ValueError("holds a NUL byte, which no process argument can")
+        return value
+
 
 class HttpServerConfig(BaseModel):
     """A JSON endpoint: a call is `POST {url}/{tool}` with the arguments as a JSON object;
@@ -82,6 +92,13 @@ class HttpServerConfig(BaseModel):
     timeout_s: float = Field(default=30.0, gt=0, le=3600)
     reset: str | None = Field(default=None, min_length=1)
     """A tool posted to (with `{}`) before each trajectory's first call to the server."""
+
+    @field_validator("headers", "headers_from_env")
+    @classmethod
+    def _one_line(cls, value: dict[str, str]) -> dict[str, str]:
+        if any(c in t for t in (*value, *value.values()) for c in "\r\n\x00"):
+            raise ValueError("a header name or value holds a line break or NUL byte")
+        return value
 
     @field_validator("url")
     @classmethod

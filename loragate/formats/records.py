@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from loragate.common.names import Name
 from loragate.common.text import without_surrogates
+from loragate.formats.sampling import MAX_SAMPLES
 from loragate.formats.versions import (
     RECORD_SCHEMA_VERSION,
     RESULT_SCHEMA_VERSION,
@@ -223,7 +224,7 @@ class GenerationRecord(BaseModel):
     adapter: Name
     """Adapter name as given on the command line; `base` for the bare base model.
     Letters, digits, `.`, `_`, `+`, `-` (it becomes part of file names)."""
-    sample: int = Field(ge=0)
+    sample: int = Field(ge=0, lt=MAX_SAMPLES)
     """Sample index 0..k-1."""
     text: str
     finish_reason: str | None = None
@@ -294,7 +295,7 @@ class RateStats(BaseModel):
     pass_at_1: float | None
     ci_low: float | None
     ci_high: float | None
-    k: int
+    k: int = Field(ge=0, le=MAX_SAMPLES)
     """The k of pass^k and pass@k (the samples per entry unless asked otherwise)."""
     pass_hat_k: float | None
     pass_at_k: float | None
@@ -340,11 +341,24 @@ class AdapterSummary(BaseModel):
 
 
 class EvalsetRef(BaseModel):
+    """The identity of an evalset: name, version and the sha256 of its content."""
+
     model_config = ConfigDict(extra="forbid")
 
     name: str
     version: str
     sha256: str
+
+    def differs(self, other: EvalsetRef) -> str | None:
+        """How `other` differs from this evalset of the same name (None: it does not)."""
+        if (self.version, self.sha256) == (other.version, other.sha256):
+            return None
+        if self.version != other.version:
+            return f"version {self.version} vs {other.version}"
+        return (
+            f"same version {self.version} but different content "
+            f"(sha256 {self.sha256[:12]} vs {other.sha256[:12]})"
+        )
 
 
 class VariantCell(BaseModel):
@@ -425,7 +439,7 @@ class Summary(BaseModel):
     """The reasoning parser of the stack the run models; None before version 4."""
     stack: str = ""
     """The serving stack in one line (version 4)."""
-    samples_per_entry: int
+    samples_per_entry: int = Field(ge=0, le=MAX_SAMPLES)
     entry_ids: list[str]
     adapters: dict[Name, AdapterSummary]
     tag_entries: dict[str, list[str]] = Field(default_factory=dict)

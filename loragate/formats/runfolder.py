@@ -140,13 +140,15 @@ class GenerationWriter:
         self.close()
 
 
-def read_results(run_dir: Path) -> list[ResultRecord]:
+def read_results(run_dir: Path, report: ReadReport | None = None) -> list[ResultRecord]:
+    """The scored samples of a run folder (text that is not UTF-8 or holds lone
+    surrogates mended, counted in `report`)."""
     path = run_dir / RESULTS
     if not path.is_file():
         raise BadInput(
             f"{run_dir} is not a scored run folder: {RESULTS} is missing (run `loragate score` or `loragate run`)"
         )
-    return read_jsonl(path, ResultRecord)
+    return read_jsonl(path, ResultRecord, report=report)
 
 
 def read_summary(run_dir: Path) -> Summary:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+MAX_SAMPLES = 1000
+"""The most samples per entry (or episode) and adapter a run makes (`sampling.samples`);
+a record's sample number is below it, so no number read from a file can size an
+allocation (rescoring makes one trajectory per sample)."""
+
 
 class RepetitionStop(BaseModel):
     """End a sample once its last tokens are one pattern of `min_pattern` to
@@ -36,7 +41,9 @@ class SamplingConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    samples: int = Field(default=1, ge=1, le=1000, description="k: samples per entry and adapter")
+    samples: int = Field(
+        default=1, ge=1, le=MAX_SAMPLES, description="k: samples per entry and adapter"
+    )
     temperature: float = Field(default=0.0, ge=0.0, le=5.0, description="0 = greedy")
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_new_tokens: int = Field(default=256, ge=1, le=32768, description="tokens generated at most")
@@ -50,4 +57,4 @@ class SamplingConfig(BaseModel):
         return self.temperature == 0.0
 
 
-__all__ = ["RepetitionStop", "SamplingConfig"]
+__all__ = ["MAX_SAMPLES", "RepetitionStop", "SamplingConfig"]

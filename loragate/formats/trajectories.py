@@ -8,12 +8,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.names import Name
-from loragate.formats.records import ParseResult, Verdict
+from loragate.formats.records import EvalsetRef, ParseResult, Verdict
+from loragate.formats.sampling import MAX_SAMPLES
 from loragate.formats.versions import (
     EPISODE_RESULT_SCHEMA_VERSION,
     EPISODE_SUMMARY_SCHEMA_VERSION,
     TRAJECTORY_SCHEMA_VERSION,
 )
+
+MAX_STEP = 50
+"""The largest step number of a trajectory (an episode's `max_steps` is at most 50)."""
 
 TRAJECTORIES = "trajectories.jsonl"
 EPISODE_RESULTS = "episode_results.jsonl"
@@ -40,7 +44,8 @@ class ToolResult(BaseModel):
     text: str
     failed: bool
     fault: str | None = None
-    """The fault injected into this result, if any."""
+    """The fault injected into this result, if any; or `server_crash`: the tool server
+    died during the call (a real fault, recorded; the model saw a 502 result)."""
 
 
 class StepRecord(BaseModel):
@@ -52,8 +57,10 @@ class StepRecord(BaseModel):
     episode_id: str
     """The episode variant (`ID` or `ID~fault`)."""
     adapter: Name
-    sample: int = Field(ge=0)
-    step: int = Field(ge=1)
+    sample: int = Field(ge=0, lt=MAX_SAMPLES)
+    step: int = Field(ge=1, le=MAX_STEP)
+    evalset: EvalsetRef | None = None
+    """The evalset the step was run on (None in files before version 3)."""
     prompt_sha256: str = ""
     cache_key: str = ""
     text: str
@@ -80,7 +87,7 @@ class TrajectoryResult(BaseModel):
     base_id: str
     fault: str | None = None
     adapter: Name
-    sample: int = Field(ge=0)
+    sample: int = Field(ge=0, lt=MAX_SAMPLES)
     passed: bool = Field(alias="pass")
     reason: EpisodeReason
     detail: str = ""
@@ -131,7 +138,7 @@ class EpisodeAdapterSummary(BaseModel):
     success: Rate
     """Episode success over variants (mean per-variant fraction, Wilson on variants)."""
     pass_hat_k: float | None
-    k: int
+    k: int = Field(ge=0, le=MAX_SAMPLES)
     per_step: Rate
     """Passing steps over all steps."""
     tool_error_rate: float | None
@@ -151,6 +158,6 @@ class EpisodesSummary(BaseModel):
 
     schema_version: int = EPISODE_SUMMARY_SCHEMA_VERSION
     episodes_sha256: str
-    samples_per_episode: int
+    samples_per_episode: int = Field(ge=0, le=MAX_SAMPLES)
     episode_ids: list[str]
     adapters: dict[Name, EpisodeAdapterSummary]

@@ -80,8 +80,10 @@ HARNESS_FORMAT = 1
 """Version of the harness variants' transformation code (routing, distractor draws,
 context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
 key: a change in how a variant is built gives new cache keys."""
-TRAJECTORY_SCHEMA_VERSION = 2
-"""`trajectories.jsonl`. 2 added `user_reply` to a step (version-1 files still load)."""
+TRAJECTORY_SCHEMA_VERSION = 3
+"""`trajectories.jsonl`. 2 added `user_reply` to a step; 3 added `evalset`, the identity
+of the evalset the step was run on (name, version, sha256), which `score-episodes`
+checks. Version 1 and 2 files still load."""
 EPISODE_RESULT_SCHEMA_VERSION = 1
 """`episode_results.jsonl`."""
 EPISODE_SUMMARY_SCHEMA_VERSION = 1
@@ -145,7 +147,9 @@ FORMATS: tuple[Format, ...] = (
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
     Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2)),
     Format("harness variant transformations", "HARNESS_FORMAT", HARNESS_FORMAT),
-    Format("trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1,)),
+    Format(
+        "trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1, 2)
+    ),
     Format("episode_results.jsonl", "EPISODE_RESULT_SCHEMA_VERSION", EPISODE_RESULT_SCHEMA_VERSION),
     Format(
         "episodes_summary.json", "EPISODE_SUMMARY_SCHEMA_VERSION", EPISODE_SUMMARY_SCHEMA_VERSION

@@ -11,12 +11,12 @@ manifests and in the generation cache.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonguard import JsonRefused, loads
 from loragate.formats.manifest import BASE_ADAPTER, AdapterInfo
 
 ADAPTER_CONFIG = "adapter_config.json"
@@ -87,7 +87,11 @@ def inspect_adapter(
     path = Path(path_text).expanduser()
     if name == BASE_ADAPTER:
         problems.append(
-            Problem(where, f"`{BASE_ADAPTER}` is reserved for the bare base model", fix="rename it")
+            Problem(
+                where,
+                f"`{BASE_ADAPTER}` is reserved for the bare base model",
+                fix=f"give the adapter another name than `{BASE_ADAPTER}`",
+            )
         )
         return None
     if not path.exists():
@@ -113,9 +117,12 @@ def inspect_adapter(
         )
         return None
     try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        problems.append(Problem(str(cfg_path), f"not valid JSON: {exc}"))
+        cfg = loads(cfg_path.read_text(encoding="utf-8"))[0]
+    except JsonRefused as exc:
+        problems.append(Problem(str(cfg_path), exc.reason, fix=exc.fix))
+        return None
+    except ValueError as exc:  # not UTF-8
+        problems.append(Problem(str(cfg_path), f"not UTF-8: {exc}", fix="save the file as UTF-8"))
         return None
     if not isinstance(cfg, dict):
         problems.append(Problem(str(cfg_path), "must be a JSON object"))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import itertools
-import json
 import os
 import re
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.stack import resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
+from loragate.common.jsonguard import loads
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.evalset import Entry
 from loragate.formats.manifest import (
@@ -231,8 +231,8 @@ def _resolve_model(config: RunConfig, backend: str) -> _Model:
         cfg_file = local / "config.json"
         if cfg_file.is_file():
             try:
-                inner = json.loads(cfg_file.read_text(encoding="utf-8")).get("_name_or_path")
-            except (ValueError, AttributeError):
+                inner = loads(cfg_file.read_text(encoding="utf-8"))[0].get("_name_or_path")
+            except (ValueError, AttributeError, OSError):  # JsonRefused is a ValueError
                 inner = None
             if isinstance(inner, str) and inner:
                 aliases.append(inner)

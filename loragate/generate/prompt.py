@@ -26,12 +26,12 @@ the evalset's system prompt in front when an entry brings none of its own.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonguard import loads
 from loragate.common.resources import bundled
 
 if TYPE_CHECKING:
@@ -225,8 +225,8 @@ def _local_tokenizer_files(folder: Path) -> tuple[str | None, dict[str, str]] | 
     if not cfg_path.is_file():
         return None
     try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except ValueError:
+        cfg = loads(cfg_path.read_text(encoding="utf-8"))[0]
+    except (ValueError, OSError):  # JsonRefused is a ValueError: deep, huge, not JSON
         return None
     if not isinstance(cfg, dict):
         return None
@@ -238,8 +238,8 @@ def _local_tokenizer_files(folder: Path) -> tuple[str | None, dict[str, str]] | 
         template = jinja.read_text(encoding="utf-8")
     elif json_file.is_file():
         try:
-            value = json.loads(json_file.read_text(encoding="utf-8")).get("chat_template")
-        except (ValueError, AttributeError):
+            value = loads(json_file.read_text(encoding="utf-8"))[0].get("chat_template")
+        except (ValueError, AttributeError, OSError):
             return None
         template = value if isinstance(value, str) else None
     else:

@@ -21,7 +21,6 @@ Values are kept as logged: losses in nats per token, accuracies as fractions.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -31,6 +30,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.common.errors import BadInput
+from loragate.common.files import read_text
+from loragate.common.jsonguard import MAX_DOCUMENT_BYTES, JsonRefused, loads
 from loragate.common.jsonl import read_objects
 from loragate.families import get_families
 
@@ -235,7 +236,9 @@ def _from_objects(objs: Iterable[Any], path: Path, fmt: LogFormat) -> TrainingLo
 
 def _read_json(path: Path) -> TrainingLog:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = loads(read_text(path, "training log", MAX_DOCUMENT_BYTES))[0]
+    except JsonRefused as exc:
+        raise BadInput(f"{path}: not a readable JSON file: {exc.reason}", fix=exc.fix) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BadInput(
             f"{path}: not a readable JSON file: {exc}", fix="give a valid trainer_state.json"

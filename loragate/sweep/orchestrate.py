@@ -14,9 +14,11 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from loragate.common.files import atomic_write_text
 from loragate.formats.records import GenerationRecord
+from loragate.sweep.logs import SWEEP_LOG, third_party_output
 from loragate.sweep.spec import SweepConfig, SweepRun, run_configs, sweep_out
 from loragate.sweep.summary import SweepSummary, render_sweep_markdown, summarize_sweep
 
@@ -40,24 +42,42 @@ def run_sweep(
     *,
     on_planned: Callable[[int, int], None] | None = None,
     on_records: Callable[[list[GenerationRecord]], None] | None = None,
+    quiet_third_party: Callable[[TextIO], None] | None = None,
 ) -> SweepOutcome:
     """Run the sweep `sweep` (read from `source`), holding every run folder's write lock.
-    `on_planned(jobs, cached)` is told the totals before generation starts."""
+    Everything is checked first - evalsets, adapters, the backend's extra, Ray when
+    anything is to be generated - before any folder is made. `on_planned(jobs,
+    cached)` is told the totals before generation starts. With `quiet_third_party`,
+    what Ray and the engines write to stdout and stderr goes to `sweep.log` in the
+    sweep's folder (`third_party_output`) while they run; the callback is handed the
+    stream to the terminal for loragate's own progress (and None... afterwards: see
+    `loragate.sweep.logs`)."""
     from loragate.common.locking import writing
     from loragate.generate.pipeline import plan_run
     from loragate.run import run as run_one
-    from loragate.sweep.ray_stage import generate_on_ray
+    from loragate.sweep.ray_stage import generate_on_ray, import_ray
 
     runs = run_configs(sweep, source)
+    # The pre-flight, before any folder is made: every evalset, adapter, backend extra
+    # (and Ray, when anything is to be generated) is there.
+    plans = [plan_run(run.config) for run in runs]
+    if any(p.to_generate for p in plans):
+        import_ray()
     with contextlib.ExitStack() as stack:
         for run in runs:
             stack.enter_context(writing(Path(run.config.out or "")))
-        plans = [plan_run(run.config) for run in runs]
+        plans = [plan_run(run.config) for run in runs]  # again: another writer may have added
         jobs = sum(len(p.jobs) for p in plans)
         cached = sum(len(p.cached) for p in plans)
-        if on_planned is not None:
-            on_planned(jobs, cached)
-        generated = generate_on_ray(plans, sweep.cluster, on_records=on_records)
+        capture: contextlib.AbstractContextManager[TextIO | None] = contextlib.nullcontext()
+        if quiet_third_party is not None and any(p.to_generate for p in plans):
+            capture = third_party_output(sweep_out(sweep) / SWEEP_LOG)
+        with capture as terminal:
+            if terminal is not None and quiet_third_party is not None:
+                quiet_third_party(terminal)
+            if on_planned is not None:
+                on_planned(jobs, cached)
+            generated = generate_on_ray(plans, sweep.cluster, on_records=on_records)
         for run in runs:  # everything is cached now: no runner starts
             run_one(run.config, episodes=False, lock=False)
     out = sweep_out(sweep)

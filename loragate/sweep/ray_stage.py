@@ -84,12 +84,14 @@ def job_rows(plans: Sequence[RunPlan]) -> list[dict[str, Any]]:
     return rows
 
 
-def connect(address: str) -> None:
-    """Join (or, for `local`, start) a Ray cluster unless this process already has one."""
+def connect(address: str) -> bool:
+    """Join (or, for `local`, start) a Ray cluster unless this process already has one;
+    True when this call connected (the caller then disconnects)."""
     ray = import_ray()
     if ray.is_initialized():
-        return
+        return False
     ray.init(address=None if address == "local" else address, include_dashboard=False)
+    return True
 
 
 def generate_on_ray(
@@ -103,8 +105,22 @@ def generate_on_ray(
     rows = job_rows(plans)
     if not rows:
         return 0
-    connect(cluster.address)
+    started = connect(cluster.address)
     ray = import_ray()
+    try:
+        return _generate(ray, plans, rows, cluster, on_records)
+    finally:
+        if started:  # stopped here, while its output still goes where the sweep sends it
+            ray.shutdown()
+
+
+def _generate(
+    ray: Any,
+    plans: Sequence[RunPlan],
+    rows: list[dict[str, Any]],
+    cluster: Any,
+    on_records: Callable[[list[GenerationRecord]], None] | None,
+) -> int:
     engines = [(p.backend, p.setup) for p in plans]
     with warnings.catch_warnings():
         # Ray >= 2.60 calls remote args deprecated, but without them an actor that dies

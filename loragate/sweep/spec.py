@@ -91,7 +91,14 @@ def load_sweep(path: Path) -> SweepConfig:
     if sweep.model and sweep.embedded:
         raise BadInput(
             f"{path}: both `model` and `embedded` are set",
-            [Problem(str(path), "give one of them", field="model", fix="remove one")],
+            [
+                Problem(
+                    str(path),
+                    "give one of them",
+                    field="model",
+                    fix="remove `embedded` (or `model`) from the sweep file",
+                )
+            ],
         )
     return sweep
 
@@ -105,7 +112,15 @@ def sweep_adapters(sweep: SweepConfig, source: str) -> dict[str, str]:
         if not matched:
             raise BadInput(
                 f"{source}: adapter_globs {pattern!r} matches no folder",
-                [Problem(source, f"{pattern!r}: no match", field="adapter_globs", fix="fix it")],
+                [
+                    Problem(
+                        source,
+                        f"{pattern!r}: no match",
+                        field="adapter_globs",
+                        fix=f"correct the pattern (it is matched from {Path.cwd()}), or "
+                        "remove it and list the adapters under `adapters` as NAME: PATH",
+                    )
+                ],
             )
         for folder in matched:
             name = Path(folder).name
@@ -147,7 +162,34 @@ def run_configs(sweep: SweepConfig, source: str) -> list[SweepRun]:
     if not names and not sweep.include_base:
         raise BadInput(
             f"{source}: nothing to evaluate",
-            [Problem(source, "no adapter and include_base false", field="adapters", fix="add one")],
+            [
+                Problem(
+                    source,
+                    "no adapter and include_base false",
+                    field="adapters",
+                    fix="add an adapter under `adapters` or `adapter_globs`, or set "
+                    "include_base: true",
+                )
+            ],
+        )
+    if sweep.episodes not in (None, 0):
+        raise BadInput(
+            f"{source}: a sweep does not run episodes",
+            [
+                Problem(
+                    source,
+                    f"episodes: {sweep.episodes}",
+                    field="episodes",
+                    fix="drop `episodes` from the sweep file; run them on a sweep's run "
+                    "folder with `loragate run --config ... --episodes N`",
+                )
+            ],
+        )
+    out = sweep_out(sweep)
+    if out.exists() and not out.is_dir():
+        raise BadInput(
+            f"{source}: the sweep's folder {out} is a file",
+            [Problem(source, f"{out} is a file", field="out", fix="give `out` a folder path")],
         )
     size = sweep.group_size or max(1, len(names))
     groups = [names[i : i + size] for i in range(0, len(names), size)] or [[]]

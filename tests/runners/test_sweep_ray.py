@@ -146,3 +146,36 @@ def test_killed_actor_is_restarted_without_duplicates(
         keys = _cache_keys(Path(r.config.out or ""))
         assert not [k for k, n in Counter(keys).items() if n > 1]
     assert sum(len(_cache_keys(Path(r.config.out or ""))) for r in outcome.runs) == outcome.jobs
+
+
+@pytest.mark.timeout(600)
+def test_sweep_keeps_third_party_output_in_its_log(
+    tiny_model: Path, mini_evalset: Path, tiny_adapters: dict[str, Path], tmp_path: Path
+) -> None:
+    """A real `loragate sweep` (its own local Ray): the terminal shows loragate's lines
+    and the ranked table only; Ray's and the engines' own output is in sweep.log."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    sweep = _sweep(tiny_model, mini_evalset, tiny_adapters, tmp_path / "sweep")
+    raw = sweep.model_dump(mode="json", exclude_none=True)
+    raw["cluster"] = {"actors": 1, "batch_size": 8, "cpus_per_actor": 1}
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "loragate", "sweep", "--config", str(path), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=540,
+        check=False,
+    )
+    terminal = done.stdout + done.stderr
+    assert done.returncode == 0, terminal
+    log = (tmp_path / "sweep" / "sweep.log").read_text(encoding="utf-8", errors="replace")
+    assert "| lora1" in terminal or "lora1" in terminal  # the ranked table
+    for noise in ("INFO", "WARNING", "ERROR", "Ray Data", "(raylet)", "pid="):
+        lines = [ln for ln in terminal.splitlines() if noise in ln and "sweep.log" not in ln]
+        assert not lines, (noise, lines)
+    assert log.strip(), "Ray's output went to sweep.log"

@@ -3,16 +3,24 @@
 The episode loop is synchronous and the `mcp` SDK is async: the connection runs an
 event loop in a background thread (an anyio blocking portal) that holds the SDK's
 `stdio_client` and `ClientSession` open from start to `close()`; each call is handed
-to that loop and waited for with a timeout. The SDK starts the server in its own
-process group and, on close, closes its stdin, then terminates and kills the group
-(every wait bounded), so a stopped run leaves no server behind.
+to that loop and cancelled at its deadline (`timeout_s`, the whole call however the
+server sends its answer). The SDK starts the server in its own process group and, on
+close, closes its stdin, then terminates and kills the group (every wait bounded).
+
+On Linux the server runs under `supervise.py`, in that group: it dies with loragate
+(a parent-death signal, also after SIGKILL) and takes the group with it, and it stops
+a server that writes a line longer than `MAX_LINE_BYTES`. So no server outlives the
+run on any exit path. A server that dies during a call raises `ServerCrashed`, which
+`ToolServers` turns into an error result for the model.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+import sys
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
 from contextlib import AbstractContextManager, asynccontextmanager, suppress
@@ -21,6 +29,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.episodes.servers.base import (
+    ServerCrashed,
     ToolReply,
     ToolServerError,
     is_error_result,
@@ -32,6 +41,9 @@ from loragate.episodes.servers.base import (
 from loragate.evalset.faults import error_text
 from loragate.formats.evalset import McpServerConfig
 
+MAX_LINE_BYTES = 16 << 20
+"""A JSON-RPC line longer than this stops the server (the client buffers a line whole)."""
+SUPERVISOR = Path(__file__).with_name("supervise.py")
 GRACE_S = 10.0
 """How much longer than a timeout of its own the main thread waits for the loop (a
 safety net: the loop enforces the timeouts itself)."""
@@ -86,7 +98,17 @@ class McpStdioConnection:
     and left by one task) and holds it until `close()`; the main thread hands it calls
     and never waits longer than a call's timeout plus `GRACE_S`."""
 
-    def __init__(self, name: str, config: McpServerConfig, *, root: Path, log: Path | None) -> None:
+    restartable = True
+
+    def __init__(
+        self,
+        name: str,
+        config: McpServerConfig,
+        *,
+        root: Path,
+        log: Path | None,
+        named_log: bool = True,
+    ) -> None:
         try:
             import anyio.from_thread
             import mcp  # noqa: F401 - the SDK's presence, before anything starts
@@ -95,6 +117,8 @@ class McpStdioConnection:
         self.name = name
         self.config = config
         self.log = log
+        self.named_log = named_log
+        """Name the log file in error messages (not a temporary one)."""
         cwd = root / config.cwd if config.cwd else root
         if not cwd.is_dir():
             raise BadInput(
@@ -137,11 +161,16 @@ class McpStdioConnection:
         from mcp import ClientSession, StdioServerParameters
         from mcp.client.stdio import stdio_client
 
+        command, args = self._command, list(self.config.args)
+        if sys.platform == "linux":
+            guard = ["-I", "-S", str(SUPERVISOR), str(os.getpid()), str(MAX_LINE_BYTES), "--"]
+            command, args = sys.executable, [*guard, command, *args]
         params = StdioServerParameters(
-            command=self._command,
-            args=list(self.config.args),
+            command=command,
+            args=args,
             env=dict(self.config.env) or None,
             cwd=str(self._cwd),
+            encoding_error_handler="replace",  # bytes that are not UTF-8: U+FFFD
         )
         async with (
             stdio_client(params, errlog=self._errlog) as (read, write),
@@ -174,13 +203,13 @@ class McpStdioConnection:
             raise self._start_error(_first(exc)) from None
         reset = self.config.reset
         if reset is not None and self.tools is not None and reset not in self.tools:
-            raise self._unknown_tool(reset, "reset")
+            raise self.unknown_tool(reset, "reset")
 
     def _start_error(self, exc: BaseException) -> BadInput:
         if isinstance(exc, TimeoutError):
             return ToolServerError(
                 f"tool server {self.name!r} did not answer the MCP handshake within "
-                f"{self.config.start_timeout_s:g} s{log_tail(self.log)}",
+                f"{self.config.start_timeout_s:g} s{self._tail()}",
                 fix="check that the command starts an MCP server on stdio, or raise "
                 "start_timeout_s",
             )
@@ -190,16 +219,21 @@ class McpStdioConnection:
                 fix="check `command` and `args` under tool_servers in evalset.yaml",
             )
         return ToolServerError(
-            f"tool server {self.name!r} failed to start: {_message(exc)}{log_tail(self.log)}",
+            f"tool server {self.name!r} failed to start: {_message(exc)}{self._tail()}",
             fix="run the command by hand to see why it stops",
         )
 
-    def _unknown_tool(self, tool: str, what: str = "tool") -> BadInput:
+    def _tail(self) -> str:
+        return log_tail(self.log, named=self.named_log)
+
+    def unknown_tool(self, tool: str, what: str = "tool") -> BadInput:
         known = ", ".join(sorted(self.tools or ())[:30]) or "none"
         return BadInput(
             f"tool server {self.name!r} has no {what} {tool!r} (it has: {known})",
             fix="map the tool to a server that has it, or give the server's name of it "
-            'in the backend ({"server": ..., "tool": ...})',
+            'in the backend ({"server": ..., "tool": ...})'
+            if what == "tool"
+            else "name a tool the server lists as `reset`, or drop `reset` from its config",
         )
 
     async def _call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
@@ -210,9 +244,9 @@ class McpStdioConnection:
 
     def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply:
         """One `tools/call`; a timeout is a 504 result, a JSON-RPC error an error result,
-        a lost connection a `ToolServerError`."""
+        a lost connection (the server died) `ServerCrashed`."""
         if self.tools is not None and tool not in self.tools:
-            raise self._unknown_tool(tool)
+            raise self.unknown_tool(tool)
         from mcp.types import CONNECTION_CLOSED
 
         pending = self._portal.start_task_soon(self._call_tool, tool, arguments)
@@ -223,13 +257,18 @@ class McpStdioConnection:
             exc = _first(group)
             if isinstance(exc, TimeoutError):
                 return timeout_reply(self.config.timeout_s)
-            code = getattr(getattr(exc, "error", None), "code", None)
-            if isinstance(code, int) and code != CONNECTION_CLOSED:
+            error = getattr(exc, "error", None)
+            code = getattr(error, "code", None)
+            closed = (
+                code == CONNECTION_CLOSED and getattr(error, "message", "") == "Connection closed"
+            )
+            if isinstance(code, int) and not closed:
                 return ToolReply(error_text(code, "mcp_error", _message(exc)), True)
-            raise ToolServerError(
-                f"tool server {self.name!r} stopped answering ({_message(exc)})"
-                f"{log_tail(self.log)}",
-                fix="see the server's log; the run can be resumed once it works",
+            raise ServerCrashed(
+                f"tool server {self.name!r} stopped during a call of {tool} ({_message(exc)})"
+                f"{self._tail()}",
+                fix="see the server's log and fix the server; each crash is an error result "
+                "the model saw, and the server was started again for the next variant",
             ) from None
         return _reply(result)
 

@@ -35,11 +35,12 @@ from pydantic import ValidationError
 from loragate.common.errors import BadInput
 from loragate.common.files import read_json
 from loragate.common.heap import no_cyclic_gc
+from loragate.common.jsonl import ReadReport
 from loragate.common.names import name_problem
 from loragate.common.resources import bundled
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.records import ResultRecord, Summary
-from loragate.formats.runfolder import read_manifest, read_results, read_summary
+from loragate.formats.runfolder import RESULTS, read_manifest, read_results, read_summary
 from loragate.formats.versions import VIEW_DATA_VERSION
 from loragate.generate.prompt import evalset_messages
 from loragate.results.gate import GateResult
@@ -101,15 +102,52 @@ def sides_of(
     ]
 
 
-def load_sides(run_args: Sequence[str]) -> list[Side]:
-    """One side per adapter of each `RUN` (or the one of `RUN:ADAPTER`), in order."""
+def load_sides(run_args: Sequence[str], notes: list[str] | None = None) -> list[Side]:
+    """One side per adapter of each `RUN` (or the one of `RUN:ADAPTER`), in order. The
+    runs must have been scored on one evalset (`BadInput` naming both otherwise, as
+    `compare` refuses them); another version of it, and text that had to be mended
+    in a results file, are said in `notes`."""
     sides: list[Side] = []
     for text in run_args:
         ref = parse_run_ref(text)
         summary = read_summary(check_run_dir(ref))
-        sides += sides_of(ref.run_dir, summary, read_results(ref.run_dir), ref.adapter)
+        report = ReadReport()
+        results = read_results(ref.run_dir, report)
+        if notes is not None:
+            notes += report.warnings(ref.run_dir / RESULTS)
+        sides += sides_of(ref.run_dir, summary, results, ref.adapter)
+    said = same_evalset(sides)
+    if notes is not None:
+        notes += said
     _unique_labels(sides)
     return sides
+
+
+def same_evalset(sides: Sequence[Side]) -> list[str]:
+    """`BadInput` when a side was scored on another evalset than the first (by name):
+    its outputs would be shown under the first one's conversations. Notes for another
+    version or content of the same evalset (shown by entry id)."""
+    notes: list[str] = []
+    if not sides:
+        return notes
+    first = sides[0]
+    base = first.summary.evalset
+    for side in sides[1:]:
+        other = side.summary.evalset
+        if other.name != base.name:
+            raise BadInput(
+                f"{side.run_dir} was scored on evalset {other.name!r}, {first.run_dir} on "
+                f"{base.name!r}: outputs of one evalset cannot be shown under the "
+                "conversations of another",
+                fix="view runs of one evalset together (one `loragate view` per evalset)",
+            )
+        differs = base.differs(other)
+        if differs is not None and not any(side.run_dir.name in n for n in notes):
+            notes.append(
+                f"evalset {base.name}: {differs} ({first.run_dir} vs {side.run_dir}); "
+                f"entries are matched by id and the conversations are {first.run_dir}'s"
+            )
+    return notes
 
 
 def run_view_page(
