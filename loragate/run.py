@@ -53,6 +53,7 @@ from loragate.formats.records import GenerationRecord, ResultRecord, Summary
 from loragate.formats.runfolder import REPORT, VIEW, read_episodes_summary
 from loragate.formats.trajectories import EpisodesSummary
 from loragate.generate.config import RunConfig
+from loragate.generate.harness_apply import AppliedVariant
 from loragate.generate.pipeline import LazyRunner, RunPlan, execute_run, plan_run, run_folder
 from loragate.results.report import render_markdown
 from loragate.results.view.data import run_view_page
@@ -144,6 +145,7 @@ def run(
     episodes: bool = True,
     lock: bool = True,
     hooks: RunHooks | None = None,
+    harness: Sequence[str] | None = None,
 ) -> RunOutcome:
     """Plan, generate, run the episodes, score, and write the run folder of `config`.
 
@@ -151,13 +153,15 @@ def run(
     `limit` and `families` narrow the entries as `--limit` and `--families` do.
     `episodes=False` skips the config's episodes (a sweep generates on Ray, where no
     episode runs). `lock=False` when the caller already holds the folder's write lock.
+    `harness` names the harness variants generated beside the default harness in the
+    same batch (`--harness`; None: the config's `harness.run`; docs/harness.md).
     Bad input raises `BadInput` before anything is generated; a rerun reuses every
     cached generation.
     """
     folder = run_folder(config, config_path)
     held = writing(folder) if lock else contextlib.nullcontext(folder)
     with held:
-        return _run(config, config_path, limit, families, episodes, hooks or NoHooks())
+        return _run(config, config_path, limit, families, episodes, hooks or NoHooks(), harness)
 
 
 def _run(
@@ -167,11 +171,16 @@ def _run(
     families: Sequence[str] | None,
     with_episodes: bool,
     hooks: RunHooks,
+    harness: Sequence[str] | None = None,
 ) -> RunOutcome:
     timings: dict[str, float] = {}
     clock = _Clock(timings)
     plan = plan_run(
-        config, config_path=config_path, limit=limit, families=list(families or []) or None
+        config,
+        config_path=config_path,
+        limit=limit,
+        families=list(families or []) or None,
+        harness=list(harness) if harness is not None else None,
     )
     episodes = run_episode_set(plan.evalset, config) if with_episodes else None
     if episodes is not None:
@@ -205,6 +214,7 @@ def _run(
         generation.records,
         config.parse_mode,
         k=config.sampling.samples,
+        variants=plan.variants,
         stack=plan.stack,
     )
     clock.lap("score")
@@ -235,6 +245,7 @@ def finish_run(
     progress: bool | None = None,
     include_generations: bool = False,
     jobs: int = 1,
+    variants: Sequence[AppliedVariant] = (),
     stack: ServingStack = DEFAULT_STACK,
 ) -> ScoredRun:
     """Score `generations`, summarise, and write `results.jsonl`, `summary.json`,
@@ -248,7 +259,8 @@ def finish_run(
     `include_generations` also writes the generations as `generations.jsonl` when the
     folder has none (so a run folder scored from a loose file is self-contained).
     `jobs`: processes judging the distinct outputs (see `score_records`). `stack`: the
-    serving stack the outputs are judged as (see `loragate.calls.parsing`).
+    serving stack the outputs are judged as (see `loragate.calls.parsing`). `variants`:
+    the harness variants the generations were made under (`plan.variants`).
     """
     scored = score_run(
         evalset,
@@ -259,6 +271,7 @@ def finish_run(
         source=source,
         progress=progress,
         jobs=jobs,
+        variants=variants,
         stack=stack,
     )
     _write(out_dir, evalset, scored, generations if include_generations else None)
@@ -274,7 +287,9 @@ def _write(
     """The scored run folder: results, the report and the page, then the summary."""
     files = {
         REPORT: render_markdown(scored.summary, scored.results, _episodes_of(out_dir)),
-        VIEW: run_view_page(out_dir, scored.summary, scored.results, evalset),
+        VIEW: run_view_page(
+            out_dir, scored.summary, [*scored.results, *scored.variant_results], evalset
+        ),
     }
     write_scored(out_dir, scored, generations=generations, files=files)
 

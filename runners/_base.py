@@ -68,6 +68,8 @@ class PromptJob:
     tools: list[dict[str, Any]] | None = None
     """The tools this job's entry offers, in OpenAI form (what a server takes; local
     runners have them in `prompt`). `None`: the tools of `RunnerSetup.tools`."""
+    harness: str | None = None
+    """The harness variant the prompt was built under; `None`: the default harness."""
 
     def record(
         self,
@@ -94,6 +96,7 @@ class PromptJob:
             ),
             prompt_sha256=self.prompt_sha256,
             cache_key=self.cache_key,
+            harness=self.harness,
         )
 
 

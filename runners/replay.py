@@ -2,8 +2,9 @@
 
 Lets a run folder be rebuilt (and re-scored) from generations produced on another
 machine or by another tool: each job is answered by the record with the same
-(entry_id, adapter, sample). Records keep their text, finish reason and token
-counts (reasoning tokens included); the cache key and prompt sha256 become the current job's, so the rebuilt
+(entry_id, adapter, sample, harness variant). Records keep their text, finish reason
+and token counts (reasoning tokens included); the cache key and prompt sha256 become the
+current job's, so the rebuilt
 folder is a valid cache. A job with no record is an error listing what is missing.
 """
 
@@ -29,23 +30,28 @@ class ReplayRunner(Runner):
         self.path = path
         self.report = ReadReport()
         records = read_generations(path, tolerate_torn_tail=True, report=self.report)
-        self.by_key: dict[tuple[str, str, int], GenerationRecord] = {}
+        self.by_key: dict[tuple[str, str, int, str | None], GenerationRecord] = {}
         for r in records:
-            self.by_key.setdefault((r.entry_id, r.adapter, r.sample), r)
+            self.by_key.setdefault((r.entry_id, r.adapter, r.sample, r.harness), r)
 
     def warnings(self) -> list[str]:
         return self.report.warnings(self.path)
 
     def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
-        missing = [j for j in jobs if (j.entry_id, j.adapter, j.sample) not in self.by_key]
+        missing = [
+            j for j in jobs if (j.entry_id, j.adapter, j.sample, j.harness) not in self.by_key
+        ]
         if missing:
-            shown = ", ".join(f"{j.entry_id}/{j.adapter}/{j.sample}" for j in missing[:10])
+            shown = ", ".join(
+                f"{j.entry_id}/{j.adapter}/{j.sample}" + (f"/{j.harness}" if j.harness else "")
+                for j in missing[:10]
+            )
             raise BadInput(
                 f"{self.path} lacks {len(missing)} of {len(jobs)} generations",
                 [
                     Problem(
                         str(self.path),
-                        f"no record for (entry, adapter, sample): {shown}"
+                        f"no record for (entry, adapter, sample[, harness]): {shown}"
                         + (" ..." if len(missing) > 10 else ""),
                         fix="replay a complete generations file, or run those with a model backend",
                     )
@@ -53,7 +59,7 @@ class ReplayRunner(Runner):
             )
         out = []
         for j in jobs:
-            r = self.by_key[(j.entry_id, j.adapter, j.sample)]
+            r = self.by_key[(j.entry_id, j.adapter, j.sample, j.harness)]
             out.append(
                 j.record(
                     r.text,

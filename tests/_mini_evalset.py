@@ -205,11 +205,12 @@ def write_evalset(root: Path, entries: list[dict[str, Any]] | None = None) -> Pa
     for name in ("tools.json", "curriculum.yaml"):
         shutil.copy(AGENT20 / name, root / name)
     manifest = (AGENT20 / "evalset.yaml").read_text(encoding="utf-8")
-    # its own entries: agent20's world and answers are about agent20's entries
+    # its own entries: agent20's world, answers and paraphrase rules are about
+    # agent20's entries
     manifest = "".join(
         line
         for line in manifest.splitlines(keepends=True)
-        if not line.startswith(("world:", "answers:"))
+        if not line.startswith(("world:", "answers:", "system_prompts:"))
     )
     (root / "evalset.yaml").write_text(manifest, encoding="utf-8")
     lines = [json.dumps(e, ensure_ascii=False) for e in (entries or ENTRIES)]

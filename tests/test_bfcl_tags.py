@@ -10,6 +10,7 @@ import pytest
 
 from loragate.evalset.bfcl import data_dir, read_category
 from loragate.formats.runfolder import read_summary
+from loragate.formats.versions import SUMMARY_SCHEMA_VERSION
 from tests._bfcl import ANSWER_TEXT, correct_calls, tool_call_text
 from tests.test_cli_validate import run_main
 
@@ -34,7 +35,7 @@ def test_summary_and_report_have_a_row_per_bfcl_category(
     args = ("score", "--generations", str(gens), "--evalset", str(ev), "--out", str(run))
     assert run_main(monkeypatch, *args) == 0
     summary = read_summary(run)
-    assert summary.schema_version == 4
+    assert summary.schema_version == SUMMARY_SCHEMA_VERSION
     tags = summary.adapters["m"].tags
     assert list(tags) == ["bfcl:irrelevance", "bfcl:multiple"]
     assert (tags["bfcl:multiple"].entries, tags["bfcl:multiple"].passes) == (200, 10)

@@ -15,6 +15,7 @@ import pytest
 import loragate.runners as runners_pkg
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
+from loragate.formats.versions import MANIFEST_SCHEMA_VERSION
 from loragate.generate.config import RunConfig
 from loragate.generate.pipeline import _agree, _base_probe, execute_run, plan_run, self_check
 from loragate.runners import PromptJob, Runner, RunnerSetup, Sink
@@ -95,7 +96,7 @@ def test_an_adapter_equal_to_the_base_everywhere_is_flagged(tmp_path: Path, echo
     (warning,) = check.warnings
     assert "'same'" in warning and "not applied" in warning
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["schema_version"] == 3
+    assert manifest["schema_version"] == MANIFEST_SCHEMA_VERSION
     assert manifest["self_check"]["identical_to_base"]["same"] == 1.0
 
 

@@ -13,6 +13,7 @@ import pytest
 from loragate.common.errors import BadInput
 from loragate.evalset.bfcl import data_dir, read_category
 from loragate.formats.runfolder import read_summary
+from loragate.formats.versions import COMPARISON_SCHEMA_VERSION, SUMMARY_SCHEMA_VERSION
 from loragate.results.card import build_card
 from loragate.results.compare import compare_runs
 from loragate.results.compare_render import render_markdown, render_terminal
@@ -68,7 +69,7 @@ def test_grouping_tags_are_the_namespaced_ones() -> None:
 
 def test_summary_lists_the_entries_of_each_tag(rounds: tuple[Path, Path]) -> None:
     summary = read_summary(rounds[0])
-    assert summary.schema_version == 4
+    assert summary.schema_version == SUMMARY_SCHEMA_VERSION
     assert list(summary.tag_entries) == [IRRELEVANCE, MULTIPLE]
     assert len(summary.tag_entries[MULTIPLE]) == 200
     assert summary.tag_entries[MULTIPLE] == sorted(summary.tag_entries[MULTIPLE])
@@ -107,7 +108,7 @@ def test_compare_json_and_cli_carry_tag_rows(
     code, out, err = run_cli(["compare", str(r1), str(r2), "--format", "json"], capsys)
     assert code == 0, err
     data = json.loads(out)
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == COMPARISON_SCHEMA_VERSION
     assert [t["tag"] for t in data["tags"]] == [IRRELEVANCE, MULTIPLE]
 
 

@@ -131,6 +131,17 @@ def command(
             "0: none. Default: the config's `episodes` (the embedded model's: 2).",
         ),
     ] = None,
+    harness: Annotated[
+        str | None,
+        typer.Option(
+            "--harness",
+            metavar="VARIANTS",
+            help="Harness variants to generate beside the default harness, comma-separated "
+            "(routed, shuffled, distractors-10, context-4k, system-terse, ...; `all`: every "
+            "variant of the config; `none`); default: the config's harness.run. "
+            "See docs/harness.md.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     policy: Annotated[
         Path | None,
@@ -178,6 +189,8 @@ def command(
     cfg = cfg.model_copy(update={"trust_remote_code": trusted})
     family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
     console = Console(stderr=True)
+    from loragate.generate.harness import parse_harness_option
+
     run_and_report(
         cfg,
         config_path=config,
@@ -185,6 +198,7 @@ def command(
         families=family_list,
         console=console,
         quiet=quiet,
+        harness=parse_harness_option(harness),
         policy=policy,
     )
 
@@ -207,10 +221,12 @@ def run_and_report(
     families: list[str] | None,
     console: Any,
     quiet: bool = False,
+    harness: list[str] | None = None,
     policy: Path | None = None,
 ) -> Any:
     """`loragate.run.run` with a progress bar and the console lines, then the tables.
-    Returns the `RunOutcome`."""
+    Returns the `RunOutcome`. `harness`: the `--harness` variants (None: the config's
+    `harness.run`)."""
     from rich.console import Console
 
     from loragate.formats.runfolder import GENERATIONS
@@ -223,6 +239,7 @@ def run_and_report(
         config_path=config_path,
         limit=limit,
         families=families,
+        harness=harness,
         hooks=_ConsoleHooks(console, quiet, policy),
     )
     out_console = Console() if console.stderr else console
@@ -279,6 +296,12 @@ class _ConsoleHooks:
             f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
             f"{' + base' if plan.config.include_base else ''}  -> {plan.out_dir}"
         )
+        if plan.variants:
+            ids = {e for v in plan.variants for e in [*v.entries, *v.skipped]}
+            self.console.print(
+                f"harness variants: {', '.join(v.name for v in plan.variants)} on "
+                f"{len(ids)} entries, generated with the default harness in one batch"
+            )
         self.console.print(
             f"{len(plan.jobs)} generations: {len(plan.cached)} cached, "
             f"{len(plan.pending)} to generate"

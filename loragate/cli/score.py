@@ -210,6 +210,15 @@ def _score(
         )
     for warning in mended.warnings(generations):
         typer.echo(f"warning: {warning}", err=True)
+    variants = sorted({r.harness for r in records if r.harness is not None})
+    if variants:  # their prompts are built from a run config: `loragate run` scores them
+        records = [r for r in records if r.harness is None]
+        typer.echo(
+            f"warning: the samples of harness variants {', '.join(variants)} are left out: "
+            "`loragate run` with the run's config and --harness scores them (a rerun reuses "
+            "every cached generation; docs/harness.md)",
+            err=True,
+        )
     _check_out_is_folder(out)
     with writing(out):
         _check_out(out, generations)

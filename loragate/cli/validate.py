@@ -149,6 +149,21 @@ def command(
             f"OK: answers: all {len(verdicts)} agree with their labels ({right} right, "
             f"{len(verdicts) - right} near misses) in {manifest.answers}"
         )
+    if manifest.system_prompts:
+        from loragate.evalset.paraphrases import check_paraphrase, load_paraphrases
+
+        try:
+            paraphrases = load_paraphrases(loaded)
+            assert paraphrases is not None
+            for name in paraphrases.names():
+                check_paraphrase(paraphrases, name, f"system-{name}", loaded.entries)
+        except BadInput as exc:
+            _report(exc, evalset)
+        typer.echo(
+            f"OK: system prompt paraphrases: {', '.join(paraphrases.names()) or 'none'} state "
+            f"the {len(paraphrases.file.rules)} rules the entries rely on "
+            f"({manifest.system_prompts})"
+        )
     if policy is not None:
         from loragate.results.gate import load_policy
         from loragate.results.gate_plan import group_sizes, plan_lines, plan_policy

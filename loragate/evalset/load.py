@@ -219,6 +219,7 @@ def _read_manifest(root: Path) -> EvalsetManifest:
             ("world", manifest.world),
             ("answers", manifest.answers),
             ("policy.destructive_when", manifest.policy.destructive_when),
+            ("system_prompts", manifest.system_prompts),
         )
         if used
     ]
@@ -360,6 +361,34 @@ def _entry_line_problems(
     return problems
 
 
+def _opt_out_problems(entry: Entry, lineno: int, where: str, format_version: int) -> list[Problem]:
+    """`harness_opt_out` needs format 5 and a reason for every transformation."""
+    if not entry.harness_opt_out:
+        return []
+    problems = [
+        Problem(
+            where,
+            f"opting out of `{name}` needs the reason",
+            line=lineno,
+            field=f"harness_opt_out.{name}",
+            fix="say why the transformation would change what the entry expects",
+        )
+        for name, reason in entry.harness_opt_out.items()
+        if not reason.strip()
+    ]
+    if format_version < WORLD_VERSION:
+        problems.append(
+            Problem(
+                where,
+                f"`harness_opt_out` needs evalset format {WORLD_VERSION}",
+                line=lineno,
+                field="harness_opt_out",
+                fix=f"set `format_version: {WORLD_VERSION}` in evalset.yaml",
+            )
+        )
+    return problems
+
+
 def _expect_problems(
     fam: Family[Any], expect: BaseModel, toolset: Toolset, lineno: int, where: str
 ) -> list[Problem]:
@@ -452,6 +481,7 @@ def _read_entries(
             )
             continue
         problems += _entry_line_problems(entry, lineno, seen_ids.get(entry.id), ef)
+        problems += _opt_out_problems(entry, lineno, ef, format_version)
         if entry.id in seen_ids:
             continue
         seen_ids[entry.id] = lineno

@@ -20,6 +20,8 @@ from loragate.formats.records import FaultKind
 from loragate.formats.versions import EVALSET_FORMAT_VERSION
 
 FAULT_SEPARATOR = "~"
+HarnessTransform = Literal["tools", "context", "system_prompt", "format"]
+"""The transformations of a harness variant an entry may opt out of."""
 
 
 class Policy(BaseModel):
@@ -135,6 +137,10 @@ class EvalsetManifest(BaseModel):
     """Format 5: right and near-miss answers per entry (JSON lines `entry_id`, `text`,
     `expect_pass`, `why`), the entries' own check that they are neither too narrow nor
     too loose (docs/writing-entries.md)."""
+    system_prompts: str | None = None
+    """Format 5: named paraphrases of `system_prompt` and the rules entries rely on
+    (YAML), for the `system_prompt` harness variants (`loragate.evalset.paraphrases`,
+    docs/harness.md)."""
 
 
 # -- entries.jsonl ------------------------------------------------------------------
@@ -194,6 +200,10 @@ class Entry(BaseModel):
     """The tools this entry offers (format 3): each the name of a tool in tools.json or a
     full OpenAI tool definition of its own. Unset: every tool of tools.json."""
     notes: str | None = None
+    harness_opt_out: dict[HarnessTransform, str] = Field(default_factory=dict)
+    """Format 5: harness transformations that would change this entry's meaning, each
+    with the reason (`{"context": "refers to 'the message above'"}`); the entry is left
+    out of every variant that applies one of them (docs/harness.md)."""
     fault: FaultKind | None = None
     """Set by expansion: the fault this variant carries. Not written in entries files."""
 

@@ -123,6 +123,28 @@ class SelfCheck(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
+class HarnessRecord(BaseModel):
+    """One harness variant of a run (manifest v3, docs/harness.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: int
+    key: str
+    """sha256 of the variant's identity; part of every cache key of its generations."""
+    description: str
+    definition: dict[str, Any]
+    entries: list[str]
+    """The entries generated under the variant."""
+    skipped: dict[str, str] = Field(default_factory=dict)
+    """Entries left out, with the reason (an entry's `harness_opt_out`)."""
+    data: dict[str, str] = Field(default_factory=dict)
+    """sha256 of the data the variant draws on (pool, paraphrase, template, donors)."""
+    prompt_tokens_mean: float | None = None
+    """Mean prompt tokens of a context variant (estimated when `tokens_estimated`)."""
+    tokens_estimated: bool = False
+
+
 class RunManifest(BaseModel):
     """`manifest.json` of a run folder."""
 
@@ -162,6 +184,8 @@ class RunManifest(BaseModel):
     self_check: SelfCheck | None = None
     warnings: list[str] = Field(default_factory=list)
     """What the generation had to mend (e.g. a replayed file's text that was not UTF-8)."""
+    harness: list[HarnessRecord] = Field(default_factory=list)
+    """The harness variants generated beside the default harness (v3)."""
 
 
 def sampling_identity(sampling: dict[str, Any]) -> dict[str, Any]:
@@ -189,9 +213,11 @@ def cache_key(
     adapter: AdapterInfo | None,
     sampling: dict[str, Any],
     sample: int,
+    harness: str | None = None,
 ) -> str:
-    """sha256 (hex) identifying one generated sample; `adapter=None` is the base model."""
-    payload = {
+    """sha256 (hex) identifying one generated sample; `adapter=None` is the base model,
+    `harness` the key of a harness variant (None: the default harness)."""
+    payload: dict[str, Any] = {
         "v": 1,
         "prompt": prompt_sha256,
         "model": model_id,
@@ -200,6 +226,8 @@ def cache_key(
         "sampling": sampling_identity(sampling),
         "sample": sample,
     }
+    if harness is not None:  # absent for the default harness: its keys stay as they were
+        payload["harness"] = harness
     blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
 

@@ -249,6 +249,9 @@ class GenerationRecord(BaseModel):
     prompt_sha256: str | None = None
     cache_key: str | None = None
     """sha256 over (prompt_sha256, model, adapter sha256, sampling, sample); set by runners."""
+    harness: str | None = None
+    """The harness variant the prompt was built under (schema 2); `None`: the default
+    harness (docs/harness.md)."""
 
     @field_validator("entry_id", "text", "finish_reason", mode="after")
     @classmethod
@@ -371,6 +374,70 @@ class EvalsetRef(BaseModel):
         )
 
 
+class VariantCell(BaseModel):
+    """One family of one adapter under one harness (summary schema 4): pass@1 with its
+    Wilson interval over the entries the harness ran, and - for a variant - the paired
+    test against the default harness on the same entries."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entries: int
+    samples: int
+    passes: int
+    pass_at_1: float | None
+    ci_low: float | None
+    ci_high: float | None
+    diff_points: float | None = None
+    """Mean per-entry difference against the default harness, in points (variants)."""
+    p_value: float | None = None
+    """Two-sided paired exact test against the default harness (variants)."""
+    better: list[str] = Field(default_factory=list)
+    """Entries that pass more often than under the default harness."""
+    worse: list[str] = Field(default_factory=list)
+    """Entries that pass less often than under the default harness."""
+
+
+class FamilySensitivity(BaseModel):
+    """A row of the sensitivity table: a family (or `overall`) under every harness."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cells: dict[str, VariantCell]
+    """`default` first, then each variant by name."""
+    spread_points: float | None
+    """Highest minus lowest pass@1 over the harnesses, in points."""
+    worst: str | None
+    """The variant with the lowest pass@1 below the default harness's (None when no
+    variant ran the family or none scores below the default)."""
+
+
+class HarnessVariantSummary(BaseModel):
+    """One harness variant of a run and the usual figures under it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: int
+    key: str
+    description: str
+    entries: list[str]
+    skipped: dict[str, str] = Field(default_factory=dict)
+    prompt_tokens_mean: float | None = None
+    adapters: dict[Name, AdapterSummary]
+
+
+class HarnessSummary(BaseModel):
+    """The harness variants of a run (summary schema 4, docs/harness.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    entry_ids: list[str]
+    """The entries the variants were asked to run (the default column covers these)."""
+    variants: list[HarnessVariantSummary]
+    sensitivity: dict[Name, dict[str, FamilySensitivity]]
+    """Adapter -> family (and `overall`) -> the row of the sensitivity table."""
+
+
 class Summary(BaseModel):
     """`summary.json` of a run folder."""
 
@@ -393,3 +460,6 @@ class Summary(BaseModel):
     version 3."""
     training: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Per adapter: training-log figures (final/best loss, token accuracy, ...)."""
+    harness: HarnessSummary | None = None
+    """Harness variants and the sensitivity table (schema 4); None: the default harness
+    only."""

@@ -55,8 +55,9 @@ FAULTS_FORMAT = 3
 # -- a run folder ----------------------------------------------------------------------
 
 RECORD_SCHEMA_VERSION = 2
-"""Version of `generations.jsonl` records. 2: `reasoning_tokens`; version 1 records
-still load."""
+"""Version of `generations.jsonl` records. 2: `reasoning_tokens`, and `harness` (the
+harness variant a sample was generated under; None: the default harness); version 1
+records still load."""
 RESULT_SCHEMA_VERSION = 3
 """Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
 `echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
@@ -64,20 +65,26 @@ RESULT_SCHEMA_VERSION = 3
 `claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
 `parse.calls_in_reasoning`, the reason code `truncated_reasoning` and the abstention
 reason codes (`invented_answer`, `policy_refusal`, `no_decline`), `language` (the
-reply's language) and the codes `unsupported_language` and `unkept_promise`. Versions 1
-and 2 still load."""
+reply's language) and the codes `unsupported_language` and `unkept_promise`, and
+`harness` (the variant, as in generations). Versions 1 and 2 still load."""
 SUMMARY_SCHEMA_VERSION = 4
 """`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
 entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the
 serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
 `formats` and, per family and overall, `format_mix`, `calls_in_reasoning`,
 `truncated_reasoning`, `reasoning_tokens` and `answer_tokens`; per adapter
-`languages` and `unsupported_language`. Versions 1 to 3 still read."""
+`languages` and `unsupported_language`; `harness` (figures per harness variant and the
+sensitivity table). Versions 1 to 3 still read."""
 READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
 MANIFEST_SCHEMA_VERSION = 3
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
 `warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
-the run models)."""
+the run models), and `harness` (the harness variants generated beside the default
+harness)."""
+HARNESS_FORMAT = 1
+"""Version of the harness variants' transformation code (routing, distractor draws,
+context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
+key: a change in how a variant is built gives new cache keys."""
 TRAJECTORY_SCHEMA_VERSION = 3
 """`trajectories.jsonl`. 2 added `user_reply` to a step; 3 replaced a step's `fault` by
 `faults` (a step may carry several) and added `evalset`, the identity of the evalset
@@ -94,14 +101,17 @@ quantity)."""
 
 # -- what the commands write beside run folders ----------------------------------------
 
-COMPARISON_SCHEMA_VERSION = 2
-"""`loragate compare --format json`. 2 adds `tags` (a paired row per grouping tag)."""
+COMPARISON_SCHEMA_VERSION = 3
+"""`loragate compare --format json`. 2 adds `tags` (a paired row per grouping tag); 3
+adds `robustness` (per family each run's default and worst-variant pass@1)."""
 GATE_SCHEMA_VERSION = 3
 """`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
 `confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
 `tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
 VIEW_DATA_VERSION = 2
-"""The data `view.html` embeds (what the page's script reads). 2 added `episodes`."""
+"""The data `view.html` embeds (what the page's script reads). 2 adds `episodes`, a
+side's `harness` (its harness sensitivity table), `harness_names` and a sample row's
+harness."""
 SWEEP_SCHEMA_VERSION = 1
 """`sweep.json`."""
 DATA_MANIFEST_SCHEMA_VERSION = 1
@@ -151,6 +161,7 @@ FORMATS: tuple[Format, ...] = (
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
     Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2)),
+    Format("harness variant transformations", "HARNESS_FORMAT", HARNESS_FORMAT),
     Format(
         "trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1, 2)
     ),
@@ -188,6 +199,7 @@ __all__ = [
     "FAULTS_FORMAT",
     "FORMATS",
     "GATE_SCHEMA_VERSION",
+    "HARNESS_FORMAT",
     "MANIFEST_SCHEMA_VERSION",
     "PER_ENTRY_TOOLS_VERSION",
     "READABLE_SUMMARY_VERSIONS",

@@ -31,6 +31,7 @@ from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
 from loragate.formats.sampling import RepetitionStop, SamplingConfig
+from loragate.generate.harness import HarnessConfig
 from loragate.runners import backend_options, runner_names
 
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
@@ -101,6 +102,10 @@ class RunConfig(BaseModel):
     )
     ignore_base_mismatch: bool = False
     generations: str | None = Field(default=None, description="replay backend: generations file")
+    harness: HarnessConfig = Field(
+        default_factory=lambda: HarnessConfig(),
+        description="harness variants generated beside the default harness (docs/harness.md)",
+    )
     episodes: int | Literal["all"] | None = Field(
         default=None,
         description="also run the first N episodes of the evalset (`all`: every one; 0: "

@@ -37,6 +37,10 @@ class EmbeddedModel:
     episodes: int = 0
     """Episodes a run of this model runs when its config names none (`episodes`): the
     first N of the evalset's `episodes.jsonl`, with their fault variants."""
+    harness: tuple[str, ...] = ()
+    """Harness variants a run of this model generates when its config has no `harness`
+    section (docs/harness.md), on the first `harness_entries` entries."""
+    harness_entries: int | None = None
 
 
 EMBEDDED: dict[str, EmbeddedModel] = {
@@ -49,6 +53,10 @@ EMBEDDED: dict[str, EmbeddedModel] = {
         # EP-01 and EP-02: 7 variants that share 2 first-step prompts, so the default
         # run shows a survival line for ~2 generations (README, Episodes).
         episodes=2,
+        # one entry a family under two variants: 16 more generations, so that the
+        # default run prints a sensitivity table (docs/harness.md)
+        harness=("routed", "system-terse"),
+        harness_entries=8,
     )
 }
 DEFAULT_EMBEDDED = "smollm2-135m"

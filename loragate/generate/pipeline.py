@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import itertools
-import json
 import os
 import re
 from collections.abc import Callable
@@ -44,13 +43,11 @@ from loragate.formats.manifest import (
     RunManifest,
     SelfCheck,
     adapter_record,
-    cache_key,
     check_compatible,
     git_revision,
     host_info,
     now_iso,
     package_versions,
-    sample_seed,
 )
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import (
@@ -62,11 +59,16 @@ from loragate.formats.runfolder import (
 )
 from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
+from loragate.generate.harness_apply import (
+    AppliedVariant,
+    harness_records,
+    plan_variants,
+    run_harness,
+)
+from loragate.generate.jobs import build_jobs
 from loragate.generate.prompt import (
     ChatRenderer,
-    evalset_messages,
     load_renderer,
-    prompt_sha256,
     resolve_template,
 )
 from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
@@ -87,6 +89,8 @@ class RunPlan:
     """Records already in `generations.jsonl`, by cache key, for this run's jobs."""
     manifest: RunManifest
     renderer: ChatRenderer | None = None
+    variants: list[AppliedVariant] = field(default_factory=list)
+    """The harness variants generated beside the default harness (docs/harness.md)."""
     stack: ServingStack = DEFAULT_STACK
     """The serving stack the run models (what its outputs are judged as)."""
 
@@ -260,73 +264,16 @@ def _adapters(config: RunConfig, backend: str, model: _Model) -> list[AdapterInf
     )
 
 
-def _canonical_request(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
-    return json.dumps({"messages": messages, "tools": tools}, sort_keys=True, ensure_ascii=False)
-
-
-def build_jobs(
-    evalset: Evalset,
-    *,
-    renderer: ChatRenderer | None,
-    config: RunConfig,
-    model_id: str,
-    revision: str | None,
-    adapters: list[AdapterInfo],
-) -> list[PromptJob]:
-    """Every (entry, adapter, sample) job, entry-major, with prompts and cache keys."""
-    sampling = config.sampling.model_dump()
-    k = config.sampling.samples
-    variants: list[AdapterInfo | None] = [None] if config.include_base else []
-    variants += adapters
-    if not variants:
-        raise BadInput(
-            "nothing to evaluate: --no-base and no adapters",
-            [Problem("command line", "no model variant", fix="drop --no-base or add --adapter")],
-        )
-    jobs: list[PromptJob] = []
-    for entry in evalset.entries:
-        tools = evalset.toolset_of(entry.id).as_openai()
-        server_messages = evalset_messages(evalset, entry, arguments_as="str")
-        if renderer is not None:
-            prompt = renderer.render_prompt(evalset_messages(evalset, entry), tools)
-        else:
-            prompt = _canonical_request(server_messages, tools)
-        sha = prompt_sha256(prompt)
-        for adapter in variants:
-            for sample in range(k):
-                jobs.append(
-                    PromptJob(
-                        entry_id=entry.id,
-                        adapter=adapter.name if adapter else BASE_ADAPTER,
-                        sample=sample,
-                        prompt=prompt,
-                        messages=server_messages,
-                        tools=tools,
-                        prompt_sha256=sha,
-                        cache_key=cache_key(
-                            prompt_sha256=sha,
-                            model_id=model_id,
-                            revision=revision,
-                            adapter=adapter,
-                            sampling=sampling,
-                            sample=sample,
-                        ),
-                        seed=None
-                        if config.sampling.greedy
-                        else sample_seed(config.sampling.seed, sha, sample),
-                    )
-                )
-    return jobs
-
-
 def plan_run(
     config: RunConfig,
     *,
     config_path: Path | None = None,
     limit: int | None = None,
     families: list[str] | None = None,
+    harness: list[str] | None = None,
 ) -> RunPlan:
-    """Check everything and work out what to generate; loads no model."""
+    """Check everything and work out what to generate; loads no model. `harness`:
+    `--harness` (None: the config's `harness.run`)."""
     from loragate.runners import check_available
 
     backend = resolve_backend(config.backend)
@@ -347,6 +294,16 @@ def plan_run(
             trust_remote_code=config.trust_remote_code,
             revision=None if os.path.isdir(model.path) else model.revision,
         )
+    harness_config = run_harness(config, backend, harness)
+    variants = plan_variants(
+        config.model_copy(update={"harness": harness_config}),
+        full=full,
+        entries=select_entries(evalset, families=None, limit=harness_config.entries).entries,
+        renderer=renderer,
+        backend=backend,
+        model_path=model.path,
+        names=harness,
+    )
     jobs = build_jobs(
         evalset,
         renderer=renderer,
@@ -354,6 +311,7 @@ def plan_run(
         model_id=model.id,
         revision=model.revision,
         adapters=adapters,
+        variants=variants,
     )
     out_dir = run_folder(config, config_path)
     options = config.options_of(backend)
@@ -404,6 +362,7 @@ def plan_run(
         host=host_info(),
         started_at=now_iso(),
         jobs=len(jobs),
+        harness=harness_records(variants),
     )
     check_compatible(read_manifest(out_dir) if out_dir.is_dir() else {}, manifest, out_dir)
     wanted = {j.cache_key for j in jobs}
@@ -434,6 +393,7 @@ def plan_run(
         cached=cached,
         manifest=manifest,
         renderer=renderer,
+        variants=variants,
         stack=resolved.stack,
     )
 
@@ -636,6 +596,7 @@ def _base_probe(
     ):
         return None
     base_jobs = [j for j in pending if j.adapter == BASE_ADAPTER and j.sample == 0]
+    base_jobs = [j for j in base_jobs if j.harness is None]  # the default harness's
     chosen = base_jobs[:PROBE_ENTRIES]
     if not chosen:
         return None
@@ -657,6 +618,7 @@ def self_check(
 ) -> SelfCheck:
     """Per adapter, the share of entries whose greedy sample 0 equals the base's; a
     warning when an adapter equals the base everywhere (it was probably not applied)."""
+    records = [r for r in records if r.harness is None]  # the default harness's
     base = {r.entry_id: r.text for r in records if r.adapter == BASE_ADAPTER and r.sample == 0}
     shares: dict[str, float] = {}
     warnings: list[str] = []

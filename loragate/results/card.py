@@ -485,6 +485,11 @@ def build_card(
     tag_lines = _tag_lines(run, comparison)
     if tag_lines:
         lines += ["", *tag_lines]
+    from loragate.results.sensitivity import robustness_markdown
+
+    robust = robustness_markdown(run.summary, run.adapter)
+    if robust:
+        lines += ["", *robust]
     training = _training_lines(run)
     if training:
         lines += ["", *training]

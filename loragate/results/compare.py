@@ -27,9 +27,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.common.errors import BadInput, Problem
 from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
-from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel
+from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel, format_rate
 from loragate.results.languages import unsupported_note
 from loragate.results.runs import LoadedRun
+from loragate.results.sensitivity import RobustnessRow, robustness_rows
 from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.stats.paired import PairedTest, paired_test
 from loragate.stats.power import paired_power
@@ -152,6 +153,9 @@ class Comparison(BaseModel):
     tags: list[TagRow] = Field(default_factory=list)
     """A row per grouping tag of the baseline's entries (`loragate.score.aggregate.grouping_tags`)."""
     training: list[TrainingRow]
+    robustness: list[RobustnessRow] = Field(default_factory=list)
+    """Per family, each run's default and worst-variant figures (runs made with
+    `--harness`, docs/harness.md); empty when no run has harness variants."""
     headlines: list[str]
     """One per non-baseline run: the contrast in one line."""
     notes: list[str] = Field(default_factory=list)
@@ -504,6 +508,13 @@ def compare_runs(
             "no training log found: give --training-log NAME=PATH (trainer_state.json, "
             "CSV or JSONL) to put loss and token accuracy beside the family scores"
         )
+    robust = robustness_rows([(r.summary, r.adapter) for r in runs])
+    sets = {tuple(c.variants) for c in robust[-1].cells if c is not None} if robust else set()
+    if len(sets) > 1 or (robust and None in robust[-1].cells):
+        notes.append(
+            "the runs were not made with the same harness variants: each worst variant is "
+            "the worst of its own run's (rerun with the same --harness to compare them)"
+        )
     comparison = Comparison(
         runs=[
             RunInfo(
@@ -528,6 +539,7 @@ def compare_runs(
         overall=overall,
         tags=tag_rows,
         training=training_rows,
+        robustness=robust,
         headlines=[],
         notes=notes,
     )
@@ -595,7 +607,25 @@ def headline(c: Comparison, j: int) -> str:
     a, b = c.overall.stats[0], c.overall.stats[j]
     if a is not None and b is not None and a.unparseable != b.unparseable:
         parts.append(f"unparseable {a.unparseable}/{a.samples} -> {b.unparseable}/{b.samples}")
+    worst = _worst_headline(c, j)
+    if worst:
+        parts.append(worst)
     return "; ".join(parts)
+
+
+def _worst_headline(c: Comparison, j: int) -> str:
+    """`overall under the worst harness variant 51.3 % -> 43.6 %` when both runs have
+    harness variants and that figure moved (a round may win the default harness and
+    lose robustness)."""
+    if not c.robustness:
+        return ""
+    a, b = c.robustness[-1].cells[0], c.robustness[-1].cells[j]
+    if a is None or b is None or a.worst_pass_at_1 == b.worst_pass_at_1:
+        return ""
+    return (
+        f"overall under the worst harness variant {format_rate(a.worst_pass_at_1)} -> "
+        f"{format_rate(b.worst_pass_at_1)}"
+    )
 
 
 def significant_drop(d: FamilyDelta, alpha: float) -> bool:

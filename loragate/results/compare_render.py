@@ -218,6 +218,33 @@ def _training_table(c: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _robustness_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the harness robustness table: per family each run's default
+    pass@1 -> its worst variant's (docs/harness.md)."""
+    from loragate.results.sensitivity import robustness_text
+
+    suffix = "" if terminal else " default → worst"
+    header = ["Family", *(f"{r.label}{suffix}" for r in c.runs)]
+    rows = [
+        [
+            f"{row.letter} {row.family}".strip(),
+            *(robustness_text(x, terminal) for x in row.cells),
+        ]
+        for row in c.robustness
+    ]
+    return header, rows
+
+
+ROBUSTNESS_CAPTION = (
+    "Harness robustness: pass@1 under the default harness → under the run's worst "
+    "harness variant, on the same entries (loragate run --harness; docs/harness.md)."
+)
+ROBUSTNESS_CAPTION_TERMINAL = (
+    "pass@1 % under the default harness → under the run's worst harness variant, on "
+    "the same entries (none lower: no variant scores below the default; docs/harness.md)."
+)
+
+
 def _flip_lines(c: Comparison) -> list[str]:
     lines: list[str] = []
     fractions = _any_k(c)
@@ -265,6 +292,9 @@ def render_markdown(c: Comparison) -> str:
     if c.tags:
         out += ["", "By tag:", ""]
         out += markdown_table(*_tag_table(c), "lr")
+    if c.robustness:
+        out += ["", md_text(ROBUSTNESS_CAPTION), ""]
+        out += markdown_table(*_robustness_table(c), "l" + "r" * len(c.runs))
     if c.training:
         out.append("")
         th, trows = _training_table(c)
@@ -316,6 +346,23 @@ def render_terminal(c: Comparison) -> RenderableType:
         for cells in trows:
             tag_table.add_row(*cells, end_section=True)
         parts.append(tag_table)
+    if c.robustness:
+        rh, rrows = _robustness_table(c, terminal=True)
+        rt = Table(
+            box=box.SIMPLE_HEAD,
+            title="Harness robustness",
+            title_justify="left",
+            caption=ROBUSTNESS_CAPTION_TERMINAL,
+            caption_justify="left",
+            pad_edge=False,
+            collapse_padding=True,
+        )
+        rt.add_column(rh[0], no_wrap=True)
+        for h in rh[1:]:
+            rt.add_column(h, justify="right", no_wrap=len(c.runs) == 2)
+        for cells in rrows:
+            rt.add_row(*cells)
+        parts.append(rt)
     if c.training:
         th, trows = _training_table(c)
         tt = Table()

@@ -43,6 +43,7 @@ from loragate.formats.records import RateStats
 from loragate.formats.trajectories import Rate
 from loragate.formats.versions import GATE_SCHEMA_VERSION
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs
+from loragate.results.gate_harness import HARNESS_RULES
 from loragate.results.gate_rules import (
     FAMILY_RULES,
     RUN_RULES,
@@ -53,6 +54,7 @@ from loragate.results.gate_rules import (
 )
 from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
 from loragate.results.runs import LoadedRun
+from loragate.results.sensitivity import robustness
 
 Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
 EXIT_SHIP = 0
@@ -79,6 +81,10 @@ class FamilyRules(BaseModel):
     non_inferiority: bool | None = None
     """Against the baseline: pass only when the upper limit of the two-sided (1 - alpha)
     interval of the drop is below `max_drop_points` (the margin)."""
+    min_pass_at_1_worst_variant: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Floor on pass@1 under the run's worst harness variant (`run --harness`)."""
+    max_drop_vs_default: float | None = Field(default=None, ge=0.0, le=100.0)
+    """Largest allowed drop, in points, from the default harness to the worst variant."""
     if_present: bool | None = None
     """Under `families`: the rules apply only when the run has entries of the family (a
     shipped policy's floor for a family that not every evalset has, such as `abstain`);
@@ -377,6 +383,7 @@ def evaluate_gate(
 
     results: list[RuleResult] = []
     notes: list[str] = language_notes
+    robust = robustness(run.summary, run.adapter)
     groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
         (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
         for fam in present
@@ -394,6 +401,7 @@ def evaluate_gate(
             if rules.max_drop_points is not None
             else policy.margin_points,
             confidence=policy.confidence,
+            robust=robust.get(family) if family is not None else None,
         )
         results += _group_results(rules, facts, policy_path)
 
@@ -431,9 +439,15 @@ def evaluate_gate(
             + "; a gate that checks nothing would ship anything",
             fix="add rules that apply to this run (see configs/gates/default.yaml)",
         )
-    skipped = len(results) - len(evaluated)
+    harness_skipped = sum(r.status == "SKIP" and r.rule in HARNESS_RULES for r in results)
+    skipped = len(results) - len(evaluated) - harness_skipped
     if skipped:
         notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    if harness_skipped:
+        notes.append(
+            f"{harness_skipped} harness rule(s) skipped: the run has no harness variants "
+            "(loragate run --harness, docs/harness.md)"
+        )
     absent = [f for f, r in policy.families.items() if r.if_present and f not in present]
     if absent:
         notes.append(

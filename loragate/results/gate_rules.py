@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from loragate.formats.records import RateStats
 from loragate.results.compare import FamilyDelta, significant_drop
 from loragate.results.formatting import fmt_p_eq, fmt_points
+from loragate.results.gate_harness import harness_rule
 from loragate.results.gate_power import (
     floor_view,
     fmt_conf,
@@ -35,6 +36,7 @@ from loragate.results.gate_power import (
     point_view,
     significance_view,
 )
+from loragate.results.sensitivity import Robustness
 
 RuleStatus = Literal["PASS", "FAIL", "INCONCLUSIVE", "SKIP"]
 _EPS = 1e-12
@@ -94,6 +96,8 @@ class FamilyFacts:
     """The group's `max_drop_points`: the margin baseline rules are judged against."""
     confidence: float | None = None
     """The policy's `confidence` for floors (None: floors compare point estimates)."""
+    robust: Robustness | None = None
+    """The family's default and worst-variant figures (a run made with --harness)."""
 
     @property
     def samples(self) -> int:
@@ -251,6 +255,22 @@ def _non_inferiority(facts: FamilyFacts, _on: float) -> RuleResult:
     )
 
 
+def _harness_rule(rule: str, facts: FamilyFacts, threshold: float) -> RuleResult:
+    found = harness_rule(rule, facts.robust, threshold)
+    status: RuleStatus = "PASS" if found.status == "PASS" else "FAIL"
+    return RuleResult(
+        rule=rule,
+        family=facts.family,
+        tag=facts.tag,
+        threshold=threshold,
+        figure=found.figure,
+        shown=found.shown,
+        requirement=found.requirement,
+        status="SKIP" if found.status == "SKIP" else status,
+        detail=found.detail,
+    )
+
+
 FAMILY_RULES: dict[str, Callable[[FamilyFacts, float], RuleResult]] = {
     "min_pass_at_1": _min_pass_at_1,
     "min_pass_hat_k": _min_pass_hat_k,
@@ -258,6 +278,8 @@ FAMILY_RULES: dict[str, Callable[[FamilyFacts, float], RuleResult]] = {
     "max_drop_points": _max_drop_points,
     "no_significant_drop": _no_significant_drop,
     "non_inferiority": _non_inferiority,
+    "min_pass_at_1_worst_variant": lambda f, t: _harness_rule("min_pass_at_1_worst_variant", f, t),
+    "max_drop_vs_default": lambda f, t: _harness_rule("max_drop_vs_default", f, t),
 }
 """Rule name (a `FamilyRules` field) -> its check, in the order results are listed."""
 

@@ -217,8 +217,11 @@ def render_markdown(
     episodes: EpisodesSummary | None = None,
 ) -> str:
     """`report.md` of a scored run: per adapter the family table, recovery per fault,
-    failure reasons, missing entries and the failing entries; then, when the run has
-    `episodes`, their figures, survival curve and hazard table per adapter."""
+    failure reasons, the harness sensitivity table, missing entries and the failing
+    entries (`results`: the default harness's); then, when the run has `episodes`, their
+    figures, survival curve and hazard table per adapter."""
+    from loragate.results.sensitivity import sensitivity_markdown
+
     ev = summary.evalset
     by_adapter: dict[str, list[ResultRecord]] = defaultdict(list)
     for r in results:
@@ -279,6 +282,9 @@ def render_markdown(
         reasons = reason_table_markdown(adapter)
         if reasons:
             out += ["", "### Failure reasons", "", *reasons]
+        harness = sensitivity_markdown(summary, name)
+        if harness:
+            out += ["", "### Harness sensitivity", "", *harness]
         failing = failing_table_markdown(by_adapter.get(name, []), MAX_FAILING_ENTRIES)
         if failing:
             out += ["", "### Failing entries", "", *failing]
@@ -301,8 +307,11 @@ def render_markdown(
 
 
 def print_summary(summary: Summary, console: Console) -> None:
-    """Print one rich table per adapter: families, overall, faults."""
+    """Print one rich table per adapter: families, overall, faults; then its harness
+    sensitivity table when the run has variants."""
     from rich.table import Table
+
+    from loragate.results.sensitivity import sensitivity_terminal
 
     ev = summary.evalset
     for name, adapter in summary.adapters.items():
@@ -355,6 +364,9 @@ def print_summary(summary: Summary, console: Console) -> None:
         unsupported = unsupported_note(adapter, name)
         if unsupported:
             console.print(f"[yellow]{unsupported}[/yellow]", markup=True, highlight=False)
+        harness = sensitivity_terminal(summary, name)
+        if harness is not None:
+            console.print(harness)
         missing = len(summary.entry_ids) - adapter.overall.entries
         if missing:
             console.print(

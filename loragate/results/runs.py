@@ -144,8 +144,8 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
     records: dict[str, list[ResultRecord]] = defaultdict(list)
     family_of: dict[str, str] = {}
     for r in read_results(ref.run_dir):
-        if r.adapter != adapter:
-            continue
+        if r.adapter != adapter or r.harness is not None:
+            continue  # another adapter's, or a harness variant's (summary.harness has those)
         records[r.entry_id].append(r)
         family_of[r.entry_id] = r.family
     if not records:

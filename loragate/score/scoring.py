@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from loragate.formats.records import (
     trusted,
 )
 from loragate.formats.runfolder import GENERATIONS, RESULTS, SUMMARY, dump_jsonl
+from loragate.generate.harness_apply import AppliedVariant
 from loragate.judge.language import detect_language
 from loragate.score.aggregate import ParseMode, summarize
 from loragate.score.processes import (
@@ -50,6 +51,7 @@ from loragate.score.processes import (
     can_fork,
     resolve_jobs,
 )
+from loragate.score.sensitivity import harness_summary
 
 PROGRESS_MIN_RECORDS = 5000
 """Below this many records no progress bar is shown (scoring takes well under a second)."""
@@ -266,20 +268,27 @@ def check_generations(
     *,
     allow_missing: bool = False,
     source: Path | None = None,
+    variants: Mapping[str, Evalset] | None = None,
 ) -> dict[str, list[str]]:
     """Check a generations set against `evalset`; return the missing entry ids per adapter.
 
     `BadInput` (listing the lines when `source`, the file the records were read from in
     order, is given) for: records naming entries the evalset lacks, the same
-    (adapter, entry, sample) twice, and - unless `allow_missing` - evalset entries an
-    adapter has no generation for.
+    (adapter, entry, sample, harness variant) twice, samples of a harness variant not
+    in `variants` (variant name -> the evalset it is scored on), and - unless
+    `allow_missing` - evalset entries an adapter has no default-harness generation for.
     """
     where = _Locator(source)
     problems: list[Problem] = []
-    seen: dict[tuple[str, str, int], int] = {}
+    seen: dict[tuple[str, str, int, str | None], int] = {}
     covered: dict[str, set[str]] = defaultdict(set)
     for i, r in enumerate(records):
-        if r.entry_id not in evalset.by_id:
+        if r.harness is not None:
+            problem = _variant_problem(where, i, r, variants or {})
+            if problem is not None:
+                problems.append(problem)
+                continue
+        elif r.entry_id not in evalset.by_id:
             problems.append(
                 where.problem(
                     i,
@@ -289,7 +298,7 @@ def check_generations(
                 )
             )
             continue
-        key = (r.adapter, r.entry_id, r.sample)
+        key = (r.adapter, r.entry_id, r.sample, r.harness)
         if key in seen:
             first = where.line_of(seen[key])
             problems.append(
@@ -303,7 +312,8 @@ def check_generations(
             )
             continue
         seen[key] = i
-        covered[r.adapter].add(r.entry_id)
+        if r.harness is None:
+            covered[r.adapter].add(r.entry_id)
     if problems:
         raise BadInput(
             f"{len(problems)} bad generation record(s)"
@@ -330,6 +340,29 @@ def check_generations(
             )
         raise BadInput("generations do not cover the evalset", missing_problems)
     return {a: ids for a, ids in missing.items() if ids}
+
+
+def _variant_problem(
+    where: _Locator, index: int, r: GenerationRecord, variants: Mapping[str, Evalset]
+) -> Problem | None:
+    """Why a harness variant's record cannot be scored here, or None."""
+    scoring = variants.get(str(r.harness))
+    if scoring is None:
+        return where.problem(
+            index,
+            f"a sample of harness variant {r.harness!r}, which this scoring does not know",
+            "harness",
+            "rebuild the run folder with `loragate run --backend replay` and the run's "
+            "config and --harness (docs/harness.md)",
+        )
+    if r.entry_id not in scoring.by_id:
+        return where.problem(
+            index,
+            f"entry {r.entry_id!r} is not one harness variant {r.harness!r} runs",
+            "entry_id",
+            "score against the run config the generations were made with",
+        )
+    return None
 
 
 # -- scoring a set -----------------------------------------------------------------
@@ -444,9 +477,12 @@ class ScoredRun:
 
     summary: Summary
     results: list[ResultRecord]
+    """The default harness's scored samples."""
     missing: dict[str, list[str]]
     """Per adapter, entries without any generation (only with `allow_missing`)."""
     out_dir: Path | None = None
+    variant_results: list[ResultRecord] = field(default_factory=list)
+    """The harness variants' scored samples (`--harness`), each with its `harness`."""
 
 
 def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
@@ -471,19 +507,46 @@ def score_run(
     source: Path | None = None,
     progress: bool | None = None,
     jobs: int = 1,
+    variants: Sequence[AppliedVariant] = (),
     stack: ServingStack = DEFAULT_STACK,
 ) -> ScoredRun:
-    """Check, score and summarise `generations`; nothing is written. `BadInput` for bad input, `ScorerError` for a scorer bug. `k` is the k of
-    pass^k / pass@k (default: the smallest per-entry sample count). `source` is the file
-    the generations were read from, in order, so problems can name its lines. `jobs`:
-    processes judging the distinct outputs (see `score_records`). `stack`: the serving
-    stack the outputs are judged as (see `loragate.calls.parsing`)."""
-    missing = check_generations(evalset, generations, allow_missing=allow_missing, source=source)
+    """Check, score and summarise `generations`; nothing is written. `BadInput` for
+    bad input, `ScorerError` for a scorer bug. `k` is the k of pass^k / pass@k (default:
+    the smallest per-entry sample count). `source` is the file the generations were read
+    from, in order, so problems can name its lines. `jobs`: processes judging the
+    distinct outputs (see `score_records`). `stack`: the serving stack the outputs are
+    judged as (see `loragate.calls.parsing`). `variants`: the harness variants the
+    generations were made under; each variant's samples are judged on its own scoring
+    evalset (`variant_results`) and summarised in `summary.harness` (figures per
+    variant, the sensitivity table; docs/harness.md)."""
+    scoring = {v.name: v.scoring for v in variants}
+    missing = check_generations(
+        evalset, generations, allow_missing=allow_missing, source=source, variants=scoring
+    )
+    default = [g for g in generations if g.harness is None]
     results = _score_checked(
-        evalset, generations, parse_mode, progress, jobs, PARALLEL_MIN_OUTPUTS, stack
+        evalset, default, parse_mode, progress, jobs, PARALLEL_MIN_OUTPUTS, stack
     )
     summary = summarize(evalset, results, parse_mode, k, stack=stack)
-    return ScoredRun(summary=summary, results=results, missing=missing)
+    others: list[ResultRecord] = []
+    if variants:
+        by_variant = {
+            v.name: _score_checked(
+                v.scoring,
+                [g for g in generations if g.harness == v.name],
+                parse_mode,
+                False,
+                jobs,
+                PARALLEL_MIN_OUTPUTS,
+                stack,
+            )
+            for v in variants
+        }
+        summary.harness = harness_summary(
+            summary, results, by_variant, variants, parse_mode, k, stack
+        )
+        others = [r for rs in by_variant.values() for r in rs]
+    return ScoredRun(summary=summary, results=results, missing=missing, variant_results=others)
 
 
 def write_scored(
@@ -493,14 +556,15 @@ def write_scored(
     generations: Sequence[GenerationRecord] | None = None,
     files: Mapping[str, str] | None = None,
 ) -> None:
-    """Write `results.jsonl`, then `files` (name -> text, from the stages after scoring),
-    then `summary.json` into `out_dir`, each atomically; also `generations`
-    as `generations.jsonl` when given and the folder has none (so a run folder scored
-    from a loose file is self-contained). Other files in the folder are kept."""
+    """Write `results.jsonl` (the default harness's samples, then the variants'), then
+    `files` (name -> text, from the stages after scoring), then `summary.json` into
+    `out_dir`, each atomically; also `generations` as `generations.jsonl` when given and
+    the folder has none (so a run folder scored from a loose file is self-contained).
+    Other files in the folder are kept."""
     out: dict[str, str] = {}
     if generations is not None and not (out_dir / GENERATIONS).exists():
         out[GENERATIONS] = dump_jsonl(generations)
-    out[RESULTS] = dump_jsonl(scored.results)
+    out[RESULTS] = dump_jsonl([*scored.results, *scored.variant_results])
     out |= dict(files or {})
     out[SUMMARY] = scored.summary.model_dump_json(indent=2) + "\n"
     write_run_files(out_dir, out)

@@ -28,14 +28,19 @@ def test_default_run_end_to_end(tmp_path: Path, embedded_dir: Path) -> None:
     assert manifest["model"]["path"] == str(embedded_dir)
     assert manifest["evalset"]["name"] == "agent20"
     assert manifest["chat_template"].endswith("chatml-tools.jinja")
-    assert manifest["generated"] == 3
+    # three entries under the default harness, and under the embedded default's two
+    # harness variants (routed, system-terse) on the same three entries
+    assert manifest["generated"] == 9
+    assert [h["name"] for h in manifest["harness"]] == ["routed", "system-terse"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["adapters"]["base"]["overall"]["entries"] == 3
     generations = (out / "generations.jsonl").read_text().splitlines()
-    assert len(generations) == 3
+    assert len(generations) == 9
     assert all(json.loads(g)["completion_tokens"] > 0 for g in generations)
     assert (out / "report.md").is_file() and (out / "results.jsonl").is_file()
     assert "pass@1" in first.stdout
+    assert "harness sensitivity" in first.stdout
+    assert summary["harness"]["entry_ids"] == summary["entry_ids"]
     # the default's episode subset: EP-01 and EP-02 with their variants, a survival line
     episodes = json.loads((out / "episodes_summary.json").read_text())
     assert len(episodes["episode_ids"]) == 7
@@ -43,7 +48,7 @@ def test_default_run_end_to_end(tmp_path: Path, embedded_dir: Path) -> None:
 
     again = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert "3 cached, 0 to generate" in again.stderr
+    assert "9 cached, 0 to generate" in again.stderr
     assert (out / "generations.jsonl").read_text().splitlines() == generations
 
 

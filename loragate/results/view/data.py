@@ -5,7 +5,8 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
 `view_data` builds is what the page's script reads (`VIEW_DATA_VERSION`):
 
 - `sides`: label, run folder, adapter, parse mode, k, that adapter's `summary.json`
-  figures (`AdapterSummary`), its `gate.json` when the folder has one, and (every side
+  figures (`AdapterSummary`), its `gate.json` when the folder has one, its harness
+  sensitivity table (`harness`, version 2) when the run has variants, and (every side
   after the first) `detectable`: per family and `overall`, the smallest drop against
   the first side that the paired exact test can call significant at p < 0.05 on the
   entries both scored, in points (`None`: no drop can be at that size);
@@ -16,7 +17,8 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
   extension point), the conversation as the model saw it and the expectation (both
   `None` when the evalset was not found);
 - `samples`: one compact row a scored sample,
-  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired]`;
+  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired, harness]`
+  (`harness`: an index into `harness_names`, 0 the default harness; version 2);
 - `episodes`: the sides' episode trajectories step by step, their figures (survival
   curve, hazard table) and recovery per fault (`loragate.results.view.episodes`), or
   None when no side ran episodes.
@@ -218,10 +220,13 @@ def _conversation(evalset: Evalset, entry_id: str) -> dict[str, Any] | None:
 
 
 def _counts(side: Side) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
-    """Entry id -> (samples, passes), and entry id -> family, of one side."""
+    """Entry id -> (samples, passes), and entry id -> family, of one side (the default
+    harness's samples)."""
     counts: dict[str, tuple[int, int]] = {}
     family: dict[str, str] = {}
     for r in side.results:
+        if r.harness is not None:
+            continue
         n, c = counts.get(r.entry_id, (0, 0))
         counts[r.entry_id] = (n + 1, c + (1 if r.verdict.passed else 0))
         family[r.entry_id] = r.family
@@ -255,6 +260,23 @@ def _side_info(side: Side, base: Side | None = None) -> dict[str, Any]:
         "summary": side.summary.adapters[side.adapter].model_dump(mode="json"),
         "gate": side.gate.model_dump(mode="json") if side.gate is not None else None,
         "detectable": _detectable(base, side) if base is not None else None,
+        "harness": _harness_of(side),
+    }
+
+
+def _harness_of(side: Side) -> dict[str, Any] | None:
+    """The side's sensitivity table: variant names and, per family, each harness's
+    cell (pass@1, passes, samples, Δ points and p against the default), spread, worst."""
+    h = side.summary.harness
+    if h is None or side.adapter not in h.sensitivity:
+        return None
+    return {
+        "variants": [v.name for v in h.variants],
+        "entries": len(h.entry_ids),
+        "rows": {
+            family: row.model_dump(mode="json")
+            for family, row in h.sensitivity[side.adapter].items()
+        },
     }
 
 
@@ -281,6 +303,12 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
     # Scored results share one ParseResult among identical outputs: their call lists are
     # built once (keyed by the parse object, which the entry keeps alive meanwhile).
     calls_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+    harness_names = ["default"]
+    for side in sides:
+        if side.summary.harness is not None:
+            harness_names += [
+                v.name for v in side.summary.harness.variants if v.name not in harness_names
+            ]
 
     def index_of(table: list[str], index: dict[str, int], value: str) -> int:
         i = index.get(value)
@@ -296,6 +324,8 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
                 entry_ids.append(eid)
                 entries.append({"id": eid, "kind": "entry"})
         for r in side.results:
+            if r.harness is not None and r.harness not in harness_names:
+                continue  # a variant the summary does not name: nothing to show it under
             if r.entry_id not in entry_index:
                 entry_index[r.entry_id] = len(entry_ids)
                 entry_ids.append(r.entry_id)
@@ -320,6 +350,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
                     calls[1],
                     r.parse.strict_status,
                     r.parse.repaired_status,
+                    harness_names.index(r.harness or "default"),
                 ]
             )
     for entry in entries:
@@ -350,6 +381,7 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
         "entries": entries,
         "samples": samples,
         "episodes": episodes,
+        "harness_names": harness_names,
     }
 
 

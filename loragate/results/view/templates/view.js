@@ -8,7 +8,8 @@
   const LETTER = Object.fromEntries(FAMILIES.map(([n, l]) => [n, l]));
   const PAGE = 100;
   const COLORS = ["#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a"];
-  const S = { ENTRY: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, TEXT: 6, CALLS: 7, STRICT: 8, REPAIRED: 9 };
+  const S = { ENTRY: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, TEXT: 6, CALLS: 7, STRICT: 8, REPAIRED: 9, HARNESS: 10 };
+  const HARNESS = D.harness_names || ["default"];
 
   // -- small DOM helpers ------------------------------------------------------------
   function el(tag, cls, text) {
@@ -27,10 +28,12 @@
   function option(select, value, label) { const o = el("option", null, label); o.value = String(value); select.appendChild(o); }
 
   // -- indexes ----------------------------------------------------------------------
-  // perEntry[e][side] = list of sample rows
-  const perEntry = D.entries.map(() => SIDES.map(() => []));
-  for (const row of D.samples) perEntry[row[S.ENTRY]][row[S.SIDE]].push(row);
-  for (const bySide of perEntry) for (const rows of bySide) rows.sort((a, b) => a[S.SAMPLE] - b[S.SAMPLE]);
+  // perEntryBy[harness][e][side] = list of sample rows; perEntry: the harness the
+  // entries section shows (the default, or the variant chosen in its filter)
+  const perEntryBy = HARNESS.map(() => D.entries.map(() => SIDES.map(() => [])));
+  for (const row of D.samples) perEntryBy[row[S.HARNESS] || 0][row[S.ENTRY]][row[S.SIDE]].push(row);
+  for (const byEntry of perEntryBy) for (const bySide of byEntry) for (const rows of bySide) rows.sort((a, b) => a[S.SAMPLE] - b[S.SAMPLE]);
+  let perEntry = perEntryBy[0];
   function frac(e, s) {
     const rows = perEntry[e][s];
     if (!rows.length) return null;
@@ -218,9 +221,43 @@
     });
   }
 
+  function harnessTables() {
+    // a run made with --harness: family x variant pass@1, the Δ against the default
+    // harness on the same entries (* p < 0.05), spread and worst variant
+    const box = document.getElementById("harness");
+    SIDES.forEach((s) => {
+      const h = s.harness;
+      if (!h) return;
+      const div = el("div", "harness");
+      add(div, el("h2", null, "Harness sensitivity: " + s.label + " (" + h.entries + " entries)"));
+      const names = ["default", ...h.variants];
+      const t = el("table", "grid");
+      add(t, add(el("tr"), el("th", null, "family"), ...names.map((n) => el("th", null, n)), el("th", null, "spread"), el("th", null, "worst variant")));
+      for (const [fam, row] of Object.entries(h.rows)) {
+        const tr = add(el("tr"), el("td", null, (LETTER[fam] ? LETTER[fam] + " " : "") + fam));
+        for (const n of names) {
+          const c = row.cells[n], td = el("td");
+          td.dataset.variant = n;
+          if (c && c.pass_at_1 !== null) {
+            add(td, pct(c.pass_at_1) + " ", el("span", "count", "(" + c.passes + "/" + c.samples + ")"));
+            if (n !== "default" && c.diff_points) {
+              const sig = c.p_value !== null && c.p_value < 0.05;
+              add(td, " ", el("span", c.diff_points < 0 ? "bad" : "ok", (c.diff_points > 0 ? "+" : "") + c.diff_points.toFixed(1) + " pt" + (sig ? "*" : "")));
+            }
+          } else td.textContent = "n/a";
+          tr.appendChild(td);
+        }
+        add(tr, el("td", null, row.spread_points === null ? "n/a" : row.spread_points.toFixed(1) + " pt"), el("td", null, row.worst || "-"));
+        t.appendChild(tr);
+      }
+      add(div, t, el("p", "muted", "pass@1 under each harness; beside a variant: its paired difference against the default on the same entries (* exact test p < 0.05). The entries below are the default harness's."));
+      box.appendChild(div);
+    });
+  }
+
   // -- entries: filters --------------------------------------------------------------
   const F = {};
-  for (const k of ["family", "tag", "reason", "side", "verdict", "flipped", "a", "b", "text"]) F[k] = document.getElementById("f-" + k);
+  for (const k of ["family", "tag", "reason", "side", "verdict", "flipped", "a", "b", "text", "harness"]) F[k] = document.getElementById("f-" + k);
   function fillFilters() {
     option(F.family, "", "(any)");
     for (const [n, l] of FAMILIES) option(F.family, n, l + " " + n);
@@ -231,6 +268,8 @@
     option(F.side, "", "(any)");
     SIDES.forEach((s, i) => { option(F.side, i, s.label); option(F.a, i, s.label); option(F.b, i, s.label); });
     for (const [v, l] of [["", "(any)"], ["pass", "pass"], ["fail", "fail"]]) option(F.verdict, v, l);
+    HARNESS.forEach((h, i) => option(F.harness, i, h));
+    if (HARNESS.length < 2) F.harness.parentElement.hidden = true;
     if (SIDES.length > 1) F.b.value = "1";
     else { F.flipped.disabled = true; F.a.disabled = true; F.b.disabled = true; }
   }
@@ -268,6 +307,7 @@
   }
   const moreBox = document.getElementById("more-box");
   function refresh() {
+    perEntry = perEntryBy[Number(F.harness.value || 0)];
     visible = [];
     for (let e = 0; e < D.entries.length; e++) if (matches(e)) visible.push(e);
     rowsBox.replaceChildren(columnsHead());
@@ -280,7 +320,8 @@
     for (; rendered < stop; rendered++) frag.appendChild(rowFor(visible[rendered]));
     rowsBox.appendChild(frag);
     document.getElementById("shown").textContent =
-      visible.length + " of " + D.entries.length + " entries match" + (rendered < visible.length ? "; " + rendered + " shown" : "");
+      visible.length + " of " + D.entries.length + " entries match" + (rendered < visible.length ? "; " + rendered + " shown" : "") +
+      (F.harness.value && F.harness.value !== "0" ? "; outputs under harness variant " + HARNESS[Number(F.harness.value)] + " (the conversation shown is the default harness's)" : "");
     moreBox.hidden = rendered >= visible.length;
   }
   function badge(e, s) {
@@ -612,6 +653,7 @@
   chart();
   reasonsAndFaults();
   gates();
+  harnessTables();
   fillFilters();
   document.getElementById("filters").addEventListener("input", refresh);
   document.getElementById("filters").addEventListener("submit", (ev) => ev.preventDefault());
