@@ -1,7 +1,8 @@
 """Typed records that flow between the stages and are persisted in a run folder.
 
 Every persisted record carries `schema_version`; a reader refuses a newer version.
-Field docs say what a field means; see DESIGN.md "File formats".
+Field docs say what a field means; docs/formats.md ("Run folder") lists every file and
+its versions.
 """
 
 from __future__ import annotations

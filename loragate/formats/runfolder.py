@@ -1,7 +1,7 @@
 """Reading and writing run folders (`runs/<name>/`), crash-safe.
 
 A run folder holds `manifest.json`, `generations.jsonl`, `results.jsonl`,
-`summary.json`, `report.md` (DESIGN.md, "Run folder") and `view.html`. Generations
+`summary.json`, `report.md` (docs/formats.md, "Run folder") and `view.html`. Generations
 are appended and flushed one line at a time, so a killed run loses at most the line
 being written (a torn last line is ignored on read). Everything else is written to a temporary
 file and renamed into place, so a reader never sees half a file.

@@ -1,7 +1,7 @@
 """Aggregate scored samples into `summary.json`: per adapter, per family, per fault,
 per entry tag.
 
-Conventions (DESIGN.md, "Statistics"):
+Conventions (docs/statistics.md, "Rates"):
 
 - An *entry* is a fault-expanded evalset entry (`ID~fault` variants count on their own).
 - `pass_at_1` is the mean over entries of the entry's success fraction c / n.
