@@ -30,7 +30,7 @@ import yaml
 
 from tests._episodes import DENY, GOOD_DENY, GOOD_PAY, PAY
 from tests._mini_evalset import ENTRY_IDS, PASSING, gen, write_evalset, write_generations
-from tests._tool_servers import SCRIPTS, TOOLS
+from tests._tool_servers import CLOSE, SCRIPTS, TOOLS
 
 REPO = Path(__file__).resolve().parent.parent
 HOSTILE_MCP = Path(__file__).resolve().parent / "_hostile_mcp_server.py"
@@ -44,20 +44,8 @@ EPISODE_SCRIPTS: dict[str, list[str]] = {
 }
 """Every step each variant of the episodes takes (a fault variant retries once)."""
 
-TICKETS_EPISODE: dict[str, Any] = {
-    "episode_format": 2,
-    "id": "EP-CLOSE",
-    "task": [{"role": "user", "content": "The VPN fix is live: close ticket T-7 and tell me."}],
-    "tools": ["get_ticket", "close_ticket"],
-    "backend": {"get_ticket": {"server": "tickets"}, "close_ticket": {"server": "tickets"}},
-    "faults": [
-        {"kind": "error", "tool": "close_ticket", "call": 1},
-        {"kind": "truncated", "tool": "close_ticket", "call": 1},
-    ],
-    "success": {"answer_mentions": [["T-7"]]},
-    "by_fault": {"error": {"answer_mentions": [["T-7"]], "outcome": "not_done"}},
-    "max_steps": 5,
-}
+TICKETS_EPISODE: dict[str, Any] = {"episode_format": 2, **CLOSE}
+"""`tests._tool_servers.CLOSE` as an explicit format-2 episode."""
 
 
 def mcp_server(*args: str, **options: Any) -> dict[str, Any]:
