@@ -12,7 +12,10 @@ valid (docs/harness.md):
   until the prompt reaches `tokens` tokens;
 - `system_prompt`: a named paraphrase of the evalset's system prompt (the evalset's
   `system_prompts` file);
-- `format`: the chat template the prompt is rendered with (`model`: the model's own).
+- `format`: the call format the prompt teaches (`call_format: hermes | qwen3_xml`, with
+  the matching parse setting) and the chat template it is rendered with
+  (`chat_template`; `model`: the model's own). A variant's outputs are parsed as the
+  call format its template teaches.
 
 A variant may combine them. `loragate run --harness NAMES` (or the config's
 `harness.run`) generates the default harness and every named variant in one engine
@@ -88,14 +91,40 @@ class ContextTransform(BaseModel):
 
 
 class FormatTransform(BaseModel):
-    """How the prompt is rendered."""
+    """How the prompt is rendered: the call format it teaches, the chat template."""
 
     model_config = ConfigDict(extra="forbid")
 
-    chat_template: str = Field(
-        description="`model`: the model's own chat template; else a template name in "
-        "configs/templates/ or a .jinja file"
+    call_format: Literal["hermes", "qwen3_xml"] | None = Field(
+        default=None,
+        description="the call format the prompt teaches (and the variant's outputs are "
+        "parsed as): hermes (JSON in <tool_call>) or qwen3_xml (<function=...>); alone, "
+        "it takes the shipped template that teaches it (FORMAT_TEMPLATES)",
     )
+    chat_template: str | None = Field(
+        default=None,
+        description="`model`: the model's own chat template; else a template name in "
+        "configs/templates/ or a .jinja file (with `call_format`, one that teaches it)",
+    )
+
+    @model_validator(mode="after")
+    def _says_something(self) -> FormatTransform:
+        if self.call_format is None and self.chat_template is None:
+            raise ValueError(
+                "this `format` transformation changes nothing: give call_format or chat_template"
+            )
+        return self
+
+    def template(self) -> str:
+        """The template the variant renders with (`model`, a name or a file)."""
+        if self.chat_template is not None:
+            return self.chat_template
+        assert self.call_format is not None
+        return FORMAT_TEMPLATES[self.call_format]
+
+
+FORMAT_TEMPLATES: dict[str, str] = {"hermes": "chatml-tools", "qwen3_xml": "qwen3.5"}
+"""The shipped template (configs/templates/) that teaches each call format."""
 
 
 class HarnessVariant(BaseModel):
@@ -152,7 +181,12 @@ class HarnessVariant(BaseModel):
         if self.system_prompt is not None:
             parts.append(f"system prompt paraphrase {self.system_prompt!r}")
         if self.format is not None:
-            parts.append(f"chat template {self.format.chat_template}")
+            f = self.format
+            if f.call_format is not None:
+                taught = "Qwen3 XML" if f.call_format == "qwen3_xml" else "Hermes JSON"
+                parts.append(f"calls taught and parsed as {taught} (template {f.template()})")
+            else:
+                parts.append(f"chat template {f.template()}")
         return "; ".join(parts)
 
 
@@ -298,6 +332,7 @@ def select_variants(
 
 __all__ = [
     "DEFAULT_HARNESS",
+    "FORMAT_TEMPLATES",
     "HARNESS_FORMAT",
     "TRANSFORMS",
     "ContextTransform",

@@ -24,15 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from loragate.calls.parsing import ServingStack
+from loragate.calls.stack import template_call_format
 from loragate.calls.tools import Toolset
 from loragate.common.errors import BadInput, Problem
 from loragate.evalset.load import Evalset
 from loragate.evalset.paraphrases import Paraphrases, check_paraphrase, load_paraphrases
 from loragate.formats.evalset import Entry
 from loragate.formats.manifest import HarnessRecord
+from loragate.formats.records import CallFormat
 from loragate.generate.config import RunConfig
 from loragate.generate.harness import (
     DEFAULT_HARNESS,
+    FORMAT_TEMPLATES,
     HarnessConfig,
     HarnessVariant,
     select_variants,
@@ -78,6 +82,9 @@ class AppliedVariant:
     scoring: Evalset
     renderer: ChatRenderer | None = None
     """The variant's own renderer (a `format` variant); None: the run's."""
+    call_format: CallFormat | None = None
+    """The call format the variant's own template teaches, which its outputs are parsed
+    as (a `format` variant); None: the run's."""
     data: dict[str, str] = field(default_factory=dict)
     tokens_estimated: bool = False
 
@@ -97,6 +104,13 @@ class AppliedVariant:
             else:
                 prompt = canonical_request(ve.messages, ve.tools)
             yield entry_id, prompt, server_messages(ve.messages), ve.tools
+
+    def stack(self, run: ServingStack) -> ServingStack:
+        """The serving stack the variant's outputs are judged as: the run's, with the
+        call format the variant's template teaches."""
+        if self.call_format is None or self.call_format == run.call_format:
+            return run
+        return dataclasses.replace(run, call_format=self.call_format)
 
     def mean_tokens(self) -> float | None:
         counts = [v.tokens for v in self.entries.values() if v.tokens is not None]
@@ -239,20 +253,21 @@ def _format_renderer(variant: HarnessVariant, setup: HarnessSetup) -> ChatRender
         return None
     if setup.renderer is None:
         raise BadInput(
-            f"harness variant {variant.name!r} changes the chat template, which a server or "
-            "replay run does not render",
+            f"harness variant {variant.name!r} changes how the prompt is rendered, which a "
+            "server or replay run does not do (the server renders it)",
             [
                 Problem(
                     "harness",
                     f"variant {variant.name}: no local chat template",
-                    field="format.chat_template",
+                    field="format",
                     fix="run it with a local backend (--backend vllm or hf), or drop the variant",
                 )
             ],
         )
+    template = spec.template()
     renderer = load_renderer(
         setup.model_path,
-        chat_template=None if spec.chat_template == "model" else spec.chat_template,
+        chat_template=None if template == "model" else template,
         enable_thinking=setup.enable_thinking,
         trust_remote_code=setup.trust_remote_code,
     )
@@ -269,6 +284,22 @@ def _format_renderer(variant: HarnessVariant, setup: HarnessSetup) -> ChatRender
                     field="format.chat_template",
                     fix="name a template that renders `tools` (configs/templates/), or drop "
                     "the variant",
+                )
+            ],
+        )
+    taught = template_call_format(renderer.template)
+    if spec.call_format is not None and taught != spec.call_format:
+        raise BadInput(
+            f"harness variant {variant.name!r}: chat template {renderer.source} teaches "
+            f"{taught or 'no call format'}, not {spec.call_format}; its outputs could not be "
+            "parsed as the prompt asked",
+            [
+                Problem(
+                    "harness",
+                    f"variant {variant.name}: template and call_format disagree",
+                    field="format.chat_template",
+                    fix=f"drop `chat_template` (the shipped {FORMAT_TEMPLATES[spec.call_format]} "
+                    f"teaches {spec.call_format}) or name a template that teaches it",
                 )
             ],
         )
@@ -324,8 +355,12 @@ def apply_variant(
             data["pool"] = pool_sha
             data["pool_version"] = load_pool(variant.tools.pool).version
     renderer = _format_renderer(variant, setup)
+    call_format: CallFormat | None = None
     if renderer is not None:
         data["template"] = renderer.template_sha256
+        call_format = template_call_format(renderer.template)
+        if call_format is not None:
+            data["call_format"] = call_format
     _check_target(variant, setup)
     scoring_manifest = evalset.manifest.model_copy(update={"system_prompt": system_prompt})
     scoring_view = dataclasses.replace(evalset, manifest=scoring_manifest)
@@ -385,6 +420,7 @@ def apply_variant(
         skipped=skipped,
         scoring=scoring,
         renderer=renderer,
+        call_format=call_format,
         data=data,
         tokens_estimated=variant.context is not None and setup.counter.estimated,
     )

@@ -517,7 +517,7 @@ def score_run(
     distinct outputs (see `score_records`). `stack`: the serving stack the outputs are
     judged as (see `loragate.calls.parsing`). `variants`: the harness variants the
     generations were made under; each variant's samples are judged on its own scoring
-    evalset (`variant_results`) and summarised in `summary.harness` (figures per
+    evalset, as the call format its prompt taught (`AppliedVariant.stack`) (`variant_results`) and summarised in `summary.harness` (figures per
     variant, the sensitivity table; docs/harness.md)."""
     scoring = {v.name: v.scoring for v in variants}
     missing = check_generations(
@@ -538,7 +538,7 @@ def score_run(
                 False,
                 jobs,
                 PARALLEL_MIN_OUTPUTS,
-                stack,
+                v.stack(stack),
             )
             for v in variants
         }

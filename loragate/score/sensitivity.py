@@ -134,7 +134,7 @@ def harness_summary(
     ids.sort(key=lambda i: order.get(i, len(order)))
     infos: list[HarnessVariantSummary] = []
     for v in variants:
-        vs = summarize(v.scoring, by_variant.get(v.name, []), parse_mode, k, stack=stack)
+        vs = summarize(v.scoring, by_variant.get(v.name, []), parse_mode, k, stack=v.stack(stack))
         infos.append(
             HarnessVariantSummary(
                 name=v.name,
