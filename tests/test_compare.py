@@ -26,7 +26,7 @@ from tests._casestudy import (
 
 HEADLINE = (
     "train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt (p = 0.03); "
-    "unparseable 2/24 -> 0/24"
+    "unparseable (strict) 2/24 -> 0/24"
 )
 
 
@@ -125,7 +125,7 @@ def test_cli_formats(
     code, out, _ = run_cli(["compare", str(r1), str(r2), "-f", "markdown"], capsys)
     assert code == 0
     # Without training logs the headline carries the family swing alone, and says why.
-    assert "**should_not_call +75 pt (p = 0.03); unparseable 2/24 -> 0/24**" in out
+    assert "**should_not_call +75 pt (p = 0.03); unparseable (strict) 2/24 -> 0/24**" in out
     assert "no training log found" in out
 
 
@@ -317,3 +317,24 @@ def test_training_log_found_next_to_the_manifest_adapter(
     assert c.runs[1].training_source == str(
         tmp_path / "train-v2" / "checkpoint-100" / "trainer_state.json"
     )
+
+
+def test_three_runs_fit_an_80_column_terminal(rounds: tuple[Path, Path], tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from loragate.results.compare_render import render_terminal
+
+    r1, r2 = rounds
+    r3 = shutil.copytree(r2, tmp_path / "round3-with-a-longer-name")
+    c = compare_runs(
+        [load_run(str(r1), ROUND1_LOG), load_run(str(r2), ROUND2_LOG), load_run(str(r3), None)]
+    )
+    console = Console(width=80, record=True, force_terminal=False)
+    console.print(render_terminal(c))
+    text = console.export_text()
+    assert "…" not in text  # no name, interval or figure cut
+    assert "runs: [1] round1 (baseline), [2] round2, [3] round3-with-a-longer-name" in text
+    assert "[52.9, 97.8]" in text and "Δ[3]" in text
+    assert all(len(line.rstrip()) <= 80 for line in text.splitlines())
+    # one wording, one figure: the same as the Markdown table's row and the view's
+    assert "unparseable (strict / repaired): round1 2/24 / 0/24; round2 0/24 / 0/24;" in text

@@ -100,9 +100,12 @@ def _assert_counts_match(page: Any, summaries: list[dict[str, Any]]) -> None:
                 _cell(page, family, side, "pass_at_1", "count")
                 == f"({st['passes']}/{st['samples']})"
             )
-            assert _cell(page, family, side, "unparseable", "strict") == str(st["unparseable"])
-            assert _cell(page, family, side, "unparseable", "repaired") == str(
-                st["unparseable_repaired"]
+            # the same figures, in the same words, as compare, the report and the card
+            n = st["samples"]
+            assert _cell(page, family, side, "unparseable", "strict") == f"{st['unparseable']}/{n}"
+            assert (
+                _cell(page, family, side, "unparseable", "repaired")
+                == f"{st['unparseable_repaired']}/{n}"
             )
         for reason, n in stats["reasons"].items():
             got = page.text_content(f'#reason-table tr[data-key="{reason}"] td[data-side="{side}"]')

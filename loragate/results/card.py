@@ -35,10 +35,12 @@ from loragate.formats.records import RateStats
 from loragate.results.compare import Comparison, compare_runs
 from loragate.results.compare_render import HINT_MARGIN_POINTS, fmt_detectable
 from loragate.results.formatting import (
+    UNPARSEABLE,
     fmt_p,
     fmt_points,
     fmt_rate,
     fmt_rel,
+    fmt_unparseable,
     format_rate,
     markdown_table,
     md_cell,
@@ -158,7 +160,7 @@ def _family_rows(run: LoadedRun) -> list[list[str]]:
                 str(s.entries),
                 fmt_rate(s),
                 f"{format_rate(s.pass_hat_k)} (k={s.k})",
-                f"{s.unparseable} / {s.unparseable_repaired}",
+                fmt_unparseable(s),
             ]
         )
     return rows
@@ -469,7 +471,7 @@ def build_card(
             "Entries",
             "pass@1 [95 % CI]",
             "pass^k",
-            "Unparseable (strict / repaired)",
+            UNPARSEABLE.capitalize(),
         ],
         _family_rows(run),
         "lllrrrr",

@@ -606,7 +606,9 @@ def headline(c: Comparison, j: int) -> str:
 
     a, b = c.overall.stats[0], c.overall.stats[j]
     if a is not None and b is not None and a.unparseable != b.unparseable:
-        parts.append(f"unparseable {a.unparseable}/{a.samples} -> {b.unparseable}/{b.samples}")
+        parts.append(
+            f"unparseable (strict) {a.unparseable}/{a.samples} -> {b.unparseable}/{b.samples}"
+        )
     worst = _worst_headline(c, j)
     if worst:
         parts.append(worst)

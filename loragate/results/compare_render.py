@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loragate.results.compare import Comparison, FamilyDelta, Flip
 from loragate.results.formatting import (
     MISSING,
+    UNPARSEABLE,
     Raw,
     fmt_p,
     fmt_points,
@@ -132,29 +134,62 @@ def _detect_lines(c: Comparison) -> list[str]:
     return lines
 
 
-def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the family table (shared by the terminal and Markdown views)."""
-    header = ["", "Family", *_run_headers(c, terminal)]
-    rows: list[list[str]] = []
+@dataclass
+class _Row:
+    """One row of the family table: a label, a cell a run, and per run after the
+    baseline its change cells (Δ, p, flips[, detectable drop])."""
+
+    label: str
+    letter: str = ""
+    runs: list[str] = field(default_factory=list)
+    pass_k: list[str] = field(default_factory=list)
+    changes: list[list[str]] = field(default_factory=list)
+
+    def cells(self, any_k: bool) -> list[str]:
+        out = [self.letter, self.label, *self.runs]
+        if any_k:
+            out += self.pass_k or [""] * len(self.runs)
+        for group in self.changes:
+            out += group
+        return out
+
+
+def _family_rows(c: Comparison, terminal: bool) -> list[_Row]:
+    """The family rows, then the overall rows of the call figures (schema 4)."""
+    rows: list[_Row] = []
     for row in [*c.families, c.overall]:
-        cells = [row.letter, row.family if row.family != "overall" else "**overall**"]
-        rows.append(cells + _run_cells(c, row.stats, row.deltas, terminal))
-    unp = ["", "unparseable\nstrict/repaired" if terminal else "unparseable (strict / repaired)"]
-    unp += [fmt_unparseable(s).replace(" / ", "\n" if terminal else " / ") for s in c.overall.stats]
-    if _any_k(c):
-        unp += [""] * len(c.runs)
+        cells = _run_cells(c, row.stats, row.deltas, terminal)
+        n = len(c.runs)
+        k = n if _any_k(c) else 0
+        width = (len(cells) - n - k) // max(1, n - 1)
+        rows.append(
+            _Row(
+                label=row.family if row.family != "overall" else "**overall**",
+                letter=row.letter,
+                runs=cells[:n],
+                pass_k=cells[n : n + k],
+                changes=[cells[n + k + j * width : n + k + (j + 1) * width] for j in range(n - 1)],
+            )
+        )
+    pad = 2 if terminal else 3
+    unp = _Row(label=UNPARSEABLE, runs=[fmt_unparseable(s) for s in c.overall.stats])
     base = c.overall.stats[0]
     for s in c.overall.stats[1:]:
         diff = s.unparseable - base.unparseable if s and base else None
-        unp += [f"{diff:+d}" if diff is not None else MISSING, "", ""]
-        if not terminal:
-            unp.append("")
-    rows.append(unp)
-    rows += _call_rows(c, terminal)
-    return header, rows
+        unp.changes.append([f"{diff:+d}" if diff is not None else MISSING, *[""] * pad])
+    if not terminal:
+        rows.append(unp)
+    return rows + _call_rows(c, pad)
 
 
-def _call_rows(c: Comparison, terminal: bool) -> list[list[str]]:
+def _table_rows(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the family table (Markdown; the terminal lays the same rows
+    out in `_terminal_tables`)."""
+    header = ["", "Family", *_run_headers(c, terminal)]
+    return header, [r.cells(_any_k(c)) for r in _family_rows(c, terminal)]
+
+
+def _call_rows(c: Comparison, pad: int) -> list[_Row]:
     """Overall rows for the format mix, calls in reasoning, truncated reasoning and
     reasoning tokens, when any run has something to show (summary schema 4); laid
     out as the unparseable row (a cell a run, the change against the baseline)."""
@@ -178,19 +213,26 @@ def _call_rows(c: Comparison, terminal: bool) -> list[list[str]]:
             tokens,
         ),
     ]
-    rows: list[list[str]] = []
+    rows: list[_Row] = []
     base = stats[0]
     for title, value, cell in figures:
         if not any(s is not None and value(s) for s in stats):
             continue
-        row = ["", title, *(cell(s) if s is not None else MISSING for s in stats)]
-        if _any_k(c):
-            row += [""] * len(c.runs)
+        row = _Row(label=title, runs=[cell(s) if s is not None else MISSING for s in stats])
         for s in stats[1:]:
             diff = value(s) - value(base) if s is not None and base is not None else None
-            row += [f"{diff:+,.0f}" if diff is not None else MISSING, "", ""]
+            row.changes.append([f"{diff:+,.0f}" if diff is not None else MISSING, *[""] * pad])
         rows.append(row)
     return rows
+
+
+def _unparseable_line(c: Comparison) -> str:
+    """The unparseable counts of every run in one line (the terminal's wording of the
+    Markdown table's row, and the view's)."""
+    parts = [
+        f"{r.label} {fmt_unparseable(s)}" for r, s in zip(c.runs, c.overall.stats, strict=True)
+    ]
+    return f"{UNPARSEABLE}: {'; '.join(parts)}"
 
 
 def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -203,17 +245,28 @@ def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[l
     return header, rows
 
 
-def _training_table(c: Comparison) -> tuple[list[str], list[list[str]]]:
+def _short_label(c: Comparison, j: int, terminal: bool) -> str:
+    """Run `j`'s column heading: its label, or `[j+1]` in a terminal with three or more
+    runs (the legend above the tables names them)."""
+    return f"[{j + 1}]" if terminal and len(c.runs) > 2 else c.runs[j].label
+
+
+def _training_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
     multi = len(c.runs) > 2
-    header = ["Training metric (final)", *[r.label for r in c.runs]]
-    for r in c.runs[1:]:
-        suffix = f" {r.label}" if multi else ""
-        header += [f"Δ{suffix}", f"Δ rel{suffix}"]
+    header = [
+        "Training metric (final)",
+        *[_short_label(c, j, terminal) for j in range(len(c.runs))],
+    ]
+    joined = terminal and multi  # Δ over Δ rel in one cell: 80 columns hold three runs
+    for j in range(1, len(c.runs)):
+        suffix = f" {_short_label(c, j, terminal)}" if multi else ""
+        header += [f"Δ / Δ rel{suffix}"] if joined else [f"Δ{suffix}", f"Δ rel{suffix}"]
     rows: list[list[str]] = []
     for t in c.training:
         cells = [t.metric, *[f"{v:.4f}" if v is not None else MISSING for v in t.values]]
         for ab, rel in zip(t.abs_change, t.rel_change, strict=True):
-            cells += [f"{ab:+.4f}" if ab is not None else MISSING, fmt_rel(rel)]
+            pair = [f"{ab:+.4f}" if ab is not None else MISSING, fmt_rel(rel)]
+            cells += ["\n".join(pair)] if joined else pair
         rows.append(cells)
     return header, rows
 
@@ -224,7 +277,7 @@ def _robustness_table(c: Comparison, terminal: bool = False) -> tuple[list[str],
     from loragate.results.sensitivity import robustness_text
 
     suffix = "" if terminal else " default → worst"
-    header = ["Family", *(f"{r.label}{suffix}" for r in c.runs)]
+    header = ["Family", *(f"{_short_label(c, j, terminal)}{suffix}" for j in range(len(c.runs)))]
     rows = [
         [
             f"{row.letter} {row.family}".strip(),
@@ -269,9 +322,13 @@ def _title(c: Comparison) -> str:
 
 
 def _caption(c: Comparison) -> str:
+    return f"pass@1 with 95 % Wilson interval; {_change_caption(c)}"
+
+
+def _change_caption(c: Comparison) -> str:
     test = "exact McNemar" if not _any_k(c) else "paired sign-flip on per-entry success fractions"
     return (
-        f"pass@1 with 95 % Wilson interval; Δ: difference in points against {c.baseline}; "
+        f"Δ: difference in points against {c.baseline}; "
         f"p: two-sided {test} on the same entries; flips: entries better / worse."
     )
 
@@ -310,6 +367,64 @@ def render_markdown(c: Comparison) -> str:
     return "\n".join(out) + "\n"
 
 
+def _terminal_tables(c: Comparison) -> list[RenderableType]:
+    """The family table for an 80-column terminal (no vertical rules, each interval on
+    a second line). Two runs share one table; with three or more, a legend numbers the
+    runs and the figures and the changes against the baseline get a table each, so no
+    name or interval is cut."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = _family_rows(c, terminal=True)
+    any_k = _any_k(c)
+
+    def table(caption: str | None = None) -> Table:
+        return Table(
+            box=box.SIMPLE_HEAD,
+            caption=caption,
+            caption_justify="left",
+            pad_edge=False,
+            collapse_padding=True,
+        )
+
+    def family(r: _Row) -> str:
+        return f"{r.letter} {r.label}".strip().replace("**", "")
+
+    out: list[RenderableType] = []
+    if len(c.runs) == 2:
+        t = table(_caption(c))
+        t.add_column("Family", no_wrap=True)
+        for h in _run_headers(c, terminal=True):
+            t.add_column(h, justify="right", no_wrap=True)
+        for r in rows:
+            t.add_row(family(r), *r.cells(any_k)[2:], end_section=True)
+        return [t, Text(_unparseable_line(c))]
+    legend = ", ".join(
+        f"[{j + 1}] {r.label}" + (" (baseline)" if j == 0 else "") for j, r in enumerate(c.runs)
+    )
+    out.append(Text(f"runs: {legend}"))
+    rates = table("pass@1 with 95 % Wilson interval" + (", pass^k" if any_k else ""))
+    rates.add_column("Family", no_wrap=True)
+    for j, _ in enumerate(c.runs):
+        rates.add_column(f"[{j + 1}]", justify="right", overflow="fold")
+    for r in rows:
+        cells = list(r.runs)
+        if any_k and r.pass_k:
+            cells = [f"{a}\npass^k {b}" for a, b in zip(cells, r.pass_k, strict=True)]
+        rates.add_row(family(r), *cells, end_section=True)
+    out.append(rates)
+    changes = table(_change_caption(c))
+    changes.add_column("Family", no_wrap=True)
+    for j in range(1, len(c.runs)):
+        for h in (f"Δ[{j + 1}]", f"p[{j + 1}]", f"flips[{j + 1}]"):
+            changes.add_column(h, justify="right", no_wrap=True)
+    for r in rows:
+        changes.add_row(family(r), *(x for group in r.changes for x in group))
+    out += [changes, Text(_unparseable_line(c))]
+    return out
+
+
 def render_terminal(c: Comparison) -> RenderableType:
     """The comparison as a rich renderable (a group of tables and lines)."""
     from rich import box
@@ -321,22 +436,7 @@ def render_terminal(c: Comparison) -> RenderableType:
     for r, h in zip(c.runs[1:], c.headlines, strict=True):
         who = f"{r.label} vs {c.baseline}: " if len(c.runs) > 2 else ""
         parts.append(Text(who + h, style="bold cyan"))
-    header, rows = _table_rows(c, terminal=True)
-    # No vertical rules: two runs with intervals then fit an 80-column terminal.
-    table = Table(
-        box=box.SIMPLE_HEAD,
-        caption=_caption(c),
-        caption_justify="left",
-        pad_edge=False,
-        collapse_padding=True,
-    )
-    table.add_column("Family", no_wrap=True)
-    for h in header[2:]:
-        table.add_column(h, justify="right", no_wrap=len(c.runs) == 2)
-    for cells in rows:
-        family = f"{cells[0]} {cells[1]}".strip().replace("**", "")
-        table.add_row(family, *cells[2:], end_section=True)
-    parts.append(table)
+    parts += _terminal_tables(c)
     if c.tags:
         th, trows = _tag_table(c, terminal=True)
         tag_table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
@@ -364,12 +464,12 @@ def render_terminal(c: Comparison) -> RenderableType:
             rt.add_row(*cells)
         parts.append(rt)
     if c.training:
-        th, trows = _training_table(c)
-        tt = Table()
+        th, trows = _training_table(c, terminal=True)
+        tt = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
         for i, h in enumerate(th):
-            tt.add_column(h, justify="left" if i == 0 else "right")
+            tt.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
         for cells in trows:
-            tt.add_row(*cells)
+            tt.add_row(*cells, end_section=len(c.runs) > 2)
         parts.append(tt)
     for line in _detect_lines(c):
         parts.append(Text(line, style="cyan"))

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from loragate.formats.records import RateStats
 
 MISSING = "n/a"
+UNPARSEABLE = "unparseable (strict / repaired)"
+"""The one wording of the unparseable counts (`fmt_unparseable`) in every output."""
 """Shown for a figure that does not exist (no entries, no baseline, no log)."""
 
 
@@ -86,6 +88,8 @@ def fmt_rate(stats: RateStats | None, with_count: bool = True, sep: str = " ") -
 
 
 def fmt_unparseable(stats: RateStats | None) -> str:
+    """`2/24 / 0/24`: samples unparseable under strict parsing, then after repair, each
+    over the samples (the figures `UNPARSEABLE` names)."""
     if stats is None:
         return MISSING
     return f"{stats.unparseable}/{stats.samples} / {stats.unparseable_repaired}/{stats.samples}"

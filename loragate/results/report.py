@@ -20,7 +20,9 @@ from loragate.formats.records import (
 )
 from loragate.formats.trajectories import EpisodesSummary
 from loragate.results.formatting import (
+    UNPARSEABLE,
     Raw,
+    fmt_unparseable,
     format_ci,
     format_rate,
     format_rate_ci,
@@ -51,7 +53,7 @@ def _k_columns(k: int) -> bool:
 
 
 def _unparseable(stats: RateStats) -> str:
-    return f"{stats.unparseable} / {stats.unparseable_repaired}"
+    return fmt_unparseable(stats)
 
 
 def _tokens(stats: TokenStats | None) -> str:
@@ -105,7 +107,7 @@ def family_table_markdown(adapter: AdapterSummary) -> list[str]:
     if _k_columns(k):
         header += [f"pass^{k}", f"pass@{k}"]
         align += "rr"
-    header.append("Unparseable (strict / repaired)")
+    header.append(UNPARSEABLE.capitalize())
     extra = call_columns(adapter)
     header += [title for title, _ in extra]
     rows = [
@@ -139,7 +141,7 @@ def _group_table(groups: dict[str, RateStats], k: int, kind: str, rate: str) -> 
     if _k_columns(k):
         header += [f"pass^{k}", f"pass@{k}"]
         align += "rr"
-    header.append("Unparseable (strict / repaired)")
+    header.append(UNPARSEABLE.capitalize())
     rows = [_stats_row("", name, stats)[1:] for name, stats in groups.items()]
     return markdown_table(header, rows, align + "r")
 
@@ -328,7 +330,7 @@ def print_summary(summary: Summary, console: Console) -> None:
         if _k_columns(k):
             table.add_column(f"pass^{k}", justify="right")
             table.add_column(f"pass@{k}", justify="right")
-        table.add_column("Unparseable s/r", justify="right")
+        table.add_column(UNPARSEABLE.capitalize(), justify="right")
         extra = call_columns(adapter)
         for title, _ in extra:
             table.add_column(_SHORT.get(title, title), justify="right")

@@ -84,7 +84,7 @@
     const extra = SIDES.map((s) => callFigures(s.summary));
     SIDES.forEach((s, i) => {
       const th = el("th", null, s.label); th.colSpan = 3 + (extra[i] ? 1 : 0) + (s.detectable ? 1 : 0); top.appendChild(th);
-      add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable strict/repaired"));
+      add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable (strict / repaired)"));
       if (extra[i]) add(sub, el("th", null, "reasoning tokens mean/p95 · truncated reasoning · calls in reasoning · format mix"));
       if (s.detectable) {
         const d = el("th", null, "detectable drop vs " + SIDES[0].label);
@@ -106,7 +106,7 @@
         if (st) {
           add(cells[0], el("span", "rate", pct(st.pass_at_1)), " ", el("span", "count", "(" + st.passes + "/" + st.samples + ")"), el("span", "ci", ci(st)));
           cells[1].textContent = pct(st.pass_hat_k);
-          add(cells[2], el("span", "strict", String(st.unparseable)), " / ", el("span", "repaired", String(st.unparseable_repaired)));
+          add(cells[2], el("span", "strict", st.unparseable + "/" + st.samples), " / ", el("span", "repaired", st.unparseable_repaired + "/" + st.samples));
         }
         if (extra[i]) {
           const cell = el("td"); cell.dataset.side = String(i); cell.dataset.field = "reasoning";
