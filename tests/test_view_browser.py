@@ -18,10 +18,10 @@ import pytest
 
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import VIEW, read_results
-from loragate.results.view.data import find_evalset, load_sides, view_data
+from loragate.results.view.data import find_evalset, load_sides, side_headlines, view_data
 from loragate.results.view.html import write_view
 from tests._browser import artifacts_dir, launch_browser
-from tests._casestudy import build_rounds, casestudy_evalset, replay, texts
+from tests._casestudy import ROUND1_LOG, ROUND2_LOG, build_rounds, casestudy_evalset, replay, texts
 from tests._view_runs import agent20_run
 
 pytestmark = pytest.mark.slow
@@ -123,12 +123,24 @@ def _shot(page: Any, name: str) -> None:
 def test_casestudy_comparison(open_page: Any, tmp_path: Path) -> None:
     r1, r2 = build_rounds(tmp_path)
     sides = load_sides([str(r1), str(r2)])
-    html = write_view(tmp_path / "cmp.html", view_data(sides, casestudy_evalset()))
+    headlines = side_headlines(sides, [ROUND1_LOG, ROUND2_LOG])
+    html = write_view(tmp_path / "cmp.html", view_data(sides, casestudy_evalset(), None, headlines))
     opened = open_page(html)
     page = opened.page
     _assert_counts_match(page, [_summary(r1, "v1"), _summary(r2, "v2")])
     assert len(_visible_ids(page)) == 24
     assert page.locator("#chart svg rect").count() >= 8  # a bar per family and round
+    # compare's headline leads the page: training loss beside behaviour
+    assert page.locator("#headlines .headline").inner_text() == (
+        "train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt (p = 0.03); "
+        "unparseable (strict) 2/24 -> 0/24"
+    )
+    # every interval: a line and two caps, over a white halo (visible on the bar)
+    bars = page.locator("#chart svg rect[height]").count() - 2  # less the legend swatches
+    assert page.locator("#chart svg line.whisker").count() == bars * 6
+    # no entry has tags: no tags column, no tag filter
+    assert "tags" not in page.locator("#rows .columns-head").inner_text()
+    assert page.locator("#f-tag").is_hidden()
     _shot(page, "casestudy-overview.png")
 
     page.select_option("#f-family", "should_not_call")

@@ -98,7 +98,7 @@ def command(
             text = console.export_text()
     if out is not None:
         atomic_write_text(out, text)
-        _write_view_beside(out, runs)
+        _write_view_beside(out, runs, [None, *comparison.headlines])
 
 
 def view_path_beside(out: Path) -> Path:
@@ -108,9 +108,14 @@ def view_path_beside(out: Path) -> Path:
     return html if html != out else out.with_suffix(".view.html")
 
 
-def _write_view_beside(out: Path, runs: list[str]) -> None:
+def _write_view_beside(out: Path, runs: list[str], headlines: list[str | None]) -> None:
     from loragate.results.view.data import find_evalset, load_sides, view_data
     from loragate.results.view.html import write_view
 
     sides = load_sides(runs)
-    write_view(view_path_beside(out), view_data(sides, find_evalset(sides)))
+    # compare's sides are its runs, one adapter each: its headlines are theirs
+    same = len(sides) == len(headlines)
+    write_view(
+        view_path_beside(out),
+        view_data(sides, find_evalset(sides), headlines=headlines if same else None),
+    )

@@ -35,12 +35,22 @@ def command(
         ),
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Page title.")] = None,
+    training_log: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--training-log",
+            help="NAME=PATH: the training log of a run, for the headline beside behaviour "
+            "(as in `loragate compare`; repeatable).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Write a static HTML report (works offline from file://): family tables, chart,
     reasons, gate, and every entry's conversation and outputs with filters."""
     from loragate.common.locking import writing
     from loragate.formats.runfolder import VIEW
-    from loragate.results.view.data import find_evalset, load_sides, view_data
+    from loragate.results.runs import assign_training_logs, parse_run_ref
+    from loragate.results.view.data import find_evalset, load_sides, side_headlines, view_data
     from loragate.results.view.html import write_view
 
     notes: list[str] = []
@@ -54,7 +64,10 @@ def command(
             "outputs and verdicts without conversations (pass --evalset DIR)",
             err=True,
         )
-    data = view_data(sides, found, title)
+    logs = assign_training_logs(training_log or [], [parse_run_ref(r) for r in runs])
+    by_dir = {parse_run_ref(r).run_dir: log for r, log in zip(runs, logs, strict=True)}
+    headlines = side_headlines(sides, [by_dir.get(s.run_dir) for s in sides])
+    data = view_data(sides, found, title, headlines)
     if out is None:
         target = sides[0].run_dir / VIEW
         with writing(sides[0].run_dir):

@@ -4,7 +4,9 @@ A *side* is one (run folder, adapter) pair; `loragate view RUN [RUN ...]` shows 
 adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The dict
 `view_data` builds is what the page's script reads (`VIEW_DATA_VERSION`):
 
-- `sides`: label, run folder, adapter, parse mode, k, that adapter's `summary.json`
+- `sides`: label, `headline` (every side after the first: `compare`'s headline against
+  the first, training loss beside behaviour; version 3), run folder, adapter, parse
+  mode, k, that adapter's `summary.json`
   figures (`AdapterSummary`), its `gate.json` when the folder has one, its harness
   sensitivity table (`harness`, version 2) when the run has variants, and (every side
   after the first) `detectable`: per family and `overall`, the smallest drop against
@@ -248,8 +250,9 @@ def _detectable(base: Side, side: Side, alpha: float = 0.05) -> dict[str, float 
     return out
 
 
-def _side_info(side: Side, base: Side | None = None) -> dict[str, Any]:
+def _side_info(side: Side, base: Side | None = None, headline: str | None = None) -> dict[str, Any]:
     return {
+        "headline": headline,
         "label": side.label,
         "run_dir": str(side.run_dir),
         "adapter": side.adapter,
@@ -281,14 +284,48 @@ def _harness_of(side: Side) -> dict[str, Any] | None:
 
 
 def view_data(
-    sides: Sequence[Side], evalset: Evalset | None, title: str | None = None
+    sides: Sequence[Side],
+    evalset: Evalset | None,
+    title: str | None = None,
+    headlines: Sequence[str | None] | None = None,
 ) -> dict[str, Any]:
-    """Everything the page shows, as plain JSON-ready data (see the module docstring)."""
+    """Everything the page shows, as plain JSON-ready data (see the module docstring).
+    `headlines`: per side, `compare`'s headline against the first side (`side_headlines`)."""
     with no_cyclic_gc():
-        return _view_data(sides, evalset, title)
+        return _view_data(sides, evalset, title, headlines)
 
 
-def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None) -> dict[str, Any]:
+def side_headlines(
+    sides: Sequence[Side], training_logs: Sequence[Path | None] | None = None
+) -> list[str | None]:
+    """Per side, the headline `compare` prints for it against the first side (training
+    loss beside behaviour), on the entries both scored; None for the first side, and
+    for every side when they cannot be paired (no common entry)."""
+    from loragate.results.compare import compare_runs
+    from loragate.results.runs import RunRef, load_run
+
+    if len(sides) < 2:
+        return [None] * len(sides)
+    logs = list(training_logs or [None] * len(sides))
+    try:
+        loaded = [
+            load_run(RunRef(f"{s.run_dir}:{s.adapter}", s.run_dir, s.adapter), log)
+            for s, log in zip(sides, logs, strict=True)
+        ]
+        for run, side in zip(loaded, sides, strict=True):
+            run.label = side.label
+        comparison = compare_runs(loaded, intersect=True)
+    except BadInput:
+        return [None] * len(sides)
+    return [None, *comparison.headlines]
+
+
+def _view_data(
+    sides: Sequence[Side],
+    evalset: Evalset | None,
+    title: str | None,
+    headlines: Sequence[str | None] | None,
+) -> dict[str, Any]:
     entry_ids: list[str] = []
     entry_index: dict[str, int] = {}
     entries: list[dict[str, Any]] = []
@@ -374,7 +411,10 @@ def _view_data(sides: Sequence[Side], evalset: Evalset | None, title: str | None
             else None
         ),
         "tools": evalset.toolset.as_openai() if evalset is not None else [],
-        "sides": [_side_info(s, sides[0] if i else None) for i, s in enumerate(sides)],
+        "sides": [
+            _side_info(s, sides[0] if i else None, headlines[i] if headlines else None)
+            for i, s in enumerate(sides)
+        ],
         "families": [[name, letter] for letter, name in families],
         "reasons": reasons,
         "texts": texts,
@@ -390,6 +430,7 @@ __all__ = [
     "find_evalset",
     "load_sides",
     "run_view_page",
+    "side_headlines",
     "sides_of",
     "view_data",
 ]

@@ -10,6 +10,9 @@
   const COLORS = ["#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a"];
   const S = { ENTRY: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, TEXT: 6, CALLS: 7, STRICT: 8, REPAIRED: 9, HARNESS: 10 };
   const HARNESS = D.harness_names || ["default"];
+  // The tags column and filter only when some entry has tags (an empty column would take
+  // the room of the outputs).
+  const HAS_TAGS = D.entries.some((e) => (e.tags || []).length > 0);
 
   // -- small DOM helpers ------------------------------------------------------------
   function el(tag, cls, text) {
@@ -53,6 +56,13 @@
   document.getElementById("sides").textContent =
     SIDES.map((s) => s.label + " (" + s.run_dir + ", adapter " + s.adapter + ", " + s.parse_mode + ", k = " + s.k + (s.stack ? ", judged as " + s.stack : "") + ")").join(" · ") +
     (ev ? " — evalset " + ev.name + " " + ev.version : "");
+  // What `compare` leads with: each side against the first, training loss beside behaviour.
+  const heads = document.getElementById("headlines");
+  SIDES.forEach((s, i) => {
+    if (i === 0 || !s.headline) return;
+    add(heads, el("p", "headline", (SIDES.length > 2 ? s.label + " vs " + SIDES[0].label + ": " : "") + s.headline));
+  });
+  heads.hidden = !heads.childNodes.length;
   if (!D.evalset) document.getElementById("notes").textContent =
     "The evalset these runs were scored on was not found: conversations and expectations are not shown (pass --evalset DIR).";
   // Replies in a language with no cue lists were not judged (unsupported_language).
@@ -156,8 +166,13 @@
         const x = x0 + i * bar, y = top + h * (1 - st.pass_at_1);
         node("rect", { x: x, y: y, width: bar - 2, height: Math.max(0, top + h - y), fill: COLORS[i % COLORS.length] });
         if (st.ci_low !== null) {
-          const cx = x + (bar - 2) / 2;
-          node("line", { x1: cx, x2: cx, y1: top + h * (1 - st.ci_high), y2: top + h * (1 - st.ci_low), stroke: "#1f2328" });
+          // a white halo under a dark line with caps: visible on the bar and off it
+          const cx = x + (bar - 2) / 2, y1 = top + h * (1 - st.ci_high), y2 = top + h * (1 - st.ci_low);
+          for (const [stroke, sw] of [["#ffffff", 4], ["#1f2328", 1.6]]) {
+            const attrs = { stroke: stroke, "stroke-width": sw, "stroke-linecap": "round", class: "whisker" };
+            node("line", { ...attrs, x1: cx, x2: cx, y1: y1, y2: y2 });
+            for (const yy of [y1, y2]) node("line", { ...attrs, x1: cx - 4, x2: cx + 4, y1: yy, y2: yy });
+          }
         }
       });
       const t = node("text", { x: x0, y: top + h + 12, transform: "rotate(30 " + x0 + " " + (top + h + 12) + ")" }, label);
@@ -263,6 +278,7 @@
     for (const [n, l] of FAMILIES) option(F.family, n, l + " " + n);
     option(F.tag, "", "(any)");
     for (const t of [...new Set(D.entries.flatMap((e) => e.tags || []))].sort()) option(F.tag, t, t);
+    F.tag.parentElement.hidden = !HAS_TAGS;
     option(F.reason, "", "(any)");
     D.reasons.forEach((r, i) => option(F.reason, i, r));
     option(F.side, "", "(any)");
@@ -298,11 +314,13 @@
   // -- entries: rows, rendered a page at a time ---------------------------------------
   let visible = [], rendered = 0;
   const rowsBox = document.getElementById("rows");
-  const GRID = "7em 12em minmax(4em, 1fr) " + SIDES.map(() => "minmax(8em, 16em)").join(" ");
+  const GRID = HAS_TAGS
+    ? "7em 12em minmax(4em, 1fr) " + SIDES.map(() => "minmax(8em, 16em)").join(" ")
+    : "7em 12em " + SIDES.map(() => "minmax(8em, 1fr)").join(" ");
   function columnsHead() {
     const head = el("div", "head columns-head");
     head.style.gridTemplateColumns = GRID;
-    add(head, el("span", null, "entry"), el("span", null, "family"), el("span", null, "tags"), ...SIDES.map((s) => el("span", null, s.label)));
+    add(head, el("span", null, "entry"), el("span", null, "family"), HAS_TAGS ? el("span", null, "tags") : null, ...SIDES.map((s) => el("span", null, s.label)));
     return head;
   }
   const moreBox = document.getElementById("more-box");
@@ -347,9 +365,11 @@
     head.style.gridTemplateColumns = GRID;
     head.setAttribute("role", "button"); head.tabIndex = 0;
     add(head, el("span", "id", entry.id), el("span", "fam", (LETTER[entry.family] || "?") + " " + entry.family + (entry.fault ? " · " + entry.fault : "")));
-    const tags = el("span", "tags");
-    for (const t of entry.tags || []) tags.appendChild(el("span", "tag", t));
-    head.appendChild(tags);
+    if (HAS_TAGS) {
+      const tags = el("span", "tags");
+      for (const t of entry.tags || []) tags.appendChild(el("span", "tag", t));
+      head.appendChild(tags);
+    }
     SIDES.forEach((_, s) => head.appendChild(badge(e, s)));
     let detail = null;
     function toggle() {
