@@ -23,6 +23,7 @@ from loragate.formats.records import (
 from loragate.formats.runfolder import read_generations
 from loragate.generate.config import RunConfig
 from loragate.generate.harness import HarnessConfig, HarnessVariant, select_variants
+from loragate.generate.harness_apply import NO_TOOL_ROUTED
 from loragate.generate.harness_tools import admissible, load_pool, routed_tools, transform_tools
 from loragate.generate.pipeline import execute_run, plan_run
 from loragate.run import finish_run
@@ -84,10 +85,20 @@ def test_one_engine_load_for_every_variant(sensitivity: tuple[Path, Summary, int
     out, summary, instances, jobs = sensitivity
     assert instances == 1
     n = len(summary.entry_ids)
-    assert jobs == 3 * n * (1 + len(VARIANTS))  # three adapters, default + four variants
+    assert summary.harness is not None
+    variants = {v.name: v for v in summary.harness.variants}
+    # routed leaves out the entries that need no tool (a prompt with no tool on offer
+    # would no longer test restraint): should_not_call and abstain, bar those whose
+    # conversation already called a tool
+    routed_out = variants["routed"].skipped
+    assert routed_out and {e[0] for e in routed_out} == {"F", "H"}
+    assert set(routed_out.values()) == {NO_TOOL_ROUTED}
+    assert all(not variants[v].skipped for v in ("shuffled", "context-4k"))
+    # three adapters, the default harness and four variants, in one batch
+    assert jobs == 3 * (n + sum(len(v.entries) for v in variants.values()))
+    assert jobs == 3 * (n * (1 + len(VARIANTS)) - len(routed_out))
     records = read_generations(out / "generations.jsonl")
     assert {r.harness for r in records} == {None, *VARIANTS}
-    assert summary.harness is not None
     assert [v.name for v in summary.harness.variants] == VARIANTS
     manifest = json.loads((out / "manifest.json").read_text())
     assert [h["name"] for h in manifest["harness"]] == VARIANTS
@@ -365,7 +376,9 @@ def test_view_holds_the_table_and_each_harness_samples(
     assert data["harness_names"] == ["default", *VARIANTS]
     n = len(summary.entry_ids)
     by_harness = [sum(1 for row in data["samples"] if row[10] == h) for h in range(5)]
-    assert by_harness == [n] * 5  # one sample an entry under each harness
+    skipped = [len(v.skipped) for v in summary.harness.variants] if summary.harness else []
+    # one sample an entry under each harness, but the entries a variant leaves out
+    assert by_harness == [n, *(n - k for k in skipped)]
     h = data["sides"][0]["harness"]
     assert h["variants"] == VARIANTS
     assert h["rows"]["governance"]["worst"] == "system-terse"
@@ -382,12 +395,16 @@ def test_embedded_default_runs_a_small_variant_set(
     plan = plan_run(RunConfig.model_validate(base))
     assert [v.name for v in plan.variants] == ["routed", "system-terse"]
     assert all(len(v.entries) + len(v.skipped) == 8 for v in plan.variants)
-    assert len({plan.evalset.by_id[e].family for e in plan.variants[0].entries}) == 8
+    routed, terse = plan.variants
+    assert len({plan.evalset.by_id[e].family for e in terse.entries}) == 8
+    # routed leaves out the one-a-family entries of should_not_call and abstain, which
+    # need no tool (with the reason, shown in the report)
+    assert {plan.evalset.by_id[e].family for e in routed.skipped} == {"should_not_call", "abstain"}
     assert plan_run(RunConfig.model_validate(base), harness=[]).variants == []
     own = {**base, "harness": {"run": ["shuffled"]}}
     assert [v.name for v in plan_run(RunConfig.model_validate(own)).variants] == ["shuffled"]
     given = plan_run(RunConfig.model_validate(base), harness=["routed"]).variants
-    assert len(given[0].entries) == len(plan.evalset.entries)
+    assert len(given[0].entries) + len(given[0].skipped) == len(plan.evalset.entries)
 
 
 def test_score_leaves_variant_samples_out_with_a_warning(

@@ -237,13 +237,27 @@ class HarnessSetup:
         return self._paraphrases
 
 
-def _opted_out(variant: HarnessVariant, entry: Entry) -> str | None:
+NO_TOOL_ROUTED = (
+    "needs no tool: a routed prompt would offer none, and the entry tests what the model "
+    "does with tools on offer"
+)
+
+
+def _opted_out(variant: HarnessVariant, entry: Entry, evalset: Evalset) -> str | None:
     for t in variant.transforms():
         reason = entry.harness_opt_out.get(t)
         if reason is not None:
             return f"opts out of {t}: {reason}"
     if variant.system_prompt is not None and entry.messages[0].role == "system":
         return "brings its own system prompt"
+    tools = variant.tools
+    if (
+        tools is not None
+        and tools.select == "routed"
+        and not tools.distractors
+        and not routed_tools(evalset, entry)
+    ):
+        return NO_TOOL_ROUTED
     return None
 
 
@@ -338,7 +352,7 @@ def apply_variant(
     kept: list[Entry] = []
     skipped: dict[str, str] = {}
     for e in entries:
-        reason = _opted_out(variant, e)
+        reason = _opted_out(variant, e, evalset)
         if reason is None:
             kept.append(e)
         else:
