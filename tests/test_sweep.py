@@ -196,3 +196,31 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(MissingDependency, match=r"loragate\[ray\]"):
         sweep_ray.import_ray()
+
+
+def test_a_sweep_files_harness_section_reaches_every_run_folder(
+    tmp_path: Path, echo: type[EchoRunner]
+) -> None:
+    harness = {
+        "variants": [{"name": "wide", "tools": {"order": "shuffled", "seed": 3}}],
+        "run": ["wide", "shuffled"],
+    }
+    path = write_sweep(tmp_path, harness=harness)
+    sweep = load_sweep(path)
+    first = run_sweep(sweep, str(path))
+    n = len(ENTRY_IDS)
+    # base + three adapters, each under the default harness and two variants
+    assert first.jobs == first.generated == 4 * n * 3
+    for group, adapters in (("g0", {"base", "r1", "r2"}), ("g1", {"r3"})):
+        folder = tmp_path / "sweep" / "mini" / group
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        assert [v["name"] for v in summary["harness"]["variants"]] == ["wide", "shuffled"]
+        assert set(summary["harness"]["sensitivity"]) == adapters
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        assert [h["name"] for h in manifest["harness"]] == ["wide", "shuffled"]
+    assert run_sweep(sweep, str(path)).generated == 0  # the variants' samples are cached too
+
+    bad = write_sweep(tmp_path, harness={"run": ["wdie"]}, out=str(tmp_path / "other"))
+    with pytest.raises(BadInput, match="unknown harness variant 'wdie'"):
+        run_sweep(load_sweep(bad), str(bad))
+    assert not (tmp_path / "other").exists()  # nothing made before the check
