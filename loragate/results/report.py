@@ -330,7 +330,9 @@ def print_summary(summary: Summary, console: Console) -> None:
         if _k_columns(k):
             table.add_column(f"pass^{k}", justify="right")
             table.add_column(f"pass@{k}", justify="right")
-        table.add_column(UNPARSEABLE.capitalize(), justify="right")
+        # the same words, broken over three lines (the cells are short)
+        head = UNPARSEABLE.capitalize().replace(" (", "\n(").replace(" / ", " /\n")
+        table.add_column(head, justify="right", no_wrap=True)
         extra = call_columns(adapter)
         for title, _ in extra:
             table.add_column(_SHORT.get(title, title), justify="right")
