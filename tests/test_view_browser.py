@@ -299,3 +299,42 @@ def test_page_cannot_reach_the_network(open_page: Any, tmp_path: Path) -> None:
              return seen; }"""
     )
     assert "connect-src" in violated and "img-src" in violated, violated
+
+
+def test_harness_strip_marks_each_variant(open_page: Any, tmp_path: Path) -> None:
+    # two synthetic adapters under the default harness and two variants: each row shows,
+    # per adapter, one mark a harness, and the harness filter switches the badges
+    import loragate.runners as runners_pkg
+    from loragate.generate.config import RunConfig
+    from loragate.generate.pipeline import execute_run, plan_run
+    from loragate.run import finish_run
+    from tests._scripted import ScriptedRunner, right_answers, scripted_config
+
+    agent20 = Path(__file__).resolve().parents[1] / "evalsets" / "agent20"
+    mp = pytest.MonkeyPatch()
+    try:
+        ScriptedRunner.answers = right_answers(agent20)
+        mp.setattr(runners_pkg, "get_runner", lambda name: ScriptedRunner)
+        raw = scripted_config(agent20, tmp_path / "run", harness={"entries": 8})
+        raw["adapters"] = {"short-context": "short-context", "position-biased": "position-biased"}
+        cfg = RunConfig.model_validate(raw)
+        plan = plan_run(cfg, limit=8, harness=["context-4k", "routed"])
+        outcome = execute_run(plan)
+        finish_run(
+            plan.evalset, outcome.records, plan.out_dir, "strict", k=1, variants=plan.variants
+        )
+    finally:
+        mp.undo()
+    sides = load_sides([f"{plan.out_dir}:short-context", f"{plan.out_dir}:position-biased"])
+    opened = open_page(write_view(tmp_path / "h.html", view_data(sides, find_evalset(sides))))
+    page = opened.page
+    legend = page.locator("#rows .columns-head .hstrip.legend").first.inner_text()
+    assert legend == "marks: default, context-4k, routed"
+    marks = page.locator('.row[data-entry="A-001"] .head .cell').first.locator(".hstrip span")
+    # short-context: right under the default harness and routed, wrong past 3,800 tokens
+    assert [marks.nth(i).inner_text() for i in range(3)] == ["✓", "✗", "✓"]
+    assert "context-4k 0/1" in str(marks.first.locator("..").get_attribute("title"))
+    page.select_option("#f-harness", "1")
+    badge = page.locator('.row[data-entry="A-001"] .badge[data-side="0"]')
+    assert badge.inner_text().startswith("✗ 0/1")
+    assert not opened.errors

@@ -320,7 +320,10 @@
   function columnsHead() {
     const head = el("div", "head columns-head");
     head.style.gridTemplateColumns = GRID;
-    add(head, el("span", null, "entry"), el("span", null, "family"), HAS_TAGS ? el("span", null, "tags") : null, ...SIDES.map((s) => el("span", null, s.label)));
+    const sideHead = (s) => HARNESS.length > 1
+      ? add(el("span", null, s.label), el("span", "hstrip legend", "marks: " + HARNESS.join(", ")))
+      : el("span", null, s.label);
+    add(head, el("span", null, "entry"), el("span", null, "family"), HAS_TAGS ? el("span", null, "tags") : null, ...SIDES.map(sideHead));
     return head;
   }
   const moreBox = document.getElementById("more-box");
@@ -357,6 +360,23 @@
       (fail ? " " + D.reasons[fail[S.REASON]] : "") + (flip === "flip-up" ? " ↑" : flip === "flip-down" ? " ↓" : "");
     return b;
   }
+  // The harness strip: one mark per harness (default first), so a row says which
+  // variant broke the entry without switching the filter.
+  function strip(e, s) {
+    const box = el("span", "hstrip");
+    const said = [];
+    HARNESS.forEach((name, h) => {
+      const rows = perEntryBy[h][e][s];
+      let p = 0; for (const r of rows) p += r[S.PASS];
+      const mark = !rows.length ? "·" : p === rows.length ? "✓" : "✗";
+      const m = el("span", !rows.length ? "none" : p === rows.length ? "ok" : "bad", mark);
+      m.dataset.harness = name;
+      box.appendChild(m);
+      said.push(name + " " + (rows.length ? p + "/" + rows.length : "not run"));
+    });
+    box.title = said.join(", ");
+    return box;
+  }
   function rowFor(e) {
     const entry = D.entries[e];
     const row = el("div", "row");
@@ -370,7 +390,7 @@
       for (const t of entry.tags || []) tags.appendChild(el("span", "tag", t));
       head.appendChild(tags);
     }
-    SIDES.forEach((_, s) => head.appendChild(badge(e, s)));
+    SIDES.forEach((_, s) => head.appendChild(HARNESS.length > 1 ? add(el("span", "cell"), badge(e, s), strip(e, s)) : badge(e, s)));
     let detail = null;
     function toggle() {
       if (detail === null) { detail = (DETAIL_RENDERERS[entry.kind] || entryDetail)(e); row.appendChild(detail); }
