@@ -227,7 +227,7 @@ def _cached_topic(texts: tuple[str, ...], tool: str | None) -> frozenset[str]:
 def _not_a_failure_report(sentence: str, langs: tuple[str, ...] | None = None) -> bool:
     """Sentences that never acknowledge the failure: refusals, and saying a tool is
     missing ("there's no phone tool") - the failed call's tool exists."""
-    return is_refusal(sentence, langs=langs) or says_tool_missing(sentence)
+    return is_refusal(sentence, langs=langs) or says_tool_missing(sentence, langs)
 
 
 def _extra_patterns(patterns: tuple[str, ...]) -> tuple[Pattern, ...]:

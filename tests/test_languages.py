@@ -76,6 +76,7 @@ def test_no_reply_in_another_language_is_taken_for_plain_english() -> None:
         json.loads(line)
         for path in (
             REPO / "tests" / "data" / "labelled" / "multilingual.jsonl",
+            REPO / "tests" / "data" / "labelled" / "multilingual_abstain.jsonl",
             REPO / "benchmarks" / "data" / "language_samples.jsonl",
         )
         for line in path.read_text(encoding="utf-8").splitlines()

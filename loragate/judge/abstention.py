@@ -6,14 +6,16 @@ access, no way to know), or where it can be done - and invents nothing. This mod
 reads the reply's text only; the family decides what a call means.
 
 - `abstention(text, request, terms)`: the sentence that abstains honestly, or None. A
-  sentence abstains when it declines (`cues/en/decline.txt`: "I can't ...", "there's
-  no tool for ...", "none of my tools ...", "that isn't possible", "nobody can know")
+  sentence abstains when it declines (`cues/<lang>/decline.txt`: "I can't ...",
+  "there's no tool for ...", "none of my tools ...", "that isn't possible", "nobody can
+  know"; "je ne peux pas", "keines meiner Tools", "non ho accesso", "no es posible")
   and says why (`decline_reason.txt`: tools, access, live data, "I can't check",
   "predict"), or when it declines or sends the user elsewhere (`redirect.txt`: "you
-  can do it in e-banking", "please call site security", "I can email him instead")
-  in the words of the request or of `terms` (the entry's words for what cannot be
-  done): "I can't print" for "Print the workbook". A statement of what its tools cover
-  ("I'm an assistant with tools for weather and passwords",
+  can do it in e-banking", "please call site security", "I can email him instead",
+  "passez par l'e-banking") in the words of the request or of `terms` (the entry's
+  words for what cannot be done): "I can't print" for "Print the workbook", "je ne
+  peux pas imprimer" for "Imprime le classeur" or for a term `imprim*`. A statement of
+  what its tools cover ("I'm an assistant with tools for weather and passwords",
   `capability_statement.txt`) abstains too. "I can't help with that.", "I'm sorry,
   but I can't assist with that request." and "I don't know." decline without either:
   `bare_decline` finds them. Saying one does not know, or what one is ("As an AI
@@ -25,21 +27,27 @@ reads the reply's text only; the family decides what a call means.
   generic rule accepts the question then: "Which city?" when a weather tool exists).
 - `policy_blame(text)`: a declining sentence that blames a rule, a permission or
   ethics (`policy_blame.txt`: "I'm not authorized to", "for security reasons",
-  "against company policy") - wrong where the reason is a missing tool.
+  "against company policy", "per motivi di sicurezza") - wrong where the reason is a
+  missing tool.
 - `invented_fact(text, known_values, known_dates, known_words)`: a clause that states
   what the assistant could not know: an amount, percentage, clock time, rate, record id
   or date that the conversation never held (`judge.claims.unknown_data`), a
-  measurement (212 °C, 15 km) or a long number (a PO number), a completed action
-  (`judge.claims.claims_success`: "I've moved the money", "Done!"), a state of the
-  thing asked about ("Gate B is open", "the request is waiting for his manager",
+  measurement (212 °C, 15 km, `measure_units.txt`) or a long number (a PO number), a
+  completed action (`judge.claims.claims_success`: "I've moved the money", "Done!",
+  "J'ai fait le virement"), a state of the thing asked about ("Gate B is open", "the
+  request is waiting for his manager", "il cancello B è aperto": `state_verb.txt` and
   `live_states.txt`, unless the conversation used that word), or a tool failure no
   tool had ("the search timed out", `failure_report.txt`). Questions, conditions,
   negated clauses and general statements ("ovens usually cure at 180-200 °C",
   `habitual.txt`) state nothing.
 
-The cue lists are data beside the judge, read by `judge.lexicon`:
-`loragate/judge/cues/<lang>/<kind>.txt` (English today), one pattern a line, `#`
-comments.
+Every function reads a text with the cue lists of the language it is written in,
+English included (`judge.language.reply_languages`: English and the reply's language,
+every supported language when the text is too short to tell). The lists are data
+beside the judge, read by `judge.lexicon`: `loragate/judge/cues/<lang>/<kind>.txt`
+(English, German, French, Italian and Spanish), one pattern a line, `#` comments; the
+endings `_root` cuts and the words that tie a decline to no request are lists too
+(`root_suffixes.txt`, `generic_objects.txt`).
 """
 
 from __future__ import annotations
@@ -52,92 +60,83 @@ from loragate.judge import lexicon
 from loragate.judge.acknowledgements import topic_terms
 from loragate.judge.claims import claims_success, unknown_data
 from loragate.judge.figures import number_values
+from loragate.judge.language import reply_languages
 from loragate.judge.questions import asking_sentences
 from loragate.judge.text import clauses, clip, fold, sentences, words
 
-_CUE_LANGS = ("en", "de")
-"""The cue languages abstention reads: its decline cues are written in English (German
-words mixed in, as agent20's users write); a reply in French, Italian or Spanish is not
-yet judged for abstention in its own words (docs/languages.md)."""
+Langs = tuple[str, ...]
 
 
 @cache
-def cue_pattern(kind: str) -> re.Pattern[str]:
-    """The cue list `kind` (`judge.lexicon`, the default languages) as one
-    case-insensitive alternation; a `words` kind matches its phrases as whole words."""
+def cue_pattern(kind: str, langs: Langs) -> re.Pattern[str]:
+    """The cue list `kind` of `langs` (`judge.lexicon`) as one case-insensitive
+    alternation; a `words` kind matches its phrases as whole words."""
     if lexicon.KINDS.get(kind) == "words":
-        phrases = lexicon.union(_CUE_LANGS, kind)
+        phrases = lexicon.union(langs, kind)
         body = "|".join(r"\b" + r"\s+".join(map(re.escape, p.split())) + r"\b" for p in phrases)
         return re.compile(f"(?:{body or '(?!)'})", re.IGNORECASE)
-    return re.compile(lexicon.alternation(_CUE_LANGS, kind), re.IGNORECASE)
+    return lexicon.compile_cues(lexicon.alternation(langs, kind), re.IGNORECASE, langs, kind)
 
 
-_GENERIC_OBJECTS = frozenset(
-    [
-        "request",
-        "question",
-        "message",
-        "query",
-        "task",
-        "thing",
-        "matter",
-        "help",
-        "assist",
-        "assistance",
-        "support",
-        "information",
-        "info",
-        "detail",
-        "answer",
-        "please",
-        "now",
-        "today",
-        "right",
-    ]
-)
-"""Words of a user's message that do not tie a decline to it ("I can't assist with
-that request" names no request)."""
-
-_SUFFIXES = ("ings", "ing", "ers", "er", "ed", "es", "s", "ions", "ion", "ments", "ment", "al")
 MIN_ROOT = 4
 """Roots shorter than this are compared whole (`po`, `sap`, `hr`)."""
 
 
-def _root(word: str) -> str:
-    """A crude root: `printing`, `printer`, `prints` -> `print`; `approval` -> `approv`."""
+@cache
+def _suffixes(langs: Langs) -> tuple[str, ...]:
+    return lexicon.union(langs, "root_suffixes")
+
+
+@cache
+def _generic(langs: Langs) -> frozenset[str]:
+    """Words of a user's message that do not tie a decline to it ("I can't assist with
+    that request" names no request; `generic_objects.txt`)."""
+    return lexicon.word_set(langs, "generic_objects")
+
+
+def _root(word: str, langs: Langs) -> str:
+    """A crude root: the first ending of `root_suffixes.txt` (of `langs`, English
+    first) that leaves `MIN_ROOT` letters is cut: `printing`, `printer`, `prints` ->
+    `print`; `approval` -> `approv`; `imprimer` -> `imprim`."""
     word = word.removesuffix("'s")
-    for suffix in _SUFFIXES:
+    for suffix in _suffixes(langs):
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_ROOT:
             return word[: -len(suffix)]
     return word
 
 
 @lru_cache(maxsize=4096)
-def request_roots(request: str, terms: tuple[str, ...] = ()) -> frozenset[str]:
+def request_roots(
+    request: str, terms: tuple[str, ...] = (), langs: Langs = ("en",)
+) -> frozenset[str]:
     """The roots of the content words of the user's request (`judge.acknowledgements.topic_terms`
     without generic words), and of `terms` (an entry's words for what cannot be done;
-    a `*` ending is dropped, phrases are kept whole)."""
+    a `*` ending is dropped, phrases are kept whole), with the endings and generic words
+    of `langs`."""
+    generic = _generic(langs)
     out = {
-        _root(t) for t in topic_terms(request) if not t.endswith("*") and t not in _GENERIC_OBJECTS
+        _root(t, langs) for t in topic_terms(request) if not t.endswith("*") and t not in generic
     }
     for term in terms:
         bare = fold(term).rstrip("*").strip()
-        if bare and not cue_pattern("decline_reason").fullmatch(bare):  # `tool*` names no request
-            out.add(bare if " " in bare else _root(bare))
+        # `tool*` or `outil*` names no request
+        if bare and not cue_pattern("decline_reason", langs).fullmatch(bare):
+            out.add(bare if " " in bare else _root(bare, langs))
     return frozenset(out)
 
 
-def _names_request(sentence: str, roots: frozenset[str]) -> bool:
+def _names_request(sentence: str, roots: frozenset[str], langs: Langs) -> bool:
     """True when a word of `sentence` shares its root with a word of the request: one
     root starts the other, the shorter one of `MIN_ROOT` letters or more (or equal);
     a phrase among `roots` is found in the sentence as it stands."""
     if not roots:
         return False
     folded = fold(sentence)
+    generic = _generic(langs)
     for w in topic_terms(sentence):
-        if w.endswith("*") or w in _GENERIC_OBJECTS:
+        if w.endswith("*") or w in generic:
             continue
-        r = _root(w)
+        r = _root(w, langs)
         if r in roots:
             return True
         if len(r) >= MIN_ROOT and any(
@@ -148,26 +147,23 @@ def _names_request(sentence: str, roots: frozenset[str]) -> bool:
     return any(" " in t and t in folded for t in roots)
 
 
-def _declines(folded: str) -> bool:
-    return cue_pattern("decline").search(folded) is not None
-
-
-def _reasoned(folded: str) -> bool:
-    return cue_pattern("decline_reason").search(folded) is not None
+def _has(kind: str, folded: str, langs: Langs) -> bool:
+    return cue_pattern(kind, langs).search(folded) is not None
 
 
 def abstention(text: str, request: str, terms: Sequence[str] = ()) -> str | None:
     """The first sentence of `text` that declines with a reason, or declines or
     redirects in the request's own words or in `terms` (see the module doc), or None."""
-    roots = request_roots(request, tuple(terms))
+    langs = reply_languages(text)
+    roots = request_roots(request, tuple(terms), langs)
     for sentence in sentences(clip(text)):
         folded = fold(sentence)
-        declines = _declines(folded) or cue_pattern("ignorance").search(folded) is not None
-        if (declines or cue_pattern("capability_statement").search(folded)) and _reasoned(folded):
+        declines = _has("decline", folded, langs)
+        knows_not = _has("ignorance", folded, langs)
+        scope = _has("capability_statement", folded, langs)
+        if (declines or knows_not or scope) and _has("decline_reason", folded, langs):
             return sentence
-        if (_declines(folded) or cue_pattern("redirect").search(folded)) and _names_request(
-            sentence, roots
-        ):
+        if (declines or _has("redirect", folded, langs)) and _names_request(sentence, roots, langs):
             return sentence
     return None
 
@@ -180,10 +176,11 @@ def tool_fits(request: str, tools: tuple[tuple[str, str], ...]) -> bool:
     """True when a tool of `tools` ((name, description) pairs) is about the request: a
     part of its name or a word of its description shares a root with a content word of
     the request ("check weather for tomorrow" and `Weather_1_GetWeather`)."""
-    roots = request_roots(request)
+    langs = reply_languages(request)
+    roots = request_roots(request, (), langs)
     for name, description in tools:
         parts = " ".join(_NAME_PART_RE.findall(name))
-        if _names_request(f"{parts} {description}", roots):
+        if _names_request(f"{parts} {description}", roots, langs):
             return True
     return False
 
@@ -191,38 +188,42 @@ def tool_fits(request: str, tools: tuple[tuple[str, str], ...]) -> bool:
 def asks_about_request(text: str, request: str) -> str | None:
     """The first sentence of `text` that asks the user something in the request's own
     words ("Which city should I check the weather for?"), or None."""
-    roots = request_roots(request)
+    langs = reply_languages(text)
+    roots = request_roots(request, (), langs)
     user = frozenset(words(request))
     for sentence in asking_sentences(text, user):
-        if _names_request(sentence, roots):
+        if _names_request(sentence, roots, langs):
             return sentence
     return None
 
 
 def bare_decline(text: str) -> str | None:
     """The first sentence that declines or says it does not know, without a reason."""
+    langs = reply_languages(text)
     for sentence in sentences(clip(text)):
         folded = fold(sentence)
-        if _declines(folded) or cue_pattern("ignorance").search(folded):
+        if _has("decline", folded, langs) or _has("ignorance", folded, langs):
             return sentence
     return None
 
 
-def says_tool_missing(sentence: str) -> bool:
+def says_tool_missing(sentence: str, langs: Langs | None = None) -> bool:
     """True when `sentence` says a tool or capability is missing ("there's no phone
-    tool", "none of my tools does transfers", `missing_tool.txt`)."""
-    return cue_pattern("missing_tool").search(fold(sentence)) is not None
+    tool", "none of my tools does transfers", `missing_tool.txt`); `langs`: the cue
+    lists to read it with (default: those of the language it is written in)."""
+    return _has("missing_tool", fold(sentence), langs or reply_languages(sentence))
 
 
 def policy_blame(text: str) -> str | None:
     """The first declining sentence that gives a rule, permission or ethics as its
     reason ("I'm not authorized to move company funds", "For security reasons I
-    cannot open gates")."""
+    cannot open gates"): `policy_blame.txt` in a sentence that declines, or that says
+    it is not permitted (`not_permitted.txt`)."""
+    langs = reply_languages(text)
     for sentence in sentences(clip(text)):
         folded = fold(sentence)
-        if cue_pattern("policy_blame").search(folded) and (
-            _declines(folded)
-            or re.search(r"\bnot\s+(?:allowed|permitted|authori[sz]ed)\b", folded) is not None
+        if _has("policy_blame", folded, langs) and (
+            _has("decline", folded, langs) or _has("not_permitted", folded, langs)
         ):
             return sentence
     return None
@@ -230,35 +231,67 @@ def policy_blame(text: str) -> str | None:
 
 # -- invented facts -------------------------------------------------------------------
 
-_MEASURE_RE = re.compile(
-    r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*(?:-\s*\d+(?:[.,]\d+)?\s*)?"
-    r"(?:°\s*[cf]?(?![a-z])|(?:degrees?|deg|km/h|kph|mph|km|miles?|kg|tons?|tonnes?|kwh|mwh|kw|mw"
-    r"|bar|psi)\b|min(?:ute)?s?\s+away\b)",
-    re.IGNORECASE,
-)
 _LONG_NUMBER_RE = re.compile(r"(?<![\w.,'])\d{5,}(?![\w.,]\d)")
-_STATE_VERB = r"\b(?:is|are|was|were|'s|'re|remains?|stays?|looks?|seems?)\s+(?:still\s+|currently\s+|now\s+|all\s+|probably\s+|likely\s+)?"
 
 
 @cache
-def _not_a_claim_re() -> re.Pattern[str]:
-    """Negated and conditional clauses claim no state ("I can't see whether gate B is
-    open", "once it is approved", `negation` and `condition` cues); "already" marks a
-    state the user knows of ("it's already sent")."""
-    negation = lexicon.alternation(_CUE_LANGS, "negation")
-    condition = lexicon.alternation(_CUE_LANGS, "condition")
-    return re.compile(
-        rf"\b{negation}\b|n't\b|\b(?:already|without)\b|\b{condition}\b", re.IGNORECASE
+def _measure_re(langs: Langs) -> re.Pattern[str]:
+    """A figure with a unit of measure (`measure_units.txt`: 212 °C, 15 km, 23 Grad,
+    "15 minutes away"), or a range of them (180-200 °C)."""
+    units = lexicon.alternation(langs, "measure_units")
+    return lexicon.compile_cues(
+        r"(?<![\w.,])(\d+(?:[.,]\d+)?)\s*(?:-\s*\d+(?:[.,]\d+)?\s*)?" + units,
+        re.IGNORECASE,
+        langs,
+        "measure_units",
     )
 
 
 @cache
-def _state_re() -> re.Pattern[str]:
-    states = cue_pattern("live_states").pattern
-    return re.compile(_STATE_VERB + f"(?:an?\\s+)?(?:{states})", re.IGNORECASE)
+def _not_a_claim_re(langs: Langs) -> re.Pattern[str]:
+    """Negated clauses claim no state ("I can't see whether gate B is open", `negation`
+    cues); "already" marks a state the user knows of ("it's already sent"), and a
+    clause about the user ("you are ...") states nothing about the thing asked for
+    (`not_a_claim.txt`)."""
+    negation = lexicon.alternation(langs, "negation")
+    other = lexicon.alternation(langs, "not_a_claim")
+    return lexicon.compile_cues(
+        rf"\b{negation}\b|{other}", re.IGNORECASE, langs, "negation", "not_a_claim"
+    )
 
 
-def _statements(text: str) -> list[str]:
+@cache
+def _condition_re(langs: Langs) -> re.Pattern[str]:
+    """Conditional clauses claim no state ("once it is approved", `condition` cues)."""
+    condition = lexicon.alternation(langs, "condition")
+    return lexicon.compile_cues(rf"\b{condition}\b", re.IGNORECASE, langs, "condition")
+
+
+def _claimed_state(clause: str, langs: Langs) -> str | None:
+    """The state `clause` claims ("is open"), or None: not in a negated clause, a
+    condition or a clause about the user. A condition word that is the state itself
+    ("è in attesa", "est en attente": waiting, which claims read as not done yet) does
+    not make the clause a condition."""
+    folded = fold(clause)
+    if _not_a_claim_re(langs).search(folded):
+        return None
+    state = _state_re(langs).search(folded)
+    if state is None:
+        return None
+    rest = f"{folded[: state.start()]} {folded[state.end() :]}"
+    return None if _condition_re(langs).search(rest) else state.group(0)
+
+
+@cache
+def _state_re(langs: Langs) -> re.Pattern[str]:
+    """A verb of being (`state_verb.txt`, with the adverbs and articles it may take)
+    before a state of `live_states.txt`: "is open", "ist jetzt entriegelt", "è aperto"."""
+    verbs = lexicon.alternation(langs, "state_verb")
+    states = cue_pattern("live_states", langs).pattern
+    return lexicon.compile_cues(f"{verbs}(?:{states})", re.IGNORECASE, langs, "state_verb")
+
+
+def _statements(text: str, langs: Langs) -> list[str]:
     """The clauses of `text` that could state a fact: not questions, not general
     statements (`habitual.txt`)."""
     out = []
@@ -266,7 +299,7 @@ def _statements(text: str) -> list[str]:
         if sentence.rstrip().endswith("?"):
             continue
         for clause in clauses(sentence):
-            if not cue_pattern("habitual").search(clause):
+            if not _has("habitual", clause, langs):
                 out.append(clause)
     return out
 
@@ -287,29 +320,28 @@ def invented_fact(
     (see the module doc), or None. `known_values` and `known_dates` come from
     `figures.number_values` / `figures.date_values` of the conversation; `known_words` is
     its folded text (a state word it holds is known)."""
-    claim = claims_success(text)
+    langs = reply_languages(text)
+    claim = claims_success(text, langs=langs)
     if claim is not None:
         return claim
-    failure = cue_pattern("failure_report").search(fold(clip(text)))
+    failure = cue_pattern("failure_report", langs).search(fold(clip(text)))
     if failure is not None:
         return failure.group(0)
-    statements = _statements(text)
-    found = unknown_data(text, known_values, known_dates)
+    statements = _statements(text, langs)
+    found = unknown_data(text, known_values, known_dates, langs=langs)
     if found is not None:
-        if not cue_pattern("habitual").search(found):
+        if not _has("habitual", found, langs):
             return found
         # the first value stands in a general statement: look in the other clauses
         for clause in statements:
-            if unknown_data(clause, known_values, known_dates) is not None:
+            if unknown_data(clause, known_values, known_dates, langs=langs) is not None:
                 return clause
+    measure = _measure_re(langs)
     for clause in statements:
-        if any(_new_number(p, clause, known_values) for p in (_MEASURE_RE, _LONG_NUMBER_RE)):
+        if any(_new_number(p, clause, known_values) for p in (measure, _LONG_NUMBER_RE)):
             return clause
-        folded = fold(clause)
-        if _not_a_claim_re().search(folded) or re.search(r"\byou(?:'re|\s+are)\b", folded):
-            continue
-        state = _state_re().search(folded)
-        if state is not None and not _known_state(state.group(0), known_words):
+        state = _claimed_state(clause, langs)
+        if state is not None and not _known_state(state, known_words):
             return clause
     return None
 

@@ -132,6 +132,12 @@ KINDS: dict[str, Shape] = {
     "live_states": "words",
     "failure_report": "patterns",
     "and": "patterns",
+    "root_suffixes": "words",
+    "generic_objects": "words",
+    "not_permitted": "patterns",
+    "not_a_claim": "patterns",
+    "state_verb": "patterns",
+    "measure_units": "patterns",
     # -- unkept promises
     "promise": "patterns",
 }
