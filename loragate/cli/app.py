@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
+import threading
 
 import typer
 
@@ -85,11 +89,40 @@ def _click_exception_classes() -> tuple[type[BaseException], ...]:
     return tuple(classes)
 
 
+INTERRUPT_GRACE_S = 20.0
+"""After Ctrl-C (SIGINT) the run unwinds - tool servers stopped, folders unlocked - for
+at most this long; then the process ends with 130 whatever still waits (a worker
+thread stuck in a server's shutdown must not keep it alive: Python joins its
+threads at exit). Every file loragate writes is written atomically or appended
+line by line, so ending here loses nothing already written."""
+
+
+def _force_exit() -> None:
+    with contextlib.suppress(Exception):
+        sys.stderr.write(
+            f"aborted: stopping took longer than {INTERRUPT_GRACE_S:.0f} s; exiting now\n"
+        )
+        sys.stderr.flush()
+    os._exit(130)
+
+
+def _bounded_interrupt(signum: int, frame: object) -> None:
+    """SIGINT: arm the deadline of `INTERRUPT_GRACE_S`, then raise KeyboardInterrupt as
+    Python does (a second Ctrl-C raises it again)."""
+    timer = threading.Timer(INTERRUPT_GRACE_S, _force_exit)
+    timer.daemon = True
+    timer.start()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     """Console entry point: bad input exits 2 with a message, never a traceback."""
     from loragate.common.files import os_error_message
     from loragate.common.locking import FolderBusy
 
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _bounded_interrupt)
     try:
         rc = app(standalone_mode=False)
     except ServerUnreachable as exc:
