@@ -104,6 +104,8 @@ def test_one_engine_load_for_every_variant(sensitivity: tuple[Path, Summary, int
     assert [h["name"] for h in manifest["harness"]] == VARIANTS
     report = (out / "report.md").read_text()
     assert "### Harness sensitivity" in report
+    # the entries a variant leaves out, grouped by reason: said once per adapter section
+    assert report.count(NO_TOOL_ROUTED) == 3
     assert "system-terse" in report
 
 

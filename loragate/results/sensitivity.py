@@ -144,7 +144,11 @@ def sensitivity_markdown(summary: Summary, adapter: str) -> list[str]:
         if v.prompt_tokens_mean is not None:
             line += f", {v.prompt_tokens_mean:.0f} prompt tokens on average"
         if v.skipped:
-            line += f"; left out: {md_text(', '.join(f'{e} ({r})' for e, r in v.skipped.items()))}"
+            by_reason: dict[str, list[str]] = {}
+            for entry, why in v.skipped.items():
+                by_reason.setdefault(why, []).append(entry)
+            said = "; ".join(f"{', '.join(ids)} ({why})" for why, ids in by_reason.items())
+            line += f"; left out: {md_text(said)}"
         out.append(line)
     flips = flip_lines(h, adapter)
     if flips:
