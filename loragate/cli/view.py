@@ -64,8 +64,9 @@ def command(
             "outputs and verdicts without conversations (pass --evalset DIR)",
             err=True,
         )
-    logs = assign_training_logs(training_log or [], [parse_run_ref(r) for r in runs])
-    by_dir = {parse_run_ref(r).run_dir: log for r, log in zip(runs, logs, strict=True)}
+    refs = [parse_run_ref(r) for r in runs]
+    logs = assign_training_logs(training_log or [], refs)
+    by_dir = {ref.run_dir: log for ref, log in zip(refs, logs, strict=True)}
     headlines = side_headlines(sides, [by_dir.get(s.run_dir) for s in sides])
     data = view_data(sides, found, title, headlines)
     if out is None:

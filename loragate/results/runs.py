@@ -5,7 +5,7 @@ run folder's summary, scored samples and manifest, and the training log of that 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,9 +141,22 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
         adapter = names[0]
     else:
         adapter = check_adapter(ref.run_dir, summary, ref.adapter)
+    return loaded_run(ref, summary, adapter, read_results(ref.run_dir), training_log)
+
+
+def loaded_run(
+    ref: RunRef,
+    summary: Summary,
+    adapter: str,
+    results: Iterable[ResultRecord],
+    training_log: Path | None = None,
+) -> LoadedRun:
+    """`adapter`'s side of a run folder from its summary and results already read (the
+    default harness's samples; `BadInput` when it has none)."""
+    names = list(summary.adapters)
     records: dict[str, list[ResultRecord]] = defaultdict(list)
     family_of: dict[str, str] = {}
-    for r in read_results(ref.run_dir):
+    for r in results:
         if r.adapter != adapter or r.harness is not None:
             continue  # another adapter's, or a harness variant's (summary.harness has those)
         records[r.entry_id].append(r)

@@ -302,14 +302,20 @@ def side_headlines(
     loss beside behaviour), on the entries both scored; None for the first side, and
     for every side when they cannot be paired (no common entry)."""
     from loragate.results.compare import compare_runs
-    from loragate.results.runs import RunRef, load_run
+    from loragate.results.runs import RunRef, loaded_run
 
     if len(sides) < 2:
         return [None] * len(sides)
     logs = list(training_logs or [None] * len(sides))
     try:
-        loaded = [
-            load_run(RunRef(f"{s.run_dir}:{s.adapter}", s.run_dir, s.adapter), log)
+        loaded = [  # from the results the sides hold: results.jsonl is not read again
+            loaded_run(
+                RunRef(f"{s.run_dir}:{s.adapter}", s.run_dir, s.adapter),
+                s.summary,
+                s.adapter,
+                s.results,
+                log,
+            )
             for s, log in zip(sides, logs, strict=True)
         ]
         for run, side in zip(loaded, sides, strict=True):
