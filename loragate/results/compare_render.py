@@ -68,14 +68,20 @@ def _run_headers(c: Comparison, terminal: bool) -> list[str]:
     return header
 
 
-def _run_cells(
+def _run_parts(
     c: Comparison, stats: Sequence[RateStats | None], deltas: Sequence[FamilyDelta], terminal: bool
-) -> list[str]:
-    cells = [fmt_rate(s, sep="\n" if terminal else " ") for s in stats]
-    if _any_k(c):
-        cells += [f"{format_rate(s.pass_hat_k)} (k={s.k})" if s else MISSING for s in stats]
+) -> tuple[list[str], list[str], list[list[str]]]:
+    """A row's cells: one a run, pass^k one a run (when some run has k > 1), and per run
+    after the baseline its change cells (Δ, p, flips[, detectable drop])."""
+    runs = [fmt_rate(s, sep="\n" if terminal else " ") for s in stats]
+    pass_k = (
+        [f"{format_rate(s.pass_hat_k)} (k={s.k})" if s else MISSING for s in stats]
+        if _any_k(c)
+        else []
+    )
+    changes: list[list[str]] = []
     for d in deltas:
-        cells += [
+        group = [
             fmt_points(d.diff_points),
             fmt_p(d.p_value),
             f"+{len(d.improved)}/-{len(d.regressed)}"
@@ -83,8 +89,16 @@ def _run_cells(
             else f"+{len(d.improved)} / -{len(d.regressed)}",
         ]
         if not terminal:
-            cells.append(fmt_detectable(d))
-    return cells
+            group.append(fmt_detectable(d))
+        changes.append(group)
+    return runs, pass_k, changes
+
+
+def _run_cells(
+    c: Comparison, stats: Sequence[RateStats | None], deltas: Sequence[FamilyDelta], terminal: bool
+) -> list[str]:
+    runs, pass_k, changes = _run_parts(c, stats, deltas, terminal)
+    return [*runs, *pass_k, *(x for group in changes for x in group)]
 
 
 def fmt_detectable(d: FamilyDelta) -> str:
@@ -158,26 +172,16 @@ def _family_rows(c: Comparison, terminal: bool) -> list[_Row]:
     """The family rows, then the overall rows of the call figures (schema 4)."""
     rows: list[_Row] = []
     for row in [*c.families, c.overall]:
-        cells = _run_cells(c, row.stats, row.deltas, terminal)
-        n = len(c.runs)
-        k = n if _any_k(c) else 0
-        width = (len(cells) - n - k) // max(1, n - 1)
-        rows.append(
-            _Row(
-                label=row.family if row.family != "overall" else "**overall**",
-                letter=row.letter,
-                runs=cells[:n],
-                pass_k=cells[n : n + k],
-                changes=[cells[n + k + j * width : n + k + (j + 1) * width] for j in range(n - 1)],
-            )
-        )
+        runs, pass_k, changes = _run_parts(c, row.stats, row.deltas, terminal)
+        label = row.family if row.family != "overall" else "**overall**"
+        rows.append(_Row(label, row.letter, runs, pass_k, changes))
     pad = 2 if terminal else 3
-    unp = _Row(label=UNPARSEABLE, runs=[fmt_unparseable(s) for s in c.overall.stats])
-    base = c.overall.stats[0]
-    for s in c.overall.stats[1:]:
-        diff = s.unparseable - base.unparseable if s and base else None
-        unp.changes.append([f"{diff:+d}" if diff is not None else MISSING, *[""] * pad])
-    if not terminal:
+    if not terminal:  # the terminal says it in a line below the table (`_unparseable_line`)
+        unp = _Row(label=UNPARSEABLE, runs=[fmt_unparseable(s) for s in c.overall.stats])
+        base = c.overall.stats[0]
+        for s in c.overall.stats[1:]:
+            diff = s.unparseable - base.unparseable if s and base else None
+            unp.changes.append([f"{diff:+d}" if diff is not None else MISSING, *[""] * pad])
         rows.append(unp)
     return rows + _call_rows(c, pad)
 
