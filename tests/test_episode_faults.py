@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from loragate.episodes.definitions import EpisodeSpec, expand
-from loragate.episodes.loop import read_steps, read_trajectory_input
 from loragate.episodes.simulator import first_page
+from loragate.episodes.steps_file import read_steps, read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.formats.trajectories import EpisodesSummary
 from tests._episodes import GOOD_PAY, PAY, agent20_context, call, play_spec, with_

@@ -14,7 +14,8 @@ import pytest
 from loragate.common.errors import BadInput
 from loragate.episodes.definitions import Episode
 from loragate.episodes.load import load_episodes
-from loragate.episodes.loop import read_steps, run_episodes, write_episode_results
+from loragate.episodes.loop import replay_episodes, run_episodes, write_episode_results
+from loragate.episodes.steps_file import read_steps, read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.evalset.load import load_evalset
 from loragate.formats.trajectories import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
@@ -47,9 +48,21 @@ def loop(
     source: Path | None = None,
     **options: Any,
 ) -> list[Trajectory]:
-    """Run the loop with no renderer (one adapter and one sample unless given)."""
+    """Run the loop with no renderer (one adapter and one sample unless given); with
+    `generate=None`, replay `source` instead."""
     adapters = options.pop("adapters", ["base"])
     samples = options.pop("samples", 1)
+    if generate is None:
+        assert source is not None
+        return replay_episodes(
+            episodes,
+            ctx,
+            steps=read_trajectory_input(source),
+            adapters=adapters,
+            samples=samples,
+            out_dir=out,
+            source=source,
+        )
     return run_episodes(
         episodes,
         ctx,
@@ -59,7 +72,6 @@ def loop(
         key=key,
         generate=generate,
         out_dir=out,
-        source=source,
         **options,
     )
 

@@ -12,7 +12,8 @@ import pytest
 
 from loragate.common.errors import BadInput
 from loragate.episodes.load import load_episodes
-from loragate.episodes.loop import read_steps, run_episodes
+from loragate.episodes.loop import replay_episodes, run_episodes
+from loragate.episodes.steps_file import read_steps
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import load_evalset
 from loragate.formats.trajectories import TRAJECTORIES, TRAJECTORY_SCHEMA_VERSION, StepRecord
@@ -213,8 +214,14 @@ def test_trajectory_records_and_rescore(tmp_path: Path) -> None:
     assert [s.user_reply for s in steps if s.step == 1] == ["It's INV-58240."] * 2
     again = tmp_path / "again"
     again.mkdir()
-    replayed = run_episodes(
-        eps.episodes, ctx, generate=None, out_dir=again, source=out / TRAJECTORIES, **common
+    replayed = replay_episodes(
+        eps.episodes,
+        ctx,
+        steps=steps,
+        adapters=["base"],
+        samples=1,
+        out_dir=again,
+        source=out / TRAJECTORIES,
     )
     assert [t.result() for t in replayed] == [t.result() for t in trajs]
 

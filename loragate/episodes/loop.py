@@ -7,10 +7,12 @@ Every step is appended to `trajectories.jsonl` (flushed and fsynced) as it is
 judged. The file is the cache: a step whose cache key (prompt, model, adapter,
 sampling, sample) is already there is taken from it, so a killed run resumes at the
 step it reached, and a rerun with nothing changed generates nothing. The simulator
-is deterministic, so replaying the recorded outputs rebuilds every trajectory; this
-is how `rescore` judges a trajectories file offline (matched by episode, adapter,
-sample and step). Tools answered by a tool server are not called then: their recorded
-results are replayed.
+is deterministic, so replaying the recorded outputs rebuilds every trajectory:
+`replay_episodes` is how `rescore` judges a trajectories file offline (matched by
+episode, adapter, sample and step); tools answered by a tool server are not called
+then, their recorded results are replayed. Both walk a trajectory the same way
+(`Trajectory.advance`, one output a step); the files are read by
+`loragate.episodes.steps_file`.
 
 A tool server has one state for the whole run, so trajectories that use a server take
 their steps one trajectory at a time (per server, in order); the others are batched as
@@ -23,19 +25,19 @@ records back as `prefetched`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_json, atomic_write_text
-from loragate.common.jsonl import ReadReport
 from loragate.episodes.definitions import Episode
 from loragate.episodes.stats import summarize_episodes
+from loragate.episodes.steps_file import read_steps
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.formats.records import GenerationRecord
-from loragate.formats.runfolder import GenerationWriter, dump_jsonl, read_jsonl
+from loragate.formats.runfolder import GenerationWriter, dump_jsonl
 from loragate.formats.trajectories import (
     EPISODE_RESULTS,
     EPISODES_SUMMARY,
@@ -57,99 +59,6 @@ _Jobs = dict[str, tuple[PromptJob, list[Trajectory]]]
 """Cache key -> the job and the trajectories waiting for its output."""
 STEP_SEPARATOR = "@"
 """Job ids are `EPISODE@STEP`."""
-
-
-def read_steps(path: Path, report: ReadReport | None = None) -> list[StepRecord]:
-    """Every step of a `trajectories.jsonl` (a torn last line from a kill dropped; text
-    that is not UTF-8 or holds lone surrogates mended, counted in `report`)."""
-    if not path.is_file():
-        return []
-    return read_jsonl(path, StepRecord, tolerate_torn_tail=True, report=report)
-
-
-HAND_ADAPTER = "hand"
-"""The adapter name of a hand-written trajectory that names none."""
-
-
-def read_trajectory_input(path: Path, report: ReadReport | None = None) -> list[StepRecord]:
-    """The steps to rescore from `path`: a run's `trajectories.jsonl`, or a file written
-    by hand (docs/episodes.md, dry-running your own trajectories) whose lines are
-    either one whole trajectory, `{"episode_id": "EP-01", "outputs": ["<tool_call>...",
-    "Paid ..."]}`, or one step, `{"episode_id": "EP-01", "step": 1, "text": "..."}`;
-    `adapter` (default `hand`) and `sample` (default 0) are optional, `parse`,
-    `verdict` and the other fields of a run's steps are not needed. A torn last line
-    (a run killed mid-write) is dropped; with `report`, text that is not UTF-8 or holds
-    lone surrogates is mended and counted there."""
-    from pydantic import ValidationError
-
-    from loragate.common.errors import validation_problems
-    from loragate.common.jsonl import read_objects
-    from loragate.formats.records import Verdict
-
-    problems: list[Problem] = []
-    out: list[StepRecord] = []
-    fix = 'write {"episode_id": ID, "outputs": [...]} or a run\'s trajectories.jsonl line'
-    for lineno, obj in read_objects(
-        path,
-        what="trajectories file",
-        report=report,
-        tolerate_torn_tail=True,
-        problems=problems,
-    ):
-        if "outputs" in obj:
-            outputs = obj.get("outputs")
-            if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
-                problems.append(
-                    Problem(
-                        str(path),
-                        "`outputs` must be a list of texts",
-                        line=lineno,
-                        field="outputs",
-                        fix=fix,
-                    )
-                )
-                continue
-            extra = sorted(set(obj) - {"episode_id", "outputs", "adapter", "sample"})
-            if extra:
-                problems.append(
-                    Problem(
-                        str(path),
-                        f"unknown field {extra[0]!r}",
-                        line=lineno,
-                        field=extra[0],
-                        fix=fix,
-                    )
-                )
-                continue
-            steps = [
-                {
-                    "episode_id": obj.get("episode_id"),
-                    "step": i,
-                    "text": text,
-                    "adapter": obj.get("adapter", HAND_ADAPTER),
-                    "sample": obj.get("sample", 0),
-                }
-                for i, text in enumerate(outputs, 1)
-            ]
-        else:
-            steps = [obj]
-        for raw in steps:
-            if "parse" not in raw or "verdict" not in raw:
-                text = raw.get("text")
-                raw = {
-                    "adapter": HAND_ADAPTER,
-                    "sample": 0,
-                    **raw,
-                    "parse": parse_output(text if isinstance(text, str) else "", "strict"),
-                    "verdict": Verdict.ok(),
-                }
-            try:
-                out.append(StepRecord.model_validate(raw))
-            except ValidationError as exc:
-                problems += validation_problems(exc, str(path), line=lineno, fix=fix)
-    if problems:
-        raise BadInput(f"{path}: {len(problems)} bad line(s)", problems)
-    return out
 
 
 def live_trajectories(trajs: Sequence[Trajectory]) -> list[Trajectory]:
@@ -221,6 +130,114 @@ def first_round_jobs(
     return list(jobs.values())
 
 
+class _StepCache:
+    """The run folder's `trajectories.jsonl` as the loop's cache: the steps made so far by
+    cache key (those of an earlier run, then every step as it is judged), the positions
+    (episode, adapter, sample, step) the file already holds, and the file, opened for
+    appending on the first new step."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        old = read_steps(path)
+        self.by_key = {s.cache_key: s for s in old if s.cache_key}
+        self.positions = {_position(s) for s in old}
+        self._writer: GenerationWriter | None = None
+
+    def add(self, steps: Sequence[StepRecord]) -> None:
+        """Append the steps whose position the file lacks; index them all by key."""
+        new = [s for s in steps if _position(s) not in self.positions]
+        for s in steps:
+            if s.cache_key:
+                self.by_key[s.cache_key] = s
+        if not new:
+            return
+        if self._writer is None:
+            self._writer = GenerationWriter(self.path)
+        self._writer.append(new)
+        self.positions |= {_position(s) for s in new}
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+
+def _position(step: StepRecord) -> tuple[str, str, int, int]:
+    return (step.episode_id, step.adapter, step.sample, step.step)
+
+
+class _Round:
+    """One round's generations: cache key -> the job and the trajectories waiting for
+    its output (trajectories with the same prompt - a fault variant before its fault,
+    greedy samples - share one job)."""
+
+    def __init__(self) -> None:
+        self.jobs: _Jobs = {}
+
+    def wait(self, t: Trajectory, job: PromptJob) -> None:
+        if job.cache_key in self.jobs:
+            self.jobs[job.cache_key][1].append(t)
+        else:
+            self.jobs[job.cache_key] = (job, [t])
+
+    def finish(self, records: Sequence[GenerationRecord], cache: _StepCache) -> None:
+        """Advance every trajectory waiting for one of `records`; the new steps go to
+        `cache` (a record this round did not ask for, or a second one, is ignored)."""
+        fresh: list[StepRecord] = []
+        for r in records:
+            found = self.jobs.pop(r.cache_key or "", None)
+            if found is None:
+                continue
+            job, waiting = found
+            fresh += [
+                t.advance(
+                    r.text,
+                    prompt_sha256=job.prompt_sha256,
+                    cache_key=job.cache_key,
+                    finish_reason=r.finish_reason,
+                )
+                for t in waiting
+            ]
+        cache.add(fresh)
+
+    def check_done(self) -> None:
+        if self.jobs:
+            first = next(iter(self.jobs.values()))[0]
+            raise RuntimeError(
+                f"the runner returned no generation for {len(self.jobs)} episode step(s), "
+                f"e.g. {first.entry_id}/{first.adapter}/{first.sample}"
+            )
+
+
+def _trajectories(
+    episodes: Sequence[Episode], ctx: EpisodeContext, adapters: Sequence[str], samples: int
+) -> list[Trajectory]:
+    """One trajectory per (episode variant, adapter, sample), in that order."""
+    return [
+        Trajectory(ep, ctx, adapter, sample)
+        for ep in episodes
+        for adapter in adapters
+        for sample in range(samples)
+    ]
+
+
+def _take_cached(
+    t: Trajectory, renderer: ChatRenderer | None, key: KeyFn, cache: _StepCache
+) -> tuple[list[StepRecord], tuple[str, str, str]]:
+    """Advance `t` through every step the cache already holds; the steps taken and the
+    (prompt, sha256, cache key) of the next one."""
+    taken: list[StepRecord] = []
+    while True:
+        prompt, sha, ck = _next_prompt(t, renderer, key)
+        cached = cache.by_key.get(ck)
+        if t.done or cached is None:
+            return taken, (prompt, sha, ck)
+        taken.append(
+            t.advance(
+                cached.text, prompt_sha256=sha, cache_key=ck, finish_reason=cached.finish_reason
+            )
+        )
+
+
 def run_episodes(
     episodes: Sequence[Episode],
     ctx: EpisodeContext,
@@ -229,132 +246,82 @@ def run_episodes(
     samples: int,
     renderer: ChatRenderer | None,
     key: KeyFn,
-    generate: Generate | None,
+    generate: Generate,
     out_dir: Path,
     seed: SeedFn | None = None,
     on_round: Callable[[int, int], None] | None = None,
-    source: Path | None = None,
     prefetched: Mapping[str, GenerationRecord] | None = None,
 ) -> list[Trajectory]:
-    """Run every (episode, adapter, sample) to its end; returns the trajectories.
-
-    With `generate=None` nothing is generated: every step must be in `source` (default
-    the run folder's `trajectories.jsonl`), matched by episode, adapter, sample and
-    step (the replay), and `trajectories.jsonl` is rewritten with fresh verdicts.
-    `on_round(round, jobs)` sees each round that generates, before it does. `prefetched` holds
-    generations made already, by cache key (e.g. `first_round_jobs` generated with
-    the entries): a job found there is not generated again.
-    """
-    path = out_dir / TRAJECTORIES
-    source = source if source is not None else path
-    # a source given to rescore was read and its mending said by the caller already
-    old = read_steps(source) if source == path else read_trajectory_input(source, ReadReport())
-    by_key = {s.cache_key: s for s in old if s.cache_key}
-    by_pos = {(s.episode_id, s.adapter, s.sample, s.step): s for s in old}
-    trajs = [
-        Trajectory(ep, ctx, adapter, sample)
-        for ep in episodes
-        for adapter in adapters
-        for sample in range(samples)
-    ]
-    writer: GenerationWriter | None = None
-
-    def write(steps: list[StepRecord]) -> None:
-        nonlocal writer
-        if not steps:
-            return
-        if writer is None:
-            writer = GenerationWriter(path)
-        writer.append(steps)
-
-    try:
+    """Run every (episode, adapter, sample) to its end on `generate`; returns the
+    trajectories. A step whose cache key the run folder's `trajectories.jsonl` holds is
+    taken from it; every new step is appended to it as it is judged. `on_round(round,
+    jobs)` sees each round that generates, before it does. `prefetched` holds
+    generations made already, by cache key (e.g. `first_round_jobs` generated with the
+    entries): a job found there is not generated again."""
+    trajs = _trajectories(episodes, ctx, adapters, samples)
+    cache = _StepCache(out_dir / TRAJECTORIES)
+    with contextlib.closing(cache):
         round_no = 0
-        while True:
-            live = live_trajectories(trajs)
-            if not live:
-                break
+        while live := live_trajectories(trajs):
             round_no += 1
-            # Trajectories with the same prompt (a fault variant before its fault,
-            # greedy samples) share one job: the same cache key is the same generation.
-            jobs: _Jobs = {}
-            reused: list[StepRecord] = []
+            this_round = _Round()
             for t in live:
-                while not t.done:
-                    prompt, sha, ck = _next_prompt(t, renderer, key)
-                    step = len(t.steps) + 1
-                    pos = (t.episode.id, t.adapter, t.sample, step)
-                    cached = by_pos.get(pos) if generate is None else by_key.get(ck)
-                    if cached is None:
-                        break
-                    replay = generate is None  # keep what the run recorded
-                    record = t.advance(
-                        cached.text,
-                        prompt_sha256=cached.prompt_sha256 if replay else sha,
-                        cache_key=cached.cache_key if replay else ck,
-                        finish_reason=cached.finish_reason,
-                        recorded=cached.results if replay else None,
-                    )
-                    if generate is not None and pos not in by_pos:
-                        reused.append(record)
-                if t.done:
-                    continue
-                if generate is None:
-                    raise BadInput(
-                        f"{source} lacks step {len(t.steps) + 1} of {t.episode.id}/{t.adapter}/"
-                        f"{t.sample}",
-                        [
-                            Problem(
-                                str(source),
-                                "the trajectory stops before its end",
-                                fix="rescore a complete trajectories file (or finish the run)",
-                            )
-                        ],
-                    )
-                if ck in jobs:
-                    jobs[ck][1].append(t)
-                    continue
-                jobs[ck] = (_step_job(t, prompt, sha, ck, seed), [t])
-            write(reused)
-            if not jobs or generate is None:
+                taken, (prompt, sha, ck) = _take_cached(t, renderer, key, cache)
+                cache.add(taken)
+                if not t.done:
+                    this_round.wait(t, _step_job(t, prompt, sha, ck, seed))
+            if not this_round.jobs:
                 continue
-            ready = [prefetched[ck] for ck in jobs if prefetched and ck in prefetched]
-            if on_round is not None and len(ready) < len(jobs):
-                on_round(round_no, len(jobs) - len(ready))
+            ready = [prefetched[ck] for ck in this_round.jobs if prefetched and ck in prefetched]
+            if on_round is not None and len(ready) < len(this_round.jobs):
+                on_round(round_no, len(this_round.jobs) - len(ready))
+            this_round.finish(ready, cache)
+            if this_round.jobs:
+                jobs = [job for job, _ in this_round.jobs.values()]
+                generate(jobs, lambda records, r=this_round: r.finish(records, cache))
+            this_round.check_done()
+    return trajs
 
-            def sink(records: list[GenerationRecord], jobs: _Jobs = jobs) -> None:
-                fresh: list[StepRecord] = []
-                for r in records:
-                    found = jobs.pop(r.cache_key or "", None)
-                    if found is None:
-                        continue  # a duplicate or a job this round did not ask for
-                    job, waiting = found
-                    for t in waiting:
-                        fresh.append(
-                            t.advance(
-                                r.text,
-                                prompt_sha256=job.prompt_sha256,
-                                cache_key=job.cache_key,
-                                finish_reason=r.finish_reason,
-                            )
+
+def replay_episodes(
+    episodes: Sequence[Episode],
+    ctx: EpisodeContext,
+    *,
+    steps: Sequence[StepRecord],
+    adapters: Sequence[str],
+    samples: int,
+    out_dir: Path,
+    source: Path,
+) -> list[Trajectory]:
+    """Judge recorded steps again: every (episode, adapter, sample) is replayed from
+    `steps` (read from `source`), matched by episode, adapter, sample and step, against
+    the simulator (a tool server's results as recorded); nothing is generated.
+    `trajectories.jsonl` in `out_dir` is written anew with the fresh verdicts."""
+    by_position = {_position(s): s for s in steps}
+    trajs = _trajectories(episodes, ctx, adapters, samples)
+    for t in trajs:
+        while not t.done:
+            position = (t.episode.id, t.adapter, t.sample, len(t.steps) + 1)
+            recorded = by_position.get(position)
+            if recorded is None:
+                raise BadInput(
+                    f"{source} lacks step {position[3]} of {t.episode.id}/{t.adapter}/{t.sample}",
+                    [
+                        Problem(
+                            str(source),
+                            "the trajectory stops before its end",
+                            fix="rescore a complete trajectories file (or finish the run)",
                         )
-                    by_key[job.cache_key] = fresh[-1]
-                write(fresh)
-
-            if ready:
-                sink(ready)
-            if jobs:
-                generate([job for job, _ in jobs.values()], sink)
-            if jobs:
-                first = next(iter(jobs.values()))[0]
-                raise RuntimeError(
-                    f"the runner returned no generation for {len(jobs)} episode step(s), "
-                    f"e.g. {first.entry_id}/{first.adapter}/{first.sample}"
+                    ],
                 )
-    finally:
-        if writer is not None:
-            writer.close()
-    if generate is None:
-        atomic_write_text(path, dump_jsonl(s for t in trajs for s in t.steps))
+            t.advance(
+                recorded.text,
+                prompt_sha256=recorded.prompt_sha256,
+                cache_key=recorded.cache_key,
+                finish_reason=recorded.finish_reason,
+                recorded=recorded.results,
+            )
+    atomic_write_text(out_dir / TRAJECTORIES, dump_jsonl(s for t in trajs for s in t.steps))
     return trajs
 
 

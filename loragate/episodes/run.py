@@ -33,10 +33,12 @@ from loragate.episodes.loop import (
     KeyFn,
     SeedFn,
     first_round_jobs,
+    replay_episodes,
     run_episodes,
     write_episode_results,
 )
 from loragate.episodes.servers.pool import ToolServers
+from loragate.episodes.steps_file import read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
@@ -335,8 +337,6 @@ def rescore_episodes(
     made on `evalset` (by name; another version or content is said in `notes`, with what
     had to be mended in the file). `stack`: the serving stack the steps are judged as
     (the run's, from its manifest)."""
-    from loragate.episodes.loop import read_trajectory_input
-
     episodes = load_episodes(evalset)
     report = ReadReport()
     steps: list[StepRecord] = (
@@ -364,14 +364,12 @@ def rescore_episodes(
     samples = max(s.sample for s in steps) + 1  # below MAX_SAMPLES: the records check it
     chosen = [e for e in episodes.episodes if e.id in wanted]
     out_dir.mkdir(parents=True, exist_ok=True)
-    trajs = run_episodes(
+    trajs = replay_episodes(
         chosen,
         context(evalset, parse_mode, stack=stack),
+        steps=steps,
         adapters=adapters,
         samples=samples,
-        renderer=None,
-        key=lambda sha, adapter, sample: "",
-        generate=None,
         out_dir=out_dir,
         source=trajectories,
     )

@@ -45,7 +45,7 @@ MAX_RESULT_CHARS = 4000
 
 def episode_data(sides: Sequence[Side], text_index: Callable[[str], int]) -> dict[str, Any] | None:
     """The episodes payload of the page, or None when no side ran episodes."""
-    from loragate.episodes.loop import read_steps
+    from loragate.episodes.steps_file import read_steps
     from loragate.formats.runfolder import read_episodes_summary, read_jsonl
     from loragate.formats.trajectories import EPISODE_RESULTS, TRAJECTORIES, TrajectoryResult
 
