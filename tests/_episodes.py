@@ -70,6 +70,7 @@ DENY: dict[str, Any] = {
     "confirmations": ["deny"],
     "success": {
         "state_has": [{"table": "files", "where": {"path": "/tmp/old-report.xlsx"}}],
+        "answer_mentions": [["/tmp/old-report.xlsx"]],
         "outcome": "not_done",
     },
     "max_steps": 5,

@@ -16,6 +16,7 @@ from loragate.cli import (
     curriculum,
     gate,
     import_bfcl,
+    import_tau2,
     reliability,
     run,
     score,
@@ -52,6 +53,7 @@ import_app = typer.Typer(
     help="Import a public benchmark as one evalset.", no_args_is_help=True, add_completion=False
 )
 import_app.command("bfcl")(import_bfcl.command)
+import_app.command("tau2")(import_tau2.command)
 app.add_typer(import_app, name="import")
 
 

@@ -7,24 +7,10 @@ from typing import Annotated
 
 import typer
 
-from loragate.common.errors import BadInput, Problem
-from loragate.common.locking import LOCK_NAME
+from loragate.cli._out_folder import check_out
+from loragate.common.errors import BadInput
 
 SEMANTICS = ("loragate", "bfcl")
-
-
-def _check_out(out: Path, force: bool) -> None:
-    """Refuse a file, and a non-empty folder unless `force`."""
-    if out.exists() and not out.is_dir():
-        raise BadInput(
-            f"--out {out} is a file",
-            [Problem(str(out), "not a folder", fix="pass a new or empty folder")],
-        )
-    if out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir()) and not force:
-        raise BadInput(
-            f"--out {out} is not empty",
-            [Problem(str(out), "not empty", fix="pass a new or empty folder, or add --force")],
-        )
 
 
 def command(
@@ -69,7 +55,7 @@ def command(
     cats = check_categories(c.strip() for c in categories.split(",") if c.strip())
     if not cats:
         raise BadInput("--categories is empty", fix="name at least one BFCL category")
-    _check_out(out, force)
+    check_out(out, force)
     chosen: Semantics = "bfcl" if semantics == "bfcl" else "loragate"
     entries, stats = build_entries(cats, chosen)
     files = evalset_files(entries, cats, chosen, version("bfcl-eval"))

@@ -36,6 +36,9 @@ def describe(evalset: Evalset) -> str:
     text = (
         f"OK: {evalset.name} {evalset.version}, {len(base_ids)} entries "
         f"({len(evalset.entries)} after fault expansion): " + ", ".join(parts)
+        if base_ids
+        else f"OK: {evalset.name} {evalset.version}, no entries (episodes only); "
+        f"{len(evalset.toolset)} tools in tools.json"
     )
     if evalset.entry_toolsets:
         toolsets = {id(t): t for t in evalset.entry_toolsets.values()}

@@ -1,5 +1,11 @@
 """Validation of an episode beyond its schema: tool names, backends, scripted answers,
-faults, success criteria, tool servers - and end-state checks that can never hold.
+faults, success criteria, outside rewards, tool servers - end-state checks that can never
+hold, and criteria that a trajectory doing nothing would meet.
+
+An episode must say what success is: every set of criteria (`success`, and each of
+`by_fault`) needs a state check the start state fails, an answer to mention, or an
+outside reward (`do_nothing_problems`); otherwise an agent that makes no call and says
+anything passes (every criterion has a default).
 
 An *impossible check* is a `state_has` / `state_lacks` that no run can decide: its
 table is written by no offered tool (so it holds or fails from the start), or a field
@@ -15,12 +21,14 @@ ran) every parameter of a logged tool plus `tool` and `ok`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
+
+from pydantic import ValidationError
 
 from loragate.calls.matchers import check_matcher, matches
 from loragate.calls.tools import Toolset
-from loragate.common.errors import did_you_mean
+from loragate.common.errors import BadInput, did_you_mean
 from loragate.episodes.definitions import (
     CALLS_TABLE,
     EPISODE_FAULT_KINDS,
@@ -28,11 +36,17 @@ from loragate.episodes.definitions import (
     FaultGroup,
     FaultSpec,
     RecordCheck,
+    RewardSpec,
     ServerBackend,
+    SuccessCriteria,
     ToolBackend,
     planned_faults,
 )
-from loragate.formats.evalset import Policy
+from loragate.episodes.rewards import reward_kind
+from loragate.episodes.simulator import count_matching
+from loragate.episodes.taubench.backend import task_argument
+from loragate.episodes.taubench.reward_kind import Tau2Options, Tau2Reward
+from loragate.formats.evalset import Policy, Tau2ServerConfig, ToolServerConfig
 from loragate.formats.versions import SERVER_BACKEND_VERSION
 from loragate.judge.clarification import clarify_spec_problems
 from loragate.judge.text import group_problems, pattern_list_problems
@@ -354,15 +368,121 @@ def _server_problems(
     return out
 
 
+def _criteria(spec: EpisodeSpec) -> list[tuple[str, SuccessCriteria]]:
+    """(field, criteria) of `success` and every `by_fault` entry."""
+    return [("success", spec.success)] + [(f"by_fault.{k}", v) for k, v in spec.by_fault.items()]
+
+
+def _met_at_start(spec: EpisodeSpec, check: RecordCheck, lacks: bool) -> bool:
+    """Whether a record check already holds on the episode's start state (no write has
+    run: the `calls` log is empty)."""
+    state = {**spec.state, CALLS_TABLE: []}
+    n = count_matching(state, check.table, check.where)
+    if lacks:
+        return n == 0
+    if check.count is not None:
+        return n == check.count
+    return n >= (check.min_count or 1)
+
+
+def do_nothing_problems(spec: EpisodeSpec) -> Problems:
+    """(field, message, fix) of every set of criteria a trajectory that makes no call
+    meets whatever it says: no answer to mention, no reward, and every state check
+    already met at the start."""
+    out: Problems = []
+    for at, crit in _criteria(spec):
+        if crit.reward is not None or crit.answer_mentions:
+            continue
+        checks = [(c, False) for c in crit.state_has] + [(c, True) for c in crit.state_lacks]
+        if all(_met_at_start(spec, c, lacks) for c, lacks in checks):
+            what = "its state checks already hold at the start" if checks else "no state check"
+            out.append(
+                (
+                    at,
+                    f"a trajectory that does nothing meets these criteria ({what}, no "
+                    "answer_mentions, no reward)",
+                    "add a state_has that the task's writes make true, answer_mentions the "
+                    "reply must name, or a reward (docs/episodes.md, the episode format)",
+                )
+            )
+    return out
+
+
+def _reward_problems(spec: EpisodeSpec) -> Problems:
+    """(field, message, fix) of the outside rewards: a registered kind, options its model
+    accepts, and what the installed benchmark says of them."""
+    out: Problems = []
+    for at, crit in _criteria(spec):
+        reward: RewardSpec | None = crit.reward
+        if reward is None:
+            continue
+        try:
+            kind = reward_kind(reward.kind)
+        except BadInput as exc:
+            out.append((f"{at}.reward.kind", exc.message, exc.fix or ""))
+            continue
+        try:
+            options = kind.options.model_validate(reward.options)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ".".join(str(x) for x in err["loc"])
+                out.append(
+                    (
+                        f"{at}.reward.options.{loc}".rstrip("."),
+                        err["msg"],
+                        f"see the options of the {reward.kind} reward (docs/tau2.md)",
+                    )
+                )
+            continue
+        for message in kind.check(options):
+            out.append((f"{at}.reward.options", message, ""))
+    return out
+
+
+def _reset_problems(spec: EpisodeSpec, servers: Mapping[str, ToolServerConfig]) -> Problems:
+    """(field, message, fix) of `reset_arguments`: servers the episode uses; a tau2
+    server's task named (and, with tau2 installed, one it has)."""
+    used = spec.servers()
+    out: Problems = [
+        (
+            f"reset_arguments.{name}",
+            f"{name!r} is no tool server of this episode's tools",
+            f"{did_you_mean(name, used)}name a server of the episode's backend, or drop it",
+        )
+        for name in spec.reset_arguments
+        if name not in used
+    ]
+    for name in sorted(used):
+        config = servers.get(name)
+        if not isinstance(config, Tau2ServerConfig):
+            continue
+        try:
+            task_id = task_argument(name, spec.reset_arguments.get(name, {}))
+        except BadInput as exc:
+            out.append((f"reset_arguments.{name}", exc.message, exc.fix or ""))
+            continue
+        options = Tau2Options(domain=config.domain, task_id=task_id, solo=config.solo)
+        for message in Tau2Reward().check(options):
+            out.append((f"reset_arguments.{name}.task_id", message, ""))
+    return out
+
+
 def episode_problems(
-    spec: EpisodeSpec, toolset: Toolset, policy: Policy, servers: Collection[str] = ()
+    spec: EpisodeSpec,
+    toolset: Toolset,
+    policy: Policy,
+    servers: Mapping[str, ToolServerConfig] | None = None,
 ) -> list[tuple[str, str, str]]:
     """(field, message, fix) of every problem of one episode beyond its schema;
-    `servers`: the names of the evalset's tool servers."""
+    `servers`: the evalset's tool servers."""
+    servers = servers or {}
     return (
         _tool_problems(spec, toolset, policy)
         + _server_problems(spec, servers, policy)
         + _reply_problems(spec, toolset, policy)
         + _success_problems(spec)
         + impossible_checks(spec, toolset, policy)
+        + _reward_problems(spec)
+        + _reset_problems(spec, servers)
+        + do_nothing_problems(spec)
     )

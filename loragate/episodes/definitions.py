@@ -48,15 +48,15 @@ from pydantic import (
 
 from loragate.common.errors import BadInput, did_you_mean
 from loragate.common.names import Name
-from loragate.formats.evalset import FAULT_SEPARATOR, Message
+from loragate.formats.evalset import EPISODES_FILE, FAULT_SEPARATOR, Message
 from loragate.formats.versions import (
     EPISODE_FORMAT_VERSION,
     FAULTS_FORMAT,
+    REWARD_FORMAT,
     USER_REPLIES_FORMAT,
 )
 
 NEWER_FAULT_KINDS = ("write_timeout", "partial", "outage", "unauthorized", "forbidden")
-EPISODES_FILE = "episodes.jsonl"
 MAX_STEPS_LIMIT = 50
 """The largest `max_steps` an episode may ask for (each step is a generation)."""
 
@@ -266,6 +266,17 @@ class RecordCheck(BaseModel):
         return self
 
 
+class RewardSpec(BaseModel):
+    """An outside reward (format 4): a reward kind registered under `loragate.rewards`
+    (`tau2`: tau2-bench's own score) and its options, which the kind's own model
+    validates when the episodes load (`loragate.episodes.rewards`)."""
+
+    model_config = _MODEL
+
+    kind: Name
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
 class SuccessCriteria(BaseModel):
     """When an episode succeeds: the end state holds every `state_has` record and none
     of `state_lacks`; the final answer mentions one term of each `answer_mentions`
@@ -282,6 +293,10 @@ class SuccessCriteria(BaseModel):
     """Statement patterns only a wrong final answer holds (evalset format 5): a report
     that misstates what happened ("with sales in cc" after the cc was denied)."""
     outcome: Literal["done", "not_done"] = "done"
+    reward: RewardSpec | None = None
+    """An outside reward (format 4); where set, the episode passes when loragate's
+    checks pass and the reward is 1. `by_fault` criteria without one turn it off for
+    that variant."""
 
 
 class EpisodeSpec(BaseModel):
@@ -311,6 +326,9 @@ class EpisodeSpec(BaseModel):
     max_steps: int = Field(default=10, ge=1, le=MAX_STEPS_LIMIT)
     max_repeats: int = Field(default=1, ge=0, le=10)
     """How often an identical call that failed may be repeated."""
+    reset_arguments: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    """Per tool server, the arguments of its reset before each trajectory of this episode
+    (format 4), e.g. the task whose initial state a `tau2` server sets up."""
     tags: list[str] = Field(default_factory=list)
     notes: str | None = None
 
@@ -335,6 +353,15 @@ class EpisodeSpec(BaseModel):
             raise ValueError(
                 f"`user_replies` needs episode_format {USER_REPLIES_FORMAT} "
                 f"(this line says {self.episode_format})"
+            )
+        crits = [self.success, *self.by_fault.values()]
+        if self.episode_format < REWARD_FORMAT and (
+            self.reset_arguments or any(c.reward is not None for c in crits)
+        ):
+            what = "`reset_arguments`" if self.reset_arguments else "a `reward`"
+            raise ValueError(
+                f"{what} needs episode_format {REWARD_FORMAT} (this line says "
+                f"{self.episode_format})"
             )
         newer = self._newer_features()
         if newer and self.episode_format < FAULTS_FORMAT:

@@ -14,9 +14,10 @@ then, their recorded results are replayed. Both walk a trajectory the same way
 (`Trajectory.advance`, one output a step); the files are read by
 `loragate.episodes.steps_file`.
 
-A tool server has one state for the whole run, so trajectories that use a server take
-their steps one trajectory at a time (per server, in order); the others are batched as
-before.
+A shared tool server (MCP, HTTP) has one state for the whole run, so trajectories that
+use one take their steps one trajectory at a time (per server, in order); the others -
+simulated tools, and isolated servers (tau2: an environment per trajectory) - are
+batched.
 
 `first_round_jobs` gives the first step of every trajectory ahead
 of the loop, so a caller can generate them in the entries' batch and hand the
@@ -63,13 +64,15 @@ STEP_SEPARATOR = "@"
 
 def live_trajectories(trajs: Sequence[Trajectory]) -> list[Trajectory]:
     """The unfinished trajectories that may step this round: every one on simulated
-    tools, and per tool server only the first unfinished one that uses it."""
+    tools or isolated servers (a tau2 environment of its own), and per shared tool server
+    only the first unfinished one that uses it."""
     held: set[str] = set()
     out = []
     for t in trajs:
         if t.done:
             continue
-        servers = t.episode.spec.servers()
+        pool = t.ctx.servers
+        servers = {s for s in t.episode.spec.servers() if pool is None or not pool.isolated(s)}
         if not servers & held:
             out.append(t)
         held |= servers

@@ -7,8 +7,10 @@ by its default (a 404 error when none is given). The confirmation tool answers f
 the episode's scripted user.
 
 A tool may instead be answered by a tool server of the evalset (`{"server": NAME}`,
-`loragate.episodes.servers.pool`): the real call is made (after the server's `reset` tool, once
-per trajectory), or, when rescoring offline, the result the run recorded is replayed.
+`loragate.episodes.servers.pool`): the real call is made through the trajectory's
+session (opened on its first call: the server's `reset` with the episode's
+`reset_arguments`, or a tau2 environment of its own), or, when rescoring offline, the
+result the run recorded is replayed.
 
 Faults replace the result of one call (the i-th call of a tool, or the first call of
 a step), the same way whatever answers the tool (`FaultInjector`); a variant may carry
@@ -53,7 +55,7 @@ from loragate.evalset.faults import fault_text
 from loragate.formats.evalset import Policy
 
 if TYPE_CHECKING:
-    from loragate.episodes.servers.pool import ToolServers
+    from loragate.episodes.servers.pool import Session, ToolServers
     from loragate.formats.trajectories import ToolResult
 
 APPLIES_EFFECT = ("truncated", "schema_drift", "wrong_value", "write_timeout", "partial")
@@ -252,7 +254,8 @@ class Simulator:
         self.confirmations = 0
         self.servers = servers
         """The run's tool servers; None when rescoring (recorded results are replayed)."""
-        self._reset: set[str] = set()
+        self._sessions: dict[str, Session] = {}
+        """This trajectory's way to each server it called (opened on the first call)."""
 
     # -- calls -----------------------------------------------------------------------
 
@@ -311,10 +314,12 @@ class Simulator:
     def _serve(
         self, servers: ToolServers, backend: ServerBackend, name: str, arguments: dict[str, Any]
     ) -> ToolOutcome:
-        if backend.server not in self._reset:
-            servers.reset(backend.server)
-            self._reset.add(backend.server)
-        reply = servers.call(backend.server, backend.tool or name, arguments)
+        session = self._sessions.get(backend.server)
+        if session is None:
+            arguments_of_reset = self.spec.reset_arguments.get(backend.server)
+            session = servers.session(backend.server, arguments_of_reset)
+            self._sessions[backend.server] = session
+        reply = session.call(backend.tool or name, arguments)
         text = reply.text if len(reply.text) <= MAX_RESULT_CHARS else reply.text[:MAX_RESULT_CHARS]
         return ToolOutcome(text, reply.failed, reply.fault)
 

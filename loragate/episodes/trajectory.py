@@ -46,11 +46,18 @@ from loragate.episodes import step_checks
 from loragate.episodes.actions import CallEvent, write_tools
 from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
 from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_problem
+from loragate.episodes.rewards import RewardInput, rebuilt_calls, reward_kind
 from loragate.episodes.running import CLAIM_REASONS
 from loragate.episodes.simulator import Simulator, count_matching, holds
 from loragate.formats.evalset import Policy
 from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
-from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
+from loragate.formats.trajectories import (
+    EpisodeReason,
+    RewardResult,
+    StepRecord,
+    ToolResult,
+    TrajectoryResult,
+)
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 from loragate.judge.evidence import refs_in
 
@@ -155,6 +162,7 @@ class Trajectory:
         """The `ReplyChecks` the final reply was judged with (for recovery)."""
         self.seen_refs: set[str] = set()
         """Ids and e-mail addresses the conversation showed (folded)."""
+        self._reward: RewardResult | None = None
         for text in step_checks.texts_of(self):
             self.seen_refs |= refs_in(text)
 
@@ -519,6 +527,25 @@ class Trajectory:
         self.final_checks = checks
         return bad or Verdict.ok()
 
+    def reward(self) -> RewardResult | None:
+        """The outside reward of the finished trajectory (`success.reward` of its
+        variant), computed once from its steps (`loragate.episodes.rewards`); None when
+        the criteria name none."""
+        spec = self.episode.success.reward
+        if spec is None:
+            return None
+        if self._reward is None:
+            kind = reward_kind(spec.kind)
+            offered = [t for t in self.episode.spec.tools if t != self.ctx.policy.confirmation_tool]
+            last = self.steps[-1] if self.steps else None
+            trajectory = RewardInput(
+                calls=rebuilt_calls(self.calls, offered),
+                replies=tuple(s.parse.answer for s in self.steps if s.parse.answer.strip()),
+                stopped=self.ended_by is None and last is not None and last.final,
+            )
+            self._reward = kind.score(kind.options.model_validate(spec.options), trajectory)
+        return self._reward
+
     def result(self) -> TrajectoryResult:
         """The scored trajectory (call when `done`)."""
         steps = self.steps
@@ -550,6 +577,11 @@ class Trajectory:
 
         per_fault = recoveries(self)
         judged = [r.recovered for r in per_fault if r.recovered is not None]
+        checks_pass = reason == "ok"
+        reward = self.reward()
+        if checks_pass and reward is not None and not reward.full:
+            reason = "reward"
+            detail = f"{reward.kind} reward {reward.reward:g}: {reward.detail}"
         return TrajectoryResult.model_validate(
             {
                 "episode_id": self.episode.id,
@@ -560,6 +592,8 @@ class Trajectory:
                 "adapter": self.adapter,
                 "sample": self.sample,
                 "pass": reason == "ok",
+                "checks_pass": checks_pass,
+                "reward": reward.model_dump() if reward is not None else None,
                 "reason": reason,
                 "detail": detail,
                 "steps": len(steps),

@@ -32,10 +32,17 @@ from loragate.common.resources import user_or_bundled
 from loragate.evalset.entry_tools import EntryTools
 from loragate.evalset.faults import expand_faults
 from loragate.families import Family, ScoringContext, get_families
-from loragate.formats.evalset import Entry, EvalsetManifest, Policy
+from loragate.formats.evalset import (
+    EPISODES_FILE,
+    Entry,
+    EvalsetManifest,
+    Policy,
+    Tau2ServerConfig,
+)
 from loragate.formats.versions import (
     EVALSET_FORMAT_VERSION,
     PER_ENTRY_TOOLS_VERSION,
+    TAU2_SERVER_VERSION,
     TOOL_SERVERS_VERSION,
     WORLD_VERSION,
 )
@@ -235,18 +242,23 @@ def _read_manifest(root: Path) -> EvalsetManifest:
                 )
             ],
         )
-    if manifest.tool_servers and manifest.format_version < TOOL_SERVERS_VERSION:
-        raise BadInput(
-            f"{manifest_path}: `tool_servers` needs format_version {TOOL_SERVERS_VERSION}",
-            [
-                Problem(
-                    str(manifest_path),
-                    f"evalset.yaml says {manifest.format_version}",
-                    field="format_version",
-                    fix=f"set `format_version: {TOOL_SERVERS_VERSION}` in evalset.yaml",
-                )
-            ],
-        )
+    tau2 = [n for n, c in manifest.tool_servers.items() if isinstance(c, Tau2ServerConfig)]
+    for feature, needs in (
+        ("`tool_servers`", TOOL_SERVERS_VERSION if manifest.tool_servers else 0),
+        (f"the tau2 server `{tau2[0]}`" if tau2 else "", TAU2_SERVER_VERSION if tau2 else 0),
+    ):
+        if manifest.format_version < needs:
+            raise BadInput(
+                f"{manifest_path}: {feature} needs format_version {needs}",
+                [
+                    Problem(
+                        str(manifest_path),
+                        f"evalset.yaml says {manifest.format_version}",
+                        field="format_version",
+                        fix=f"set `format_version: {needs}` in evalset.yaml",
+                    )
+                ],
+            )
     return manifest
 
 
@@ -464,9 +476,11 @@ def _read_entries(
     tools: EntryTools,
     format_version: int,
     problems: list[Problem],
+    allow_empty: bool = False,
 ) -> _ReadEntries:
     """Every entry (fault variants expanded), its parsed expectation and its own toolset;
-    problems appended. `ctx` is the scoring context of an entry offering tools.json."""
+    problems appended. `ctx` is the scoring context of an entry offering tools.json;
+    `allow_empty`: the evalset has episodes, so it may have no entry."""
     registry = get_families()
     out = _ReadEntries()
     contexts: dict[int, ScoringContext] = {id(ctx.toolset): ctx}
@@ -530,8 +544,10 @@ def _read_entries(
             out.expects[v_entry.id] = expect
             if entry.tools is not None:
                 out.toolsets[v_entry.id] = toolset
-    if not out.entries and not problems:
-        problems.append(Problem(ef, "no entries", fix="add at least one entry"))
+    if not out.entries and not problems and not allow_empty:
+        problems.append(
+            Problem(ef, "no entries", fix="add at least one entry (or an episodes.jsonl)")
+        )
     return out
 
 
@@ -558,6 +574,7 @@ def load_evalset(path: str | Path) -> Evalset:
         entry_tools,
         manifest.format_version,
         problems,
+        allow_empty=(root / EPISODES_FILE).is_file(),
     )
     offered = tool_names.union(*(t.names() for t in entry_tools.toolsets))
     problems[policy_at:policy_at] = _policy_problems(policy, offered, str(manifest_path))

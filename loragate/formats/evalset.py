@@ -20,6 +20,9 @@ from loragate.formats.records import FaultKind
 from loragate.formats.versions import EVALSET_FORMAT_VERSION
 
 FAULT_SEPARATOR = "~"
+EPISODES_FILE = "episodes.jsonl"
+"""The episodes of an evalset, beside `evalset.yaml` (optional; with it, the entries
+file may be empty: an evalset of episodes only)."""
 HarnessTransform = Literal["tools", "context", "system_prompt", "format"]
 """The transformations of a harness variant an entry may opt out of."""
 
@@ -109,7 +112,23 @@ class HttpServerConfig(BaseModel):
         return value
 
 
-ToolServerConfig = Annotated[McpServerConfig | HttpServerConfig, Field(discriminator="kind")]
+class Tau2ServerConfig(BaseModel):
+    """tau2-bench's own domain environment, in-process (format 6; the `tau2` extra): each
+    trajectory gets a fresh environment in its task's initial state, named by the
+    episode's `reset_arguments` (`{"task_id": ...}`), so trajectories share no state and
+    run in the same batch."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["tau2"]
+    domain: Literal["airline", "retail", "telecom"]
+    solo: bool = False
+    """tau2's solo mode (telecom): the agent also holds the user's tools."""
+
+
+ToolServerConfig = Annotated[
+    McpServerConfig | HttpServerConfig | Tau2ServerConfig, Field(discriminator="kind")
+]
 ToolServerTable = dict[Name, ToolServerConfig]
 """`tool_servers` of `evalset.yaml`: server name -> how to reach it."""
 

@@ -193,7 +193,7 @@ def read_episodes_summary(run_dir: Path) -> EpisodesSummary | None:
         return None
     raw = read_json(path, "episodes summary")
     version = raw.get("schema_version") if isinstance(raw, dict) else None
-    if version not in (1, EPISODE_SUMMARY_SCHEMA_VERSION):
+    if version not in (1, 2, EPISODE_SUMMARY_SCHEMA_VERSION):
         raise BadInput(
             f"{path}: schema_version {version!r}, this loragate reads "
             f"{EPISODE_SUMMARY_SCHEMA_VERSION}",

@@ -24,13 +24,14 @@ EPISODE_RESULTS = "episode_results.jsonl"
 EPISODES_SUMMARY = "episodes_summary.json"
 
 EpisodeReason = Literal[
-    "ok", "invariant", "state_mismatch", "final_reply", "step_cap", "unparseable", "claim"
+    "ok", "invariant", "state_mismatch", "final_reply", "step_cap", "unparseable", "claim", "reward"
 ]
 """Why a trajectory failed: an invariant broken at some step (`invariant`), the end
 state not as required (`state_mismatch`), the final reply failed its checks
 (`final_reply`), no final reply within `max_steps` (`step_cap`), an output the
-scaffold could not read ended it (`unparseable`), or text beside a call told the user
-something no result supported (`claim`)."""
+scaffold could not read ended it (`unparseable`), text beside a call told the user
+something no result supported (`claim`), or - every check of loragate's passed - the
+episode's outside reward was below 1 (`reward`)."""
 
 _MODEL = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -110,6 +111,26 @@ class FaultRecovery(BaseModel):
     """What failed the recovery (empty when recovered)."""
 
 
+class RewardResult(BaseModel):
+    """An outside reward of one trajectory (`success.reward` of its episode, e.g. tau2's
+    own score), computed from the recorded steps alone."""
+
+    model_config = _MODEL
+
+    kind: str
+    """The reward kind (`loragate.rewards` entry point), e.g. `tau2`."""
+    reward: float
+    """The reward, 0 to 1; an episode with a reward passes only at 1."""
+    breakdown: dict[str, float] = Field(default_factory=dict)
+    """Per basis of the reward (tau2: `DB`, `ENV_ASSERTION`, `ACTION`, `COMMUNICATE`)."""
+    detail: str = ""
+    """What kept the reward below 1 (empty at 1)."""
+
+    @property
+    def full(self) -> bool:
+        return self.reward >= 1.0
+
+
 class TrajectoryResult(BaseModel):
     """One scored trajectory: a line of `episode_results.jsonl`."""
 
@@ -125,6 +146,12 @@ class TrajectoryResult(BaseModel):
     adapter: Name
     sample: int = Field(ge=0, lt=MAX_SAMPLES)
     passed: bool = Field(alias="pass")
+    """loragate's checks pass and, when the episode has a reward, the reward is 1."""
+    checks_passed: bool | None = Field(default=None, alias="checks_pass")
+    """loragate's own verdict (steps, final reply, state checks), the reward aside; None
+    in files before version 3 (there it is `pass`)."""
+    reward: RewardResult | None = None
+    """The episode's outside reward (version 3), when its criteria name one."""
     reason: EpisodeReason
     detail: str = ""
     steps: int
@@ -144,6 +171,11 @@ class TrajectoryResult(BaseModel):
     @property
     def per_step_rate(self) -> float | None:
         return self.step_passes / self.steps if self.steps else None
+
+    @property
+    def verdict_passed(self) -> bool:
+        """loragate's own verdict, the reward aside."""
+        return self.passed if self.checks_passed is None else self.checks_passed
 
 
 class Rate(BaseModel):
@@ -196,6 +228,32 @@ class HazardRow(BaseModel):
     """Passing steps at position i over all steps at position i."""
 
 
+class RewardFigures(BaseModel):
+    """An outside reward (e.g. tau2's) beside loragate's verdict, over the trajectories
+    that carry one. Rates are per variant (the mean per-variant fraction), as `success`."""
+
+    model_config = _MODEL
+
+    kinds: list[str]
+    """The reward kinds counted (e.g. `tau2`)."""
+    reward_success: Rate
+    """Reward 1 (the benchmark's own figure)."""
+    verdict_success: Rate
+    """loragate's checks alone, the reward aside."""
+    both_success: Rate
+    """The episode verdict: the checks pass and the reward is 1."""
+    reward_pass_hat_k: float | None = None
+    """pass^k of the reward alone (the tau-bench estimator)."""
+    reward_by_fault: dict[str, Rate] = Field(default_factory=dict)
+    """Per fault variant (`clean` for none): reward 1."""
+    by_basis: dict[str, Rate] = Field(default_factory=dict)
+    """Per basis of the reward: trajectories whose basis scored 1."""
+    agreement: dict[str, int] = Field(default_factory=dict)
+    """Trajectories per class: `agree:pass`, `agree:fail`, `loragate_stricter:REASON`
+    (reward 1, a check of loragate failed), `reward_stricter:BASIS` (loragate passed,
+    the reward was below 1 on that basis)."""
+
+
 class EpisodeAdapterSummary(BaseModel):
     model_config = _MODEL
 
@@ -214,6 +272,9 @@ class EpisodeAdapterSummary(BaseModel):
     hazard: list[HazardRow] = Field(default_factory=list)
     reasons: dict[str, int] = Field(default_factory=dict)
     step_reasons: dict[str, int] = Field(default_factory=dict)
+    reward: RewardFigures | None = None
+    """Version 3: the outside reward beside loragate's verdict, when the adapter's
+    trajectories carry one."""
 
 
 class EpisodesSummary(BaseModel):

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 
 # -- an evalset folder -----------------------------------------------------------------
 
-EVALSET_FORMAT_VERSION = 5
-"""`evalset.yaml`'s `format_version`. 5: `policy.destructive_when` (a tool destructive
+EVALSET_FORMAT_VERSION = 6
+"""`evalset.yaml`'s `format_version`. 6: a tool server of `kind: tau2` (tau2-bench's own
+domain environment, in-process: the `tau2` extra), and a server's `reset` that takes an
+episode's `reset_arguments`. 5: `policy.destructive_when` (a tool destructive
 only for some arguments), the `world` and `answers` files of `evalset.yaml`, the
 matchers `$number`, `$date`, `$not` and `$says`, value terms in free-text expectations,
 governance `lookups`. 4: `tool_servers` (real tool backends of episodes: MCP over
@@ -35,11 +37,17 @@ WORLD_VERSION = 5
 """The first evalset format whose manifest may name a `world` or an `answers` file and
 whose policy may hold `destructive_when`."""
 
+TAU2_SERVER_VERSION = 6
+"""The first evalset format whose `tool_servers` may hold a `kind: tau2` server."""
+
 WORLD_FORMAT_VERSION = 1
 """`world.yaml`'s `world_format` (the world file an evalset may name)."""
 
-EPISODE_FORMAT_VERSION = 3
-"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
+EPISODE_FORMAT_VERSION = 4
+"""Version of an `episodes.jsonl` line (`episode_format`). 4: `reward` in the success
+criteria (an outside reward, e.g. tau2's, resolved through the entry-point group
+`loragate.rewards`), and `reset_arguments` (per tool server, the arguments of its reset
+before each trajectory). 2: a tool may be answered by
 a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
 user may answer clarifying questions (`user_replies`). 3: fault groups (several faults
 in one variant), the fault kinds `write_timeout`, `partial`, `outage`, `unauthorized`
@@ -51,6 +59,8 @@ USER_REPLIES_FORMAT = 2
 """The first episode format with `user_replies`."""
 FAULTS_FORMAT = 3
 """The first episode format with fault groups, the newer fault kinds and record counts."""
+REWARD_FORMAT = 4
+"""The first episode format with `success.reward` and `reset_arguments`."""
 
 # -- a run folder ----------------------------------------------------------------------
 
@@ -90,11 +100,15 @@ TRAJECTORY_SCHEMA_VERSION = 3
 `faults` (a step may carry several) and added `evalset`, the identity of the evalset
 the step was run on (name, version, sha256), which `score-episodes` checks. Version-1
 and -2 files still load."""
-EPISODE_RESULT_SCHEMA_VERSION = 2
-"""`episode_results.jsonl`. 2 added `faults` and `recoveries` (one per injected fault);
-version-1 files load."""
-EPISODE_SUMMARY_SCHEMA_VERSION = 2
-"""`episodes_summary.json`. 2: the survival curve as first-n-steps survival beside r^n
+EPISODE_RESULT_SCHEMA_VERSION = 3
+"""`episode_results.jsonl`. 3 added `reward` (an outside reward with its breakdown per
+basis), `checks_pass` (loragate's own verdict, the reward aside; `pass` needs both) and
+the reason `reward`; 2 added `faults` and `recoveries` (one per injected fault);
+version-1 and -2 files load."""
+EPISODE_SUMMARY_SCHEMA_VERSION = 3
+"""`episodes_summary.json`. 3: per adapter `reward` (the outside reward's success, pass^k,
+per fault and per basis beside loragate's verdict, and the agreement classes). 2: the
+survival curve as first-n-steps survival beside r^n
 and the product of the per-position rates, and the hazard table. A version-1 summary
 loads without its survival line (it grouped trajectories by length, a different
 quantity)."""
@@ -135,7 +149,7 @@ FORMATS: tuple[Format, ...] = (
         "evalset.yaml `format_version`",
         "EVALSET_FORMAT_VERSION",
         EVALSET_FORMAT_VERSION,
-        (1, 2, 3, 4),
+        (1, 2, 3, 4, 5),
     ),
     Format(
         "evalset entry `tools` (first format)", "PER_ENTRY_TOOLS_VERSION", PER_ENTRY_TOOLS_VERSION
@@ -144,12 +158,17 @@ FORMATS: tuple[Format, ...] = (
         "evalset.yaml `tool_servers` (first format)", "TOOL_SERVERS_VERSION", TOOL_SERVERS_VERSION
     ),
     Format("evalset.yaml `world` and `answers` (first format)", "WORLD_VERSION", WORLD_VERSION),
+    Format(
+        "evalset.yaml `kind: tau2` server (first format)",
+        "TAU2_SERVER_VERSION",
+        TAU2_SERVER_VERSION,
+    ),
     Format("world.yaml `world_format`", "WORLD_FORMAT_VERSION", WORLD_FORMAT_VERSION),
     Format(
         "episodes.jsonl `episode_format`",
         "EPISODE_FORMAT_VERSION",
         EPISODE_FORMAT_VERSION,
-        (1, 2),
+        (1, 2, 3),
     ),
     Format(
         "episode backend naming a server (first format)",
@@ -158,6 +177,11 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format("episode `user_replies` (first format)", "USER_REPLIES_FORMAT", USER_REPLIES_FORMAT),
     Format("episode fault groups and newer faults (first format)", "FAULTS_FORMAT", FAULTS_FORMAT),
+    Format(
+        "episode `success.reward` and `reset_arguments` (first format)",
+        "REWARD_FORMAT",
+        REWARD_FORMAT,
+    ),
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
@@ -170,13 +194,13 @@ FORMATS: tuple[Format, ...] = (
         "episode_results.jsonl",
         "EPISODE_RESULT_SCHEMA_VERSION",
         EPISODE_RESULT_SCHEMA_VERSION,
-        (1,),
+        (1, 2),
     ),
     Format(
         "episodes_summary.json",
         "EPISODE_SUMMARY_SCHEMA_VERSION",
         EPISODE_SUMMARY_SCHEMA_VERSION,
-        (1,),
+        (1, 2),
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
     Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
@@ -206,9 +230,11 @@ __all__ = [
     "READABLE_SUMMARY_VERSIONS",
     "RECORD_SCHEMA_VERSION",
     "RESULT_SCHEMA_VERSION",
+    "REWARD_FORMAT",
     "SERVER_BACKEND_VERSION",
     "SUMMARY_SCHEMA_VERSION",
     "SWEEP_SCHEMA_VERSION",
+    "TAU2_SERVER_VERSION",
     "TOOL_SERVERS_VERSION",
     "TRAJECTORY_SCHEMA_VERSION",
     "USER_REPLIES_FORMAT",

