@@ -48,7 +48,7 @@ from pydantic import (
 
 from loragate.common.errors import BadInput, did_you_mean
 from loragate.common.names import Name
-from loragate.formats.evalset import EPISODES_FILE, FAULT_SEPARATOR, Message
+from loragate.formats.evalset import FAULT_SEPARATOR, Message
 from loragate.formats.versions import (
     EPISODE_FORMAT_VERSION,
     FAULTS_FORMAT,

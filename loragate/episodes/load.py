@@ -13,13 +13,13 @@ from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.jsonl import read_objects
 from loragate.episodes.checks import episode_problems
 from loragate.episodes.definitions import (
-    EPISODES_FILE,
     Episode,
     EpisodeSet,
     EpisodeSpec,
     expand,
 )
 from loragate.evalset.load import Evalset
+from loragate.formats.evalset import EPISODES_FILE
 from loragate.formats.versions import EPISODE_FORMAT_VERSION
 
 
