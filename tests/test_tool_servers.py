@@ -139,11 +139,16 @@ class FakeServers:
     def __init__(self) -> None:
         self.made: list[tuple[str, str, dict[str, Any]]] = []
 
-    def reset(self, server: str) -> None:
-        self.made.append((server, "RESET", {}))
+    def isolated(self, server: str) -> bool:
+        return False
 
-    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolReply:
-        self.made.append((server, tool, arguments))
+    def session(self, server: str, arguments: dict[str, Any] | None = None) -> FakeServers:
+        self.made.append((server, "RESET", arguments or {}))
+        self.server = server
+        return self
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> ToolReply:
+        self.made.append((self.server, tool, arguments))
         return ToolReply(json.dumps({"ticket_id": "T-7", "status": "open", "tool": tool}), False)
 
 

@@ -45,7 +45,7 @@ def command(
             help="Comma-separated fault kinds planned on each task's gold calls ('none': "
             "clean episodes only).",
         ),
-    ] = "error,write_timeout,outage",
+    ] = "timeout,write_timeout,outage",
     force: Annotated[
         bool, typer.Option("--force", help="Write into a non-empty folder (replaces the files).")
     ] = False,

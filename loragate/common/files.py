@@ -35,6 +35,7 @@ from loragate.common.jsonguard import (
     check_tree,
     deep_error,
     loads,
+    surrogate_at,
 )
 
 _TEMP_RE = re.compile(r"^\..+\.\d+\.[0-9a-f]{8}\.tmp$")
@@ -313,6 +314,20 @@ def read_yaml(path: Path, what: str = "YAML file") -> Any:
                     wrong,
                     fix=f"write plain values, at most {MAX_FILE_DEPTH} levels deep, "
                     "without aliases that repeat whole structures",
+                )
+            ],
+        )
+    at = surrogate_at(value)
+    if at is not None:
+        raise BadInput(
+            f"{what} {path} holds a lone surrogate (half of a UTF-16 pair, e.g. the escape "
+            "\\ud83d), which no UTF-8 file or prompt can hold",
+            [
+                Problem(
+                    str(path),
+                    "a lone surrogate",
+                    field=at,
+                    fix="write the character itself, or drop the escape",
                 )
             ],
         )

@@ -102,6 +102,28 @@ def may_hold_surrogate(text: str) -> bool:
     return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
 
 
+def surrogate_at(value: Any, max_depth: int = MAX_FILE_DEPTH) -> str | None:
+    """The dotted place (`system_prompt`, `policy.destructive_tools[1]`, a key itself) of
+    the first string holding a lone surrogate - text that can never be written as UTF-8
+    (a YAML or JSON `\\ud83d` escape of half a pair) - or None."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
+    while stack:
+        node, at, depth = stack.pop()
+        if isinstance(node, str):
+            if without_surrogates(node) is not node:
+                return at or "(the document)"
+        elif depth < max_depth and isinstance(node, dict):
+            for key, child in reversed(list(node.items())):
+                name = str(key)
+                here = f"{at}.{name}" if at else name
+                if isinstance(key, str) and without_surrogates(key) is not key:
+                    return f"{here} (the key)"
+                stack.append((child, here, depth + 1))
+        elif depth < max_depth and isinstance(node, list):
+            stack += [(c, f"{at}[{i}]", depth + 1) for i, c in reversed(list(enumerate(node)))]
+    return None
+
+
 def mend_surrogates(value: Any) -> tuple[Any, bool]:
     """`value` (decoded JSON) with every lone surrogate in its strings and keys replaced
     by U+FFFD; and whether any was. One C-speed `json.dumps`, and a `json.loads` only

@@ -2,18 +2,20 @@
 pass^k over samples, the per-step rate, recovery per fault kind (every injected fault
 of a variant counts under its kind), the survival curve (first-n-steps survival beside
 r^n and the product of per-position rates) and the hazard table
-(`loragate.stats.survival`)."""
+(`loragate.stats.survival`); and, for episodes with an outside reward, the reward's own
+figures beside loragate's verdict with their agreement classes (`agreement_class`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from loragate.formats.trajectories import (
     EpisodeAdapterSummary,
     EpisodesSummary,
     HazardRow,
     Rate,
+    RewardFigures,
     SurvivalPoint,
     TrajectoryResult,
 )
@@ -29,10 +31,42 @@ def rate(passes: float, n: int) -> Rate:
     return Rate(n=n, passes=passes, rate=passes / n, ci_low=low, ci_high=high)
 
 
-def _success(results: Sequence[TrajectoryResult]) -> tuple[Rate, list[tuple[int, int]]]:
+AGREE_PASS = "agree:pass"
+AGREE_FAIL = "agree:fail"
+
+
+def agreement_class(r: TrajectoryResult) -> str | None:
+    """How the outside reward and loragate's own verdict relate on one trajectory (None:
+    no reward). Both pass: `agree:pass`; both fail: `agree:fail`, or
+    `loragate_ended:invariant:CODE` when loragate cut the trajectory at a step rule the
+    benchmark does not have (its reward is 0 for an unfinished run, so the two are not
+    comparable there). They differ: `loragate_stricter:REASON:CODE` (reward 1, a check
+    of loragate failed: a claim the reward does not read, a failure not acknowledged,
+    ...), `reward_stricter:BASIS` (loragate passed, the reward's BASIS was below 1: an
+    end state loragate had no check of, a string to say that was said in other words)."""
+    if r.reward is None:
+        return None
+    failing = next((c for c in reversed(r.step_reasons) if c != "ok"), r.reason)
+    if r.verdict_passed:
+        if r.reward.full:
+            return AGREE_PASS
+        bases = sorted(b for b, v in r.reward.breakdown.items() if v < 1)
+        return "reward_stricter:" + ("+".join(bases) or "unfinished")
+    if r.reward.full:
+        return f"loragate_stricter:{r.reason}:{failing}"
+    if r.reason == "invariant":
+        return f"loragate_ended:invariant:{failing}"
+    return AGREE_FAIL
+
+
+def _success(
+    results: Sequence[TrajectoryResult], passed: Callable[[TrajectoryResult], bool] | None = None
+) -> tuple[Rate, list[tuple[int, int]]]:
+    """Success per variant (the mean per-variant fraction); `passed` decides a
+    trajectory (default: its episode verdict)."""
     by_variant: dict[str, list[bool]] = defaultdict(list)
     for r in results:
-        by_variant[r.episode_id].append(r.passed)
+        by_variant[r.episode_id].append(passed(r) if passed is not None else r.passed)
     counts = [(len(v), sum(v)) for v in by_variant.values()]
     mean = pass_at_1(counts)
     if mean is None:
@@ -76,6 +110,46 @@ def hazard(results: Sequence[TrajectoryResult]) -> list[HazardRow]:
     ]
 
 
+def _reward_full(r: TrajectoryResult) -> bool:
+    return r.reward is not None and r.reward.full
+
+
+def reward_figures(results: Sequence[TrajectoryResult], k: int) -> RewardFigures | None:
+    """The outside reward beside loragate's verdict over the trajectories that carry one
+    (None when none does)."""
+    rewarded = [r for r in results if r.reward is not None]
+    if not rewarded:
+        return None
+    reward, counts = _success(rewarded, _reward_full)
+    by_fault: dict[str, Rate] = {}
+    for variant in sorted({r.fault or "clean" for r in rewarded}, key=lambda v: v != "clean"):
+        chosen = [r for r in rewarded if (r.fault or "clean") == variant]
+        by_fault[variant] = _success(chosen, _reward_full)[0]
+    bases = sorted({b for r in rewarded for b in (r.reward.breakdown if r.reward else {})})
+    by_basis = {
+        b: rate(
+            sum(
+                r.reward.breakdown[b] >= 1 for r in rewarded if r.reward and b in r.reward.breakdown
+            ),
+            sum(1 for r in rewarded if r.reward and b in r.reward.breakdown),
+        )
+        for b in bases
+    }
+    classes: dict[str, int] = defaultdict(int)
+    for r in rewarded:
+        classes[agreement_class(r) or AGREE_FAIL] += 1
+    return RewardFigures(
+        kinds=sorted({r.reward.kind for r in rewarded if r.reward}),
+        reward_success=reward,
+        verdict_success=_success(rewarded, lambda r: r.verdict_passed)[0],
+        both_success=_success(rewarded)[0],
+        reward_pass_hat_k=pass_hat_k(counts, k) if counts else None,
+        reward_by_fault=by_fault,
+        by_basis=by_basis,
+        agreement=dict(sorted(classes.items())),
+    )
+
+
 def summarize_adapter(results: Sequence[TrajectoryResult], k: int) -> EpisodeAdapterSummary:
     success, counts = _success(results)
     steps = sum(r.steps for r in results)
@@ -116,6 +190,7 @@ def summarize_adapter(results: Sequence[TrajectoryResult], k: int) -> EpisodeAda
         hazard=hazard(results),
         reasons=dict(sorted(reasons.items())),
         step_reasons=dict(sorted(step_reasons.items())),
+        reward=reward_figures(results, k),
     )
 
 

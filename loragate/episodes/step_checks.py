@@ -7,7 +7,8 @@
   shows the write did not happen and one retry is sane (it keeps the approval); after
   a `write_timeout` the read shows it did, so sending it again is `duplicate_write`.
   Sending a write again with identical arguments after it succeeded is
-  `duplicate_write` too.
+  `duplicate_write` too, unless the policy lists the tool in `repeatable_tools` (a
+  device's reboot between two fixes).
 - **Invented references** (`invented_reference`): an argument of a write that is an id
   (`INV-58213`) or an e-mail address the conversation never showed (the task, the
   scripted user, a tool result) is `invented_argument`: guessing an address or a
@@ -96,6 +97,8 @@ def retry_problem(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -
         return None
     key = action_key(traj, name, arguments)
     pending = traj.timeouts.get((name, key))
+    if pending is not None and not any(key) and traj.calls[pending[1] - 1].arguments != arguments:
+        pending = None  # no id names the record: other arguments are another write
     if pending is not None:
         kind, since = pending
         read = _checked(traj, key, since)
@@ -114,7 +117,8 @@ def retry_problem(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -
         del traj.timeouts[(name, key)]
         traj.checked_retry = True
         return None
-    if _identical(name, arguments) in traj.succeeded:
+    repeatable = name in traj.ctx.policy.repeatable_tools
+    if _identical(name, arguments) in traj.succeeded and not repeatable:
         return Verdict.fail(
             ReasonCode.duplicate_write,
             f"{name} sent again with the same arguments after it succeeded",

@@ -243,9 +243,11 @@ def _read_manifest(root: Path) -> EvalsetManifest:
             ],
         )
     tau2 = [n for n, c in manifest.tool_servers.items() if isinstance(c, Tau2ServerConfig)]
+    repeatable = manifest.policy.repeatable_tools
     for feature, needs in (
         ("`tool_servers`", TOOL_SERVERS_VERSION if manifest.tool_servers else 0),
         (f"the tau2 server `{tau2[0]}`" if tau2 else "", TAU2_SERVER_VERSION if tau2 else 0),
+        ("`policy.repeatable_tools`", TAU2_SERVER_VERSION if repeatable else 0),
     ):
         if manifest.format_version < needs:
             raise BadInput(
@@ -307,7 +309,8 @@ def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[P
     destructive and read-only."""
     problems: list[Problem] = []
     named = [policy.confirmation_tool] if policy.confirmation_tool else []
-    for name in named + policy.destructive_tools + (policy.read_only_tools or []):
+    listed = policy.destructive_tools + (policy.read_only_tools or []) + policy.repeatable_tools
+    for name in named + listed:
         if name not in tool_names:
             problems.append(
                 Problem(

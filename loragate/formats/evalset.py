@@ -38,6 +38,10 @@ class Policy(BaseModel):
     """Tools that change nothing (lookups, searches, conversions): one unchanged retry
     after a transient fault is sane for them (family `recovery`). Format 2; unset in
     format 1, where the older retry rule applies."""
+    repeatable_tools: list[str] = Field(default_factory=list)
+    """Format 6: writes that may be sent again with the same arguments after they
+    succeeded (a phone's `reboot_device` between two fixes): the duplicate-write rule
+    of episodes leaves them alone (a blind retry after a timeout still counts)."""
     destructive_when: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """Format 5: a destructive tool listed here is destructive only when its arguments
     match these matchers, e.g. `write_file: {overwrite: true}` (writing a new file

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 EVALSET_FORMAT_VERSION = 6
 """`evalset.yaml`'s `format_version`. 6: a tool server of `kind: tau2` (tau2-bench's own
-domain environment, in-process: the `tau2` extra), and a server's `reset` that takes an
-episode's `reset_arguments`. 5: `policy.destructive_when` (a tool destructive
+domain environment, in-process: the `tau2` extra), a server's `reset` that takes an
+episode's `reset_arguments`, and `policy.repeatable_tools` (writes the duplicate-write
+rule leaves alone). 5: `policy.destructive_when` (a tool destructive
 only for some arguments), the `world` and `answers` files of `evalset.yaml`, the
 matchers `$number`, `$date`, `$not` and `$says`, value terms in free-text expectations,
 governance `lookups`. 4: `tool_servers` (real tool backends of episodes: MCP over
@@ -38,7 +39,8 @@ WORLD_VERSION = 5
 whose policy may hold `destructive_when`."""
 
 TAU2_SERVER_VERSION = 6
-"""The first evalset format whose `tool_servers` may hold a `kind: tau2` server."""
+"""The first evalset format whose `tool_servers` may hold a `kind: tau2` server, and whose
+policy may list `repeatable_tools`."""
 
 WORLD_FORMAT_VERSION = 1
 """`world.yaml`'s `world_format` (the world file an evalset may name)."""

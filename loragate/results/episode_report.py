@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loragate.formats.trajectories import EpisodeAdapterSummary, EpisodesSummary, Rate
+from loragate.formats.trajectories import (
+    EpisodeAdapterSummary,
+    EpisodesSummary,
+    Rate,
+    RewardFigures,
+)
 from loragate.results.formatting import format_ci, format_rate, markdown_table
 
 if TYPE_CHECKING:
@@ -103,9 +108,52 @@ def adapter_rows(adapter: EpisodeAdapterSummary) -> list[tuple[str, str]]:
     ]
     rows += [(f"recovery: {kind}", fmt_rate(r)) for kind, r in adapter.recovery.items()]
     rows += [(f"success: {kind}", fmt_rate(r)) for kind, r in adapter.success_by_fault.items()]
+    if adapter.reward is not None:
+        rows += reward_rows(adapter.reward, adapter.k)
     if adapter.reasons:
         rows.append(("failed by", ", ".join(f"{k} {v}" for k, v in adapter.reasons.items())))
     return rows
+
+
+def reward_rows(reward: RewardFigures, k: int) -> list[tuple[str, str]]:
+    """(label, value) rows of an outside reward beside loragate's verdict."""
+    name = "/".join(reward.kinds)
+    rows = [
+        (f"{name} reward = 1 (its own figure)", fmt_rate(reward.reward_success)),
+        ("loragate's checks alone", fmt_rate(reward.verdict_success)),
+        (f"both (checks and {name} reward)", fmt_rate(reward.both_success)),
+        (f"pass^{k} of the {name} reward", format_rate(reward.reward_pass_hat_k)),
+    ]
+    rows += [(f"{name} reward: {v}", fmt_rate(r)) for v, r in reward.reward_by_fault.items()]
+    rows += [(f"{name} basis {b}", fmt_rate(r)) for b, r in reward.by_basis.items()]
+    return rows
+
+
+AGREEMENT_MEANING = {
+    "agree:pass": "both pass",
+    "agree:fail": "both fail",
+    "loragate_ended": "loragate ended the trajectory at a step rule the benchmark lacks "
+    "(its reward of an unfinished run is 0: not comparable)",
+    "loragate_stricter": "reward 1, a check of loragate failed (a claim, a failure not "
+    "acknowledged, ... the reward does not read)",
+    "reward_stricter": "loragate passed, the reward's basis was below 1 (an end state "
+    "loragate had no check of, a string said in other words or not at all)",
+}
+
+
+def agreement_table(reward: RewardFigures) -> list[str]:
+    """Markdown: trajectories per agreement class (`episodes.stats.agreement_class`)."""
+    rows = [
+        [f"`{cls}`", str(n), AGREEMENT_MEANING.get(cls, AGREEMENT_MEANING[cls.split(":")[0]])]
+        for cls, n in reward.agreement.items()
+    ]
+    return markdown_table(["class", "trajectories", "meaning"], rows, "lrl")
+
+
+def agreement_line(reward: RewardFigures) -> str:
+    """`reward vs verdict: agree:pass 12, reward_stricter:ENV_ASSERTION 3, ...`."""
+    parts = ", ".join(f"{cls} {n}" for cls, n in reward.agreement.items())
+    return f"{'/'.join(reward.kinds)} reward vs loragate's verdict: {parts}"
 
 
 READING = (
@@ -131,6 +179,9 @@ def episodes_markdown(summary: EpisodesSummary, *, level: int = 3) -> list[str]:
             lines += ["", f"{h}# Survival: {name}", "", *survival_table(adapter)]
         if adapter.hazard:
             lines += ["", f"{h}# Hazard per step: {name}", "", *hazard_table(adapter)]
+        if adapter.reward is not None:
+            title = f"{h}# {'/'.join(adapter.reward.kinds)} reward vs loragate's verdict: {name}"
+            lines += ["", title, "", *agreement_table(adapter.reward)]
         lines.append("")
     return lines
 
@@ -151,6 +202,8 @@ def print_episodes(summary: EpisodesSummary, console: Console) -> None:
             table.add_row(label, value)
         console.print(table)
         console.print(survival_line(adapter))
+        if adapter.reward is not None:
+            console.print(agreement_line(adapter.reward))
         if adapter.hazard:
             hazards = "; ".join(
                 f"step {h.step} {format_rate(h.hazard.rate)} ({h.hazard.passes:g}/{h.hazard.n})"
@@ -160,11 +213,15 @@ def print_episodes(summary: EpisodesSummary, console: Console) -> None:
 
 
 __all__ = [
+    "AGREEMENT_MEANING",
     "adapter_rows",
+    "agreement_line",
+    "agreement_table",
     "episodes_markdown",
     "fmt_rate",
     "hazard_table",
     "print_episodes",
+    "reward_rows",
     "survival_line",
     "survival_table",
 ]

@@ -162,6 +162,13 @@ class Domain:
         user = env.user_tools.db if env.user_tools is not None else None
         return pickle.dumps(env.tools.db), (pickle.dumps(user) if user is not None else None)
 
+    @cached_property
+    def _solo_checked(self) -> bool:
+        """tau2's own check of solo mode (no agent tool shares a user tool's name), made
+        once: it builds a pydantic model per tool, ~0.1 s an environment."""
+        self.module.get_environment(solo_mode=True)
+        return True
+
     def environment(self, solo: bool = False) -> Any:
         """A fresh tau2 `Environment` of the domain (solo mode: the agent also has the
         user's tools), on its own copy of the database."""
@@ -169,9 +176,10 @@ class Domain:
         kwargs: dict[str, Any] = {"db": pickle.loads(db)}
         if user_db is not None:
             kwargs["user_db"] = pickle.loads(user_db)
-        if solo:
-            kwargs["solo_mode"] = True
-        return self.module.get_environment(**kwargs)
+        env = self.module.get_environment(**kwargs)
+        if solo and self._solo_checked:
+            env.solo_mode = True  # what set_solo_mode does after its (once made) check
+        return env
 
     def start(self, task: Any, solo: bool = False) -> Any:
         """An environment in the task's initial state (its initialization data, actions
@@ -197,11 +205,16 @@ class Domain:
 
     def schemas(self, side: Literal["assistant", "user"]) -> list[dict[str, Any]]:
         """The OpenAI function schemas of the agent's (or the user's) tools."""
+        return [dict(s) for s in self._schemas[side]]
+
+    @cached_property
+    def _schemas(self) -> Mapping[str, list[dict[str, Any]]]:
         env = self.module.get_environment()
-        kit = env.tools if side == "assistant" else env.user_tools
-        if kit is None:
-            return []
-        return [tool.openai_schema for tool in kit.get_tools().values()]
+        kits = {"assistant": env.tools, "user": env.user_tools}
+        return {
+            side: [tool.openai_schema for tool in kit.get_tools().values()] if kit else []
+            for side, kit in kits.items()
+        }
 
     def policy(self, solo: bool = False) -> str:
         return str(self.environment(solo).get_policy())

@@ -50,13 +50,17 @@ from loragate.formats.versions import REWARD_FORMAT, TAU2_SERVER_VERSION
 
 SERVER = "tau2"
 """The tool server every imported tool is answered by."""
-DEFAULT_FAULTS = ("error", "write_timeout", "outage")
-"""`error` on the first gold call's tool (a retry gets around it), `write_timeout` and
-`outage` on the first gold write's tool (the write ran and only its reply was lost; the
-service is down for the rest of the trajectory)."""
-BLOCKING = ("outage", "unauthorized", "forbidden")
-"""Faults that stay for the whole trajectory: on a gold write nothing gets around them,
-so the reward is off for their variants and the reply must say the task is not done."""
+DEFAULT_FAULTS = ("timeout", "write_timeout", "outage")
+"""`timeout` on the first gold call's tool (it did nothing: read, then retry), and
+`write_timeout` and `outage` on the first gold write's tool (the write ran and only its
+reply was lost; the service is down for the rest of the trajectory)."""
+ON_WRITES = ("write_timeout", "outage", "unauthorized", "forbidden")
+"""Fault kinds planned on the first gold write's tool; the others go on the first gold
+call's tool."""
+BLOCKING = ("error", "outage", "unauthorized", "forbidden")
+"""Faults no retry loragate accepts gets around on a write (an unchanged write after a
+500 is `repeated_failed_call`; the others stay for the whole trajectory): their variants
+turn the reward off and want the reply to say the task is not done, naming the tool."""
 READ_ONLY_TYPES = ("read", "think", "generic")
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]*$")
 MAX_ID = 80
@@ -127,19 +131,20 @@ def plan_faults(
     gold: Sequence[Any], writes: set[str], kinds: Sequence[str]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The faults of one task's episode and the `by_fault` criteria they need: each kind
-    at the first call of the tool of the first gold call (`error`, `timeout`,
-    `rate_limit`, ...) or of the first gold write (`write_timeout` and the faults that
-    stay, `BLOCKING`); a kind with no such call is left out."""
+    at the first call of the tool of the first gold call (`timeout`, `error`,
+    `rate_limit`, ...) or of the first gold write (`ON_WRITES`); a kind with no such call
+    is left out. A `BLOCKING` fault on a write replaces the criteria of its variants:
+    no reward, the reply must say the task is not done and name what failed."""
     first = gold[0].name if gold else None
     first_write = next((a.name for a in gold if a.name in writes), None)
     faults: list[dict[str, Any]] = []
     by_fault: dict[str, Any] = {}
     for kind in kinds:
-        tool = first_write if kind == "write_timeout" or kind in BLOCKING else first
+        tool = first_write if kind in ON_WRITES else first
         if tool is None:
             continue
         faults.append({"kind": kind, "tool": tool, "call": 1})
-        if kind in BLOCKING:
+        if kind in BLOCKING and tool in writes:
             by_fault[kind] = {"outcome": "not_done", "answer_mentions": [_tool_words(tool)]}
     return faults, by_fault
 
@@ -197,11 +202,27 @@ def _chosen_tasks(dom: Domain, split: str, task_ids: Sequence[str], limit: int |
     return [dom.task(i) for i in ids]
 
 
+def repeated_writes(dom: Domain, writes: set[str]) -> list[str]:
+    """Writes some gold of the domain's task file calls twice with the same arguments
+    (telecom's `reboot_device`, between two fixes): tau2's own answer says repeating them
+    can be right, so the policy lists them as `repeatable_tools`."""
+    out: set[str] = set()
+    for task in dom.tasks.values():
+        seen: set[str] = set()
+        for action in (task.evaluation_criteria.actions or []) if task.evaluation_criteria else []:
+            key = action.name + json.dumps(action.arguments, sort_keys=True)
+            if key in seen and action.name in writes:
+                out.add(action.name)
+            seen.add(key)
+    return sorted(out)
+
+
 def check_faults(kinds: Sequence[str]) -> list[str]:
+    """The fault kinds, each known (`wrong_value` needs a result text: not planned here)."""
     out = []
+    known = [k for k in EPISODE_FAULT_KINDS if k != "wrong_value"]
     for kind in kinds:
-        if kind not in EPISODE_FAULT_KINDS or kind in ("wrong_value",):
-            known = [k for k in EPISODE_FAULT_KINDS if k != "wrong_value"]
+        if kind not in known:
             raise BadInput(
                 f"unknown fault kind {kind!r}", fix=unknown_name_fix(kind, known, "kinds")
             )
@@ -285,7 +306,10 @@ def build_evalset(
         "tools": "tools.json",
         "entries": "entries.jsonl",
         "system_prompt": system_prompt(dom, solo),
-        "policy": {"read_only_tools": sorted(set(names) - writes)},
+        "policy": {
+            "read_only_tools": sorted(set(names) - writes),
+            "repeatable_tools": repeated_writes(dom, writes),
+        },
         "tool_servers": {SERVER: {"kind": "tau2", "domain": domain_name, "solo": solo}},
     }
     return {
@@ -297,6 +321,7 @@ def build_evalset(
 
 
 __all__ = [
+    "BLOCKING",
     "DEFAULT_FAULTS",
     "SERVER",
     "ImportStats",
