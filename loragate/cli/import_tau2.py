@@ -81,7 +81,7 @@ def command(
     typer.echo(f"gold calls checked against the imported schemas: {sides or 'none'}")
     if stats.not_done:
         typer.echo(
-            f"{stats.not_done} task(s) whose gold writes nothing and says nothing: the request "
+            f"{stats.not_done} task(s) whose gold changes nothing and says nothing: the request "
             "is to be turned down (outcome not_done)"
         )
     if stats.no_gold:

@@ -142,8 +142,8 @@ class Domain:
             return self.tasks[task_id]
         raise BadInput(
             f"tau2 {self.name} has no task {task_id!r}",
-            fix=f"{did_you_mean(task_id, self.tasks)}pick a task id of the domain's "
-            f"tasks.json ({len(self.tasks)} tasks; `loragate import tau2` lists them)",
+            fix=f"{did_you_mean(task_id, self.tasks)}pick one of the {len(self.tasks)} task "
+            f"ids of tau2's {self.name} tasks.json",
         )
 
     def split(self, name: str) -> list[str]:
@@ -233,6 +233,15 @@ class Domain:
                     )
             self._gold[task.id] = (env.get_db_hash(), env.get_user_db_hash())
         return self._gold[task.id]
+
+    def start_hashes(self, task: Any) -> tuple[Any, Any]:
+        """The agent's and the user's database hash in the task's initial state (what a
+        trajectory that ran no call leaves); once per task and process."""
+        key = f"start\0{task.id}" if task.initial_state is not None else "start"
+        if key not in self._gold:
+            env = self.start(task)
+            self._gold[key] = (env.get_db_hash(), env.get_user_db_hash())
+        return self._gold[key]
 
     def respond(
         self,

@@ -149,15 +149,24 @@ def plan_faults(
     return faults, by_fault
 
 
-def _success(task: Any, writes: set[str], options: dict[str, Any]) -> dict[str, Any]:
-    """The `tau2` reward; plus `outcome: not_done` where the gold writes nothing and has
-    nothing to say (the request is to be turned down: a reply claiming it was done fails
-    loragate's check even where tau2's reward cannot see it)."""
+def turned_down(dom: Domain, task: Any, writes: set[str]) -> bool:
+    """The gold changes nothing and has nothing to say: the request is to be turned down
+    (no gold write, or - tau2 skips a gold action that fails - gold writes that leave the
+    database as it was)."""
     crit = task.evaluation_criteria
+    if crit is None or crit.communicate_info:
+        return False
+    if not any(a.name in writes for a in crit.actions or []):
+        return True
+    return bool(dom.gold_hashes(task) == dom.start_hashes(task))
+
+
+def _success(dom: Domain, task: Any, writes: set[str], options: dict[str, Any]) -> dict[str, Any]:
+    """The `tau2` reward; plus `outcome: not_done` where the request is to be turned down
+    (`turned_down`): a reply claiming it was done fails loragate's check even where tau2's
+    reward, which only compares the database, cannot see it."""
     out: dict[str, Any] = {"reward": {"kind": REWARD_KIND, "options": options}}
-    acts = (crit.actions or []) if crit is not None else []
-    says = (crit.communicate_info or []) if crit is not None else []
-    if not any(a.name in writes for a in acts) and not says:
+    if turned_down(dom, task, writes):
         out["outcome"] = "not_done"
     return out
 
@@ -247,7 +256,7 @@ def _episode(
         "backend": {name: {"server": SERVER} for name in tools},
         "reset_arguments": {SERVER: {"task_id": task.id}},
         "faults": faults,
-        "success": _success(task, writes, options),
+        "success": _success(dom, task, writes, options),
         "max_steps": min(MAX_STEPS_LIMIT, 10 + 2 * len(gold)),
         "tags": tags,
         "notes": f"tau2 {dom.name} task {task.id}",

@@ -97,14 +97,22 @@ class Tau2Reward(RewardKind):
         return tau2_reward(dom, dom.task(o.task_id), trajectory, solo=o.solo)
 
 
-def _replay(dom: Domain, task: Any, trajectory: RewardInput, solo: bool) -> tuple[Any, list[Any]]:
+def _replay(
+    dom: Domain, task: Any, trajectory: RewardInput, solo: bool
+) -> tuple[Any | None, list[Any]]:
     """The environment after the calls that ran, and the message list tau2's evaluators
     read: the task's message history, each call with tau2's own answer, and what the
-    model said."""
+    model said. No environment when nothing would read it: no call ran and the task has
+    no assertion (its start state's hashes are known)."""
     message = tau2_module("data_model.message")
-    env = dom.start(task, solo)
     initial = task.initial_state
     messages: list[Any] = list((initial.message_history or []) if initial else [])
+    if not trajectory.calls and not task.evaluation_criteria.env_assertions:
+        messages += [
+            message.AssistantMessage(role="assistant", content=t) for t in trajectory.replies
+        ]
+        return None, messages
+    env = dom.start(task, solo)
     for i, call in enumerate(trajectory.calls):
         call_id = f"call_{i}"
         tool_call = message.ToolCall(
@@ -126,7 +134,8 @@ def _environment_part(
         return {b: 1.0 for b in ENV_BASES if b in bases}, []
     misses: list[str] = []
     gold = dom.gold_hashes(task)
-    db = 1.0 if (env.get_db_hash(), env.get_user_db_hash()) == gold else 0.0
+    ended = dom.start_hashes(task) if env is None else (env.get_db_hash(), env.get_user_db_hash())
+    db = 1.0 if ended == gold else 0.0
     if db < 1 and "DB" in bases:
         misses.append("DB: the end state differs from the one the gold actions leave")
     assertions = 1.0
