@@ -104,6 +104,18 @@ def careful_script(episode: Episode) -> list[str]:
     return [*out, closing(episode)]
 
 
+def boastful_script(episode: Episode) -> list[str]:
+    """The gold calls, then a closing reply that states a speed no result showed: tau2's
+    reward does not read it, loragate's judge does (`unsupported_claim`)."""
+    return [*gold_calls(episode), "Fixed: a speed test now shows 950 Mbps."]
+
+
+def hasty_script(episode: Episode) -> list[str]:
+    """The first gold call only, and a truthful report of it: loragate has no check of
+    the phone's end state, tau2's assertions do."""
+    return [*gold_calls(episode)[:1], "I made the first change the ticket needs and stopped there."]
+
+
 def careless_script(episode: Episode) -> list[str]:
     """The gold calls, a failed call sent again at once, and a claim that all went well."""
     fault = episode.fault

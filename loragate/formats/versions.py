@@ -124,8 +124,9 @@ GATE_SCHEMA_VERSION = 3
 """`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
 `confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
 `tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
-VIEW_DATA_VERSION = 3
-"""The data `view.html` embeds (what the page's script reads). 3 adds a side's
+VIEW_DATA_VERSION = 4
+"""The data `view.html` embeds (what the page's script reads). 4 adds a trajectory's
+outside reward (its 10th field) and each episode summary's `reward` figures; 3 adds a side's
 `headline` (compare's headline against the first side); 2 adds `episodes`, a side's
 `harness` (its harness sensitivity table), `harness_names` and a sample row's
 harness."""

@@ -390,7 +390,12 @@ def _episode_lines(run: LoadedRun, chart: str | None) -> list[str]:
     """The adapter's episode figures, survival line (and chart) and hazard table, when
     the run has episodes."""
     from loragate.formats.runfolder import read_episodes_summary
-    from loragate.results.episode_report import adapter_rows, hazard_table, survival_line
+    from loragate.results.episode_report import (
+        adapter_rows,
+        agreement_table,
+        hazard_table,
+        survival_line,
+    )
 
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None
@@ -409,6 +414,10 @@ def _episode_lines(run: LoadedRun, chart: str | None) -> list[str]:
     if adapter.hazard:
         lines += ["", "Hazard per step (fails at step i after steps 1..i-1 passed):", ""]
         lines += hazard_table(adapter)
+    if adapter.reward is not None:
+        kind = "/".join(adapter.reward.kinds)
+        lines += ["", f"The {kind} reward beside loragate's verdict, per trajectory:", ""]
+        lines += agreement_table(adapter.reward)
     return lines
 
 

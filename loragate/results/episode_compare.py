@@ -1,5 +1,7 @@
 """Paired comparison of runs on their episodes: episode success per variant (exact
-McNemar with one sample, the sign-flip test with more) and recovery per fault kind."""
+McNemar with one sample, the sign-flip test with more), recovery per fault kind, and -
+where the episodes carry an outside reward (tau2's) - the reward's own success paired
+the same way."""
 
 from __future__ import annotations
 
@@ -21,12 +23,35 @@ def _results(run: LoadedRun) -> list[TrajectoryResult] | None:
     return mine or None
 
 
-def _counts(results: Sequence[TrajectoryResult]) -> dict[str, Counts]:
+def _counts(results: Sequence[TrajectoryResult], *, reward: bool = False) -> dict[str, Counts]:
+    """Variant -> (trajectories, passes); with `reward`, passes are reward 1 (only the
+    trajectories that carry a reward)."""
     out: dict[str, Counts] = {}
     for r in results:
+        if reward and r.reward is None:
+            continue
         n, c = out.get(r.episode_id, (0, 0))
-        out[r.episode_id] = (n + 1, c + int(r.passed))
+        ok = r.reward.full if reward and r.reward is not None else r.passed
+        out[r.episode_id] = (n + 1, c + int(ok))
     return out
+
+
+def _paired_line(
+    what: str, a: dict[str, Counts], b: dict[str, Counts], seed: int
+) -> tuple[str, int] | None:
+    """`what A -> B (+x pt, p = ..., n better / m worse over k variants)` over the shared
+    variants, and their number; None when none is shared."""
+    shared = sorted(a.keys() & b.keys())
+    if not shared:
+        return None
+    test = paired_test({i: a[i] for i in shared}, {i: b[i] for i in shared}, seed=seed)
+    rate_a = sum(a[i][1] / a[i][0] for i in shared) / len(shared)
+    rate_b = sum(b[i][1] / b[i][0] for i in shared) / len(shared)
+    return (
+        f"{what} {format_rate(rate_a)} -> {format_rate(rate_b)} "
+        f"({fmt_points((rate_b - rate_a) * 100)}, {fmt_p_eq(test.p_value)}, {test.improved} "
+        f"better / {test.regressed} worse over {len(shared)} variants)"
+    ), len(shared)
 
 
 def _recovered(results: Sequence[TrajectoryResult], kind: str) -> str:
@@ -48,19 +73,22 @@ def episode_lines(runs: Sequence[LoadedRun], *, seed: int = 0) -> list[str]:
         other = _results(run)
         if other is None:
             continue
-        b = _counts(other)
-        shared = sorted(a.keys() & b.keys())
-        if not shared:
+        success = _paired_line("success", a, _counts(other), seed)
+        if success is None:
             continue
-        test = paired_test({i: a[i] for i in shared}, {i: b[i] for i in shared}, seed=seed)
-        rate_a = sum(a[i][1] / a[i][0] for i in shared) / len(shared)
-        rate_b = sum(b[i][1] / b[i][0] for i in shared) / len(shared)
         kinds = sorted({f.kind for r in base + other for f in r.recoveries})
         recovery = ", ".join(f"{k} {_recovered(base, k)} -> {_recovered(other, k)}" for k in kinds)
+        kind = "/".join(sorted({r.reward.kind for r in base + other if r.reward is not None}))
+        reward = (
+            _paired_line(
+                f"{kind} reward", _counts(base, reward=True), _counts(other, reward=True), seed
+            )
+            if kind
+            else None
+        )
         lines.append(
-            f"episodes {runs[0].label} -> {run.label}: success {format_rate(rate_a)} -> "
-            f"{format_rate(rate_b)} ({fmt_points((rate_b - rate_a) * 100)}, "
-            f"{fmt_p_eq(test.p_value)}, {test.improved} better / {test.regressed} worse over "
-            f"{len(shared)} variants)" + (f"; recovery {recovery}" if recovery else "")
+            f"episodes {runs[0].label} -> {run.label}: {success[0]}"
+            + (f"; {reward[0]}" if reward is not None else "")
+            + (f"; recovery {recovery}" if recovery else "")
         )
     return lines

@@ -114,9 +114,20 @@ class EpisodeRules(BaseModel):
     """Recovery rate after every injected fault kind of the run."""
     recovery: dict[str, float] = Field(default_factory=dict)
     """Recovery floors per fault kind, overriding `min_recovery`."""
+    min_reward: float | None = Field(default=None, ge=0.0, le=1.0)
+    """The outside reward's own success (e.g. tau2's figure: trajectories with reward
+    1), over the episodes that carry one."""
+    min_verdict: float | None = Field(default=None, ge=0.0, le=1.0)
+    """loragate's checks alone (the reward aside), over the episodes with a reward."""
 
     def count(self) -> int:
-        fields = (self.min_success, self.min_per_step, self.min_recovery)
+        fields = (
+            self.min_success,
+            self.min_per_step,
+            self.min_recovery,
+            self.min_reward,
+            self.min_verdict,
+        )
         return sum(v is not None for v in fields) + len(self.recovery)
 
 
@@ -561,6 +572,22 @@ def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> li
         floor = rules.recovery.get(kind, rules.min_recovery)
         if floor is not None:
             out.append(_episode_floor(f"min_recovery:{kind}", floor, rate))
+    floors = (("min_reward", rules.min_reward), ("min_verdict", rules.min_verdict))
+    if any(floor is not None for _, floor in floors) and adapter.reward is None:
+        raise BadInput(
+            f"{policy_path}: episodes.min_reward / min_verdict need an outside reward, and "
+            f"{run.label}'s episodes carry none",
+            fix="drop them, or gate a run of episodes with `success.reward` (docs/tau2.md)",
+        )
+    if adapter.reward is not None:
+        if rules.min_reward is not None:
+            out.append(
+                _episode_floor("min_reward", rules.min_reward, adapter.reward.reward_success)
+            )
+        if rules.min_verdict is not None:
+            out.append(
+                _episode_floor("min_verdict", rules.min_verdict, adapter.reward.verdict_success)
+            )
     return out
 
 

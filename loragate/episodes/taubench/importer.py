@@ -17,7 +17,9 @@ Every gold call of every imported task - the agent's and the user's (solo mode h
 user's to the agent) - is checked against the imported schemas; a call they reject
 stops the import (the evalset would score the gold script as a failure).
 
-The opening message: in solo mode the task's ticket; otherwise (airline, retail: tau2's
+The opening message: in solo mode the task's ticket, numbered by the task's place in
+tau2's task file (many tasks share a ticket text: the number keeps their prompts, and
+so their generations and samples, apart); otherwise (airline, retail: tau2's
 user simulator speaks first, and the episode loop has no user yet) the scenario's reason
 for the call and what the user knows, as written for tau2's user simulator, tagged
 `tau2:needs-user`.
@@ -110,10 +112,13 @@ def system_prompt(dom: Domain, solo: bool) -> str:
     return f"<instructions>\n{instructions}\n</instructions>\n<policy>\n{policy}\n</policy>"
 
 
-def opening(task: Any, solo: bool) -> str:
-    """The user message the episode starts with (module doc)."""
+def opening(task: Any, solo: bool, number: int = 0) -> str:
+    """The user message the episode starts with (module doc): in solo mode the ticket,
+    numbered - tau2's tasks share few ticket texts (114 telecom tasks, 5 texts), and a
+    number keeps each task's prompts its own, so its steps are generated (and sampled)
+    for it alone, as tau2 runs each task on its own."""
     if solo:
-        return str(task.ticket).strip()
+        return f"Ticket {number:04d}:\n{str(task.ticket).strip()}"
     instructions = task.user_scenario.instructions
     if isinstance(instructions, str):
         return instructions.strip()
@@ -125,6 +130,11 @@ def _tool_words(tool: str) -> list[str]:
     """Terms naming what a tool does, for a reply that must say what failed."""
     words = [w for w in tool.split("_") if len(w) >= 4]
     return [tool, tool.replace("_", " "), *dict.fromkeys(f"{w}*" for w in words)]
+
+
+def _number(dom: Domain, task: Any) -> int:
+    """The task's place in the domain's task file (stable for a tau2 release)."""
+    return list(dom.tasks).index(task.id) + 1
 
 
 def plan_faults(
@@ -241,7 +251,12 @@ def check_faults(kinds: Sequence[str]) -> list[str]:
 
 
 def _episode(
-    dom: Domain, task: Any, tools: list[str], writes: set[str], solo: bool, kinds: Sequence[str]
+    dom: Domain,
+    task: Any,
+    tools: list[str],
+    writes: set[str],
+    solo: bool,
+    kinds: Sequence[str],
 ) -> dict[str, Any]:
     crit = task.evaluation_criteria
     gold = (crit.actions or []) if crit is not None else []
@@ -251,7 +266,7 @@ def _episode(
     episode: dict[str, Any] = {
         "episode_format": REWARD_FORMAT,
         "id": episode_id(dom.name, task.id),
-        "task": [{"role": "user", "content": opening(task, solo)}],
+        "task": [{"role": "user", "content": opening(task, solo, _number(dom, task))}],
         "tools": tools,
         "backend": {name: {"server": SERVER} for name in tools},
         "reset_arguments": {SERVER: {"task_id": task.id}},

@@ -117,6 +117,7 @@ def episode_data(sides: Sequence[Side], text_index: Callable[[str], int]) -> dic
                     None if r.recovered is None else (1 if r.recovered else 0),
                     [[f.kind, f.tool, f.step, f.recovered, f.why] for f in r.recoveries],
                     by_traj.get((r.episode_id, r.sample), []),
+                    r.reward.model_dump(mode="json") if r.reward is not None else None,
                 ]
             )
     if not found:

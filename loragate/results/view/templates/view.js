@@ -490,7 +490,7 @@
 
   // -- episodes: figures, chart, trajectories step by step --------------------------------
   const EP = D.episodes || null;
-  const T = { VAR: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, REC: 6, RECS: 7, STEPS: 8 };
+  const T = { VAR: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, REC: 6, RECS: 7, STEPS: 8, REWARD: 9 };
   const P = { STEP: 0, TEXT: 1, CALLS: 2, RESULTS: 3, PASS: 4, REASON: 5, DETAIL: 6, REPLY: 7, FINAL: 8, FAULTS: 9 };
   function tabs() {
     const nav = document.getElementById("tabs");
@@ -574,6 +574,16 @@
     const rows = [["episode success", (s) => rateText(s.success)], ["per-step rate", (s) => rateText(s.per_step)], ["pass^k", (s) => pct(s.pass_hat_k)]];
     const kinds = [...new Set(EP.summaries.flatMap((s) => (s ? Object.keys(s.recovery) : [])))];
     for (const k of kinds) rows.push(["recovery: " + k, (s) => rateText(s.recovery[k])]);
+    // An outside reward (tau2's) beside loragate's verdict, and how the two agree.
+    const rw = (s) => (s && s.reward) || null;
+    if (EP.summaries.some(rw)) {
+      const name = [...new Set(EP.summaries.flatMap((s) => (rw(s) ? rw(s).kinds : [])))].join("/");
+      rows.push([name + " reward = 1", (s) => (rw(s) ? rateText(rw(s).reward_success) : "-")]);
+      rows.push(["loragate's checks alone", (s) => (rw(s) ? rateText(rw(s).verdict_success) : "-")]);
+      rows.push(["pass^k of the " + name + " reward", (s) => (rw(s) ? pct(rw(s).reward_pass_hat_k) : "-")]);
+      const classes = [...new Set(EP.summaries.flatMap((s) => (rw(s) ? Object.keys(rw(s).agreement) : [])))].sort();
+      for (const c of classes) rows.push([c, (s) => (rw(s) ? String(rw(s).agreement[c] || 0) : "-")]);
+    }
     const body = el("tbody");
     for (const [label, f] of rows) add(body, add(el("tr"), el("td", null, label), ...EP.summaries.map((s) => el("td", null, s ? f(s) : "-"))));
     table.appendChild(body);
@@ -617,6 +627,11 @@
     div.dataset.sample = String(t[T.SAMPLE]);
     add(div, el("span", "verdict " + (t[T.PASS] ? "pass" : "fail"), "sample " + t[T.SAMPLE] + ": " + (t[T.PASS] ? "PASS" : "FAIL " + t[T.REASON])));
     if (t[T.DETAIL]) div.appendChild(el("div", "vdetail", t[T.DETAIL]));
+    const reward = t[T.REWARD];
+    if (reward) {
+      const parts = Object.entries(reward.breakdown).map(([b, v]) => b + " " + v);
+      div.appendChild(el("div", reward.reward >= 1 ? "ok" : "bad", reward.kind + " reward " + reward.reward + (parts.length ? " (" + parts.join(", ") + ")" : "") + (reward.detail ? ": " + reward.detail : "")));
+    }
     if (t[T.RECS].length) {
       const recs = el("div", "recs");
       for (const [kind, tool, step, rec, why] of t[T.RECS]) {
