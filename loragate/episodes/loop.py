@@ -27,6 +27,7 @@ records back as `prefetched`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -281,7 +282,7 @@ def run_episodes(
             this_round.finish(ready, cache)
             if this_round.jobs:
                 jobs = [job for job, _ in this_round.jobs.values()]
-                generate(jobs, lambda records, r=this_round: r.finish(records, cache))
+                generate(jobs, functools.partial(this_round.finish, cache=cache))
             this_round.check_done()
     return trajs
 

@@ -37,16 +37,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import entry_points
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel
 
 from loragate.common.errors import BadInput, unknown_name
 from loragate.common.plugins import plugin_classes
 from loragate.formats.trajectories import RewardResult
-
-if TYPE_CHECKING:
-    from loragate.episodes.actions import CallEvent
 
 ENTRY_POINT_GROUP = "loragate.rewards"
 STOPPED_BY_FAULT = (
@@ -137,7 +134,21 @@ def reward_kind(name: str) -> RewardKind:
     raise unknown_name("reward kind", name, list(kinds))
 
 
-def rebuilt_calls(calls: Iterable[CallEvent], offered: Sequence[str]) -> tuple[RewardCall, ...]:
+class ExecutedCall(Protocol):
+    """What the rebuild reads of a trajectory's executed call
+    (`loragate.episodes.actions.CallEvent`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+
+    @property
+    def fault(self) -> str | None: ...
+
+
+def rebuilt_calls(calls: Iterable[ExecutedCall], offered: Sequence[str]) -> tuple[RewardCall, ...]:
     """The calls that ran, in order (the module doc's rule): `calls` are a trajectory's
     executed calls, `offered` the episode's tools."""
     return tuple(
@@ -150,6 +161,7 @@ def rebuilt_calls(calls: Iterable[CallEvent], offered: Sequence[str]) -> tuple[R
 __all__ = [
     "ENTRY_POINT_GROUP",
     "STOPPED_BY_FAULT",
+    "ExecutedCall",
     "RewardCall",
     "RewardInput",
     "RewardKind",

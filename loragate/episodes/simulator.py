@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from loragate.calls.matchers import match_arguments, matches
+from loragate.calls.matchers import match_arguments
 from loragate.common.errors import BadInput
 from loragate.episodes.definitions import (
     CALLS_TABLE,
@@ -443,18 +443,3 @@ def _dump(arguments: dict[str, Any]) -> str:
 
 def _is_error(result: Any) -> bool:
     return isinstance(result, dict) and "error" in result
-
-
-def count_matching(
-    state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]
-) -> int:
-    """How many records of `table` satisfy every field matcher of `where`."""
-    return sum(
-        all(matches(m, row[f]) if f in row else matches(m) for f, m in where.items())
-        for row in state.get(table, [])
-    )
-
-
-def holds(state: dict[str, list[dict[str, Any]]], table: str, where: dict[str, Any]) -> bool:
-    """True when some record of `table` satisfies every field matcher of `where`."""
-    return count_matching(state, table, where) > 0

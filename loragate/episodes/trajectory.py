@@ -44,11 +44,11 @@ from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes import step_checks
 from loragate.episodes.actions import CallEvent, write_tools
-from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
+from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode, count_matching, holds
 from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_problem
 from loragate.episodes.rewards import RewardInput, rebuilt_calls, reward_kind
 from loragate.episodes.running import CLAIM_REASONS
-from loragate.episodes.simulator import Simulator, count_matching, holds
+from loragate.episodes.simulator import Simulator
 from loragate.formats.evalset import Policy
 from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
 from loragate.formats.trajectories import (

@@ -238,8 +238,8 @@ def repeated_writes(dom: Domain, writes: set[str]) -> list[str]:
 
 def check_faults(kinds: Sequence[str]) -> list[str]:
     """The fault kinds, each known (`wrong_value` needs a result text: not planned here)."""
-    out = []
-    known = [k for k in EPISODE_FAULT_KINDS if k != "wrong_value"]
+    out: list[str] = []
+    known: list[str] = [k for k in EPISODE_FAULT_KINDS if k != "wrong_value"]
     for kind in kinds:
         if kind not in known:
             raise BadInput(
