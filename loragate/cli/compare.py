@@ -71,10 +71,13 @@ def command(
     refs = [parse_run_ref(r) for r in runs]
     logs = assign_training_logs(training_log or [], refs)
     loaded = [load_run(ref, log) for ref, log in zip(refs, logs, strict=True)]
-    comparison = compare_runs(loaded, intersect=intersect, alpha=alpha, seed=seed)
     from loragate.results.episode_compare import episode_lines
 
     episodes = episode_lines(loaded, seed=seed)
+    if not any(r.summary.entry_ids for r in loaded):
+        _episodes_only(episodes, output_format, out)
+        return
+    comparison = compare_runs(loaded, intersect=intersect, alpha=alpha, seed=seed)
     if output_format == "json":
         text = render_json(comparison)
         typer.echo(text, nl=False)
@@ -99,6 +102,27 @@ def command(
     if out is not None:
         atomic_write_text(out, text)
         _write_view_beside(out, runs, [None, *comparison.headlines])
+
+
+def _episodes_only(lines: list[str], output_format: str, out: Path | None) -> None:
+    """Runs of an evalset of episodes only (an imported tau2 domain): their episode lines."""
+    from loragate.common.errors import BadInput
+    from loragate.common.files import atomic_write_text
+
+    if not lines:
+        raise BadInput(
+            "the runs have no entry and no episode variant in common; nothing to compare",
+            fix="compare runs of the same evalset",
+        )
+    if output_format == "json":
+        raise BadInput(
+            "--format json compares entries, and these runs have episodes only",
+            fix="use --format terminal or markdown",
+        )
+    text = "".join(f"{line}\n" for line in lines)
+    typer.echo(text, nl=False)
+    if out is not None:
+        atomic_write_text(out, text)
 
 
 def view_path_beside(out: Path) -> Path:

@@ -141,12 +141,13 @@ AGREEMENT_MEANING = {
 }
 
 
+def _meaning(cls: str) -> str:
+    return AGREEMENT_MEANING.get(cls) or AGREEMENT_MEANING.get(cls.split(":")[0], "")
+
+
 def agreement_table(reward: RewardFigures) -> list[str]:
     """Markdown: trajectories per agreement class (`episodes.stats.agreement_class`)."""
-    rows = [
-        [f"`{cls}`", str(n), AGREEMENT_MEANING.get(cls, AGREEMENT_MEANING[cls.split(":")[0]])]
-        for cls, n in reward.agreement.items()
-    ]
+    rows = [[cls, str(n), _meaning(cls)] for cls, n in reward.agreement.items()]
     return markdown_table(["class", "trajectories", "meaning"], rows, "lrl")
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput
 from loragate.common.names import check_name
-from loragate.formats.records import AdapterSummary, ResultRecord, Summary
+from loragate.formats.records import AdapterSummary, RateStats, ResultRecord, Summary
 from loragate.formats.runfolder import read_manifest, read_results, read_summary
 from loragate.results.training_logs import TrainingLog, find_training_log, read_training_log
 from loragate.stats.binomial import Counts
@@ -125,11 +125,40 @@ def check_adapter(run_dir: Path, summary: Summary, adapter: str) -> str:
     return adapter
 
 
+def with_episode_adapters(run_dir: Path, summary: Summary) -> Summary:
+    """A run of an evalset of episodes only (e.g. an imported tau2 domain) has no scored
+    entry: its adapters are those of its episodes, each with no family figure."""
+    if summary.adapters or summary.entry_ids:
+        return summary
+    from loragate.formats.runfolder import read_episodes_summary
+
+    episodes = read_episodes_summary(run_dir)
+    if episodes is None:
+        return summary
+    empty = AdapterSummary(
+        overall=RateStats(
+            entries=0,
+            samples=0,
+            passes=0,
+            pass_at_1=None,
+            ci_low=None,
+            ci_high=None,
+            k=episodes.samples_per_episode,
+            pass_hat_k=None,
+            pass_at_k=None,
+            unparseable=0,
+            unparseable_repaired=0,
+        ),
+        families={},
+    )
+    return summary.model_copy(update={"adapters": dict.fromkeys(episodes.adapters, empty)})
+
+
 def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
     """Load a run folder's summary and one adapter's results; `BadInput` when unusable."""
     if isinstance(ref, str):
         ref = parse_run_ref(ref)
-    summary = read_summary(check_run_dir(ref))
+    summary = with_episode_adapters(ref.run_dir, read_summary(check_run_dir(ref)))
     names = list(summary.adapters)
     if ref.adapter is None:
         if len(names) != 1:
@@ -161,7 +190,7 @@ def loaded_run(
             continue  # another adapter's, or a harness variant's (summary.harness has those)
         records[r.entry_id].append(r)
         family_of[r.entry_id] = r.family
-    if not records:
+    if not records and summary.entry_ids:
         raise BadInput(
             f"{ref.run_dir}/results.jsonl has no scored sample of adapter {adapter!r}; "
             "re-score the run (`loragate score`)",

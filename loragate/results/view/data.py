@@ -50,7 +50,12 @@ from loragate.formats.versions import VIEW_DATA_VERSION
 from loragate.generate.prompt import evalset_messages
 from loragate.results.gate import GateResult
 from loragate.results.report import family_label
-from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
+from loragate.results.runs import (
+    check_adapter,
+    check_run_dir,
+    parse_run_ref,
+    with_episode_adapters,
+)
 from loragate.results.view.html import render_view
 from loragate.stats.power import detectable_drop, entry_step
 
@@ -90,7 +95,9 @@ def sides_of(
     with_gate: bool = True,
 ) -> list[Side]:
     """The sides of one scored run folder: every adapter, or only `adapter`; with the
-    folder's gate results unless `with_gate` is false."""
+    folder's gate results unless `with_gate` is false (a run of episodes only: the
+    adapters of its episodes)."""
+    summary = with_episode_adapters(run_dir, summary)
     names = list(summary.adapters)
     if adapter is not None:
         check_adapter(run_dir, summary, adapter)
