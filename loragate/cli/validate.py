@@ -10,12 +10,31 @@ import typer
 
 from loragate.common.errors import BadInput
 from loragate.episodes.answers import episode_verdicts
+from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.load import load_episodes
+from loragate.episodes.rewards import reward_kind
 from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world
 from loragate.results.report import family_label
 from loragate.score.aggregate import family_order
+
+
+def reward_notes(episodes: EpisodeSet) -> list[str]:
+    """What the episodes' outside rewards need installed before `run` and
+    `score-episodes` can compute them."""
+    kinds = {
+        c.reward.kind
+        for e in episodes.episodes
+        for c in (e.spec.success, *e.spec.by_fault.values())
+        if c.reward is not None
+    }
+    out = []
+    for kind in sorted(kinds):
+        missing = reward_kind(kind).missing()
+        if missing is not None:
+            out.append(f"the {kind} reward: {missing} (run and score-episodes need it)")
+    return out
 
 
 def describe(evalset: Evalset) -> str:
@@ -114,6 +133,8 @@ def command(
             f"OK: {len(specs)} episodes ({len(episodes.episodes)} with their fault variants) "
             f"in {episodes.path.name}"
         )
+        for note in reward_notes(episodes):
+            typer.echo(f"note: {note}", err=True)
     manifest = loaded.manifest
     if manifest.world:
         try:

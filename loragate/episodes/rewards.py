@@ -91,6 +91,10 @@ class RewardKind(ABC):
     options: ClassVar[type[BaseModel]]
     """The model of an episode's `reward.options` (extra="forbid")."""
 
+    def missing(self) -> str | None:
+        """What to install before this reward can be computed (None: nothing)."""
+        return None
+
     def check(self, options: BaseModel) -> list[str]:
         """What the installed benchmark says of these options at load time (an unknown
         task, a domain it lacks); nothing when the benchmark is not installed (the reward

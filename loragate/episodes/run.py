@@ -298,6 +298,7 @@ def run_plan_episodes(
     key, seed = _keys(plan)
     plan.out_dir.mkdir(parents=True, exist_ok=True)
     evalset = plan.evalset
+    said = set(runner.warnings())  # the entries' generation said these already
     # Started on first use, stopped when the loop ends (also on an error or Ctrl-C).
     with (
         ToolServers(
@@ -318,6 +319,9 @@ def run_plan_episodes(
             on_round=on_round,
             prefetched=runner.prefetched if isinstance(runner, EpisodeRunner) else None,
         )
+    for warning in runner.warnings():
+        if warn is not None and warning not in said:
+            warn(warning)
     return write_episode_results(
         trajs, plan.out_dir, episodes_sha256=episodes.sha256, k=config.sampling.samples
     )[1]

@@ -442,6 +442,10 @@ class LazyRunner:
             self._runner = get_runner(self.backend)(self.setup)
         return self._runner
 
+    def warnings(self) -> list[str]:
+        """The started runner's warnings (none when it never started)."""
+        return self._runner.warnings() if self._runner is not None else []
+
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from loragate.common.errors import BadInput
 from loragate.episodes.rewards import RewardInput, RewardKind
 from loragate.episodes.taubench.environments import (
+    INSTALL,
     SOLO_DOMAINS,
     Domain,
     Tau2Domain,
@@ -72,6 +73,11 @@ class Tau2Reward(RewardKind):
 
     name = NAME
     options = Tau2Options
+
+    def missing(self) -> str | None:
+        if importlib.util.find_spec("tau2") is None:
+            return f"tau2-bench is not installed: {INSTALL}"
+        return None
 
     def check(self, options: BaseModel) -> list[str]:
         if importlib.util.find_spec("tau2") is None:
