@@ -157,6 +157,7 @@ def tau2_orchestrator_pass(
             name, args = self.calls.pop(0)
             tool_call = message.ToolCall(id=f"c{len(self.calls)}", name=name, arguments=args)
             out = message.AssistantMessage(role="assistant", tool_calls=[tool_call])
+            out = self._check_if_stop_toolcall(out)  # `done`: the stop message
             state.messages.append(out)
             return out, state
 
@@ -255,6 +256,9 @@ def environment_times(name: str, n: int = 20) -> tuple[float, float]:
 
 
 def timings(split: str, tmp: Path) -> None:
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
     ev = load(write_evalset(tmp / "telecom", "telecom", split=split, faults=[]))
     clean = episodes(ev, clean_only=True)
     tasks = [task_of(e) for e in clean]
@@ -293,7 +297,9 @@ def main() -> None:
     run.add_argument("--out", type=Path, required=True)
     timing = sub.add_parser("time", help="the timings of the module doc")
     timing.add_argument("--split", default="small")
-    timing.add_argument("--tmp", type=Path, default=Path("runs/bench-tau2"))
+    timing.add_argument(
+        "--tmp", type=Path, default=Path("runs/bench-tau2"), help="scratch folder (emptied)"
+    )
     args = parser.parse_args()
     if args.command == "run":
         play_run(load(args.evalset), args.out)
