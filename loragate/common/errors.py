@@ -86,9 +86,12 @@ def unknown_name(kind: str, name: str, known: Iterable[str], kinds: str | None =
 class MissingDependency(LoragateError):
     """An optional dependency is not installed; the message says which pip line adds it."""
 
-    def __init__(self, what: str, extra: str, alternative: str | None = None) -> None:
+    def __init__(
+        self, what: str, extra: str, alternative: str | None = None, *, then: str | None = None
+    ) -> None:
         super().__init__(
             f"{what} is not installed. Install it with: pip install 'loragate[{extra}]'"
+            + (f" && {then}" if then else "")
             + (f" (or {alternative})" if alternative else "")
         )
 

@@ -333,6 +333,11 @@ class EpisodeSpec(BaseModel):
     tags: list[str] = Field(default_factory=list)
     notes: str | None = None
 
+    def reward_kinds(self) -> set[str]:
+        """The outside reward kinds its criteria name (`success` and `by_fault`)."""
+        crits = [self.success, *self.by_fault.values()]
+        return {c.reward.kind for c in crits if c.reward is not None}
+
     def servers(self) -> set[str]:
         """The tool servers this episode's offered tools are answered by."""
         return {

@@ -91,9 +91,10 @@ class RewardKind(ABC):
     options: ClassVar[type[BaseModel]]
     """The model of an episode's `reward.options` (extra="forbid")."""
 
-    def missing(self) -> str | None:
-        """What to install before this reward can be computed (None: nothing)."""
-        return None
+    def require(self) -> None:  # noqa: B027 - optional hook: most kinds need nothing
+        """`MissingDependency` (or `BadInput`: another release) when the benchmark this
+        reward needs is not installed as it must be; checked before a run or a rescore
+        writes anything."""
 
     def check(self, options: BaseModel) -> list[str]:
         """What the installed benchmark says of these options at load time (an unknown
@@ -152,6 +153,13 @@ class ExecutedCall(Protocol):
     def fault(self) -> str | None: ...
 
 
+def require_rewards(kinds: Iterable[str]) -> None:
+    """Every reward kind named is registered and its benchmark installed (before a run
+    or a rescore writes anything)."""
+    for kind in sorted(set(kinds)):
+        reward_kind(kind).require()
+
+
 def rebuilt_calls(calls: Iterable[ExecutedCall], offered: Sequence[str]) -> tuple[RewardCall, ...]:
     """The calls that ran, in order (the module doc's rule): `calls` are a trajectory's
     executed calls, `offered` the episode's tools."""
@@ -170,6 +178,7 @@ __all__ = [
     "RewardInput",
     "RewardKind",
     "rebuilt_calls",
+    "require_rewards",
     "reward_kind",
     "reward_kinds",
 ]

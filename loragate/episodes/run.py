@@ -37,6 +37,7 @@ from loragate.episodes.loop import (
     run_episodes,
     write_episode_results,
 )
+from loragate.episodes.rewards import require_rewards
 from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.steps_file import read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext
@@ -204,6 +205,7 @@ def preflight_episodes(plan: RunPlan, episodes: EpisodeSet) -> None:
     every tool server they use starts (or answers) and lists their tools (its `mcp`
     extra installed, its command on PATH, its header variables set), and - for the
     replay backend - the generations file scripts every step the episodes will take."""
+    require_rewards(k for e in episodes.episodes for k in e.spec.reward_kinds())
     uses = server_uses(episodes.episodes)
     if uses:
         evalset = plan.evalset
@@ -367,6 +369,7 @@ def rescore_episodes(
     adapters = list(dict.fromkeys(s.adapter for s in steps))
     samples = max(s.sample for s in steps) + 1  # below MAX_SAMPLES: the records check it
     chosen = [e for e in episodes.episodes if e.id in wanted]
+    require_rewards(k for e in chosen for k in e.spec.reward_kinds())  # before any write
     out_dir.mkdir(parents=True, exist_ok=True)
     trajs = replay_episodes(
         chosen,

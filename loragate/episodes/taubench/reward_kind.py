@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from loragate.common.errors import BadInput
 from loragate.episodes.rewards import RewardInput, RewardKind
 from loragate.episodes.taubench.environments import (
-    INSTALL,
     SOLO_DOMAINS,
     Domain,
     Tau2Domain,
@@ -74,10 +73,8 @@ class Tau2Reward(RewardKind):
     name = NAME
     options = Tau2Options
 
-    def missing(self) -> str | None:
-        if importlib.util.find_spec("tau2") is None:
-            return f"tau2-bench is not installed: {INSTALL}"
-        return None
+    def require(self) -> None:
+        require_tau2()
 
     def check(self, options: BaseModel) -> list[str]:
         if importlib.util.find_spec("tau2") is None:
@@ -98,6 +95,7 @@ class Tau2Reward(RewardKind):
         return out
 
     def score(self, options: BaseModel, trajectory: RewardInput) -> RewardResult:
+        require_tau2()
         o = Tau2Options.model_validate(options.model_dump())
         dom = domain(o.domain)
         return tau2_reward(dom, dom.task(o.task_id), trajectory, solo=o.solo)
