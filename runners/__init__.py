@@ -20,7 +20,7 @@ from types import MappingProxyType
 from pydantic import BaseModel
 
 from loragate.common.errors import BadInput, MissingDependency, unknown_name
-from loragate.common.plugins import plugin_classes
+from loragate.common.plugins import check_plugin_name, plugin_classes
 from loragate.runners._base import (
     Backend,
     PromptJob,
@@ -43,12 +43,7 @@ def get_backends() -> Mapping[str, Backend]:
     eps = entry_points(group=ENTRY_POINT_GROUP)
     for ep, cls in plugin_classes(eps, ENTRY_POINT_GROUP, Backend, "loragate.runners.Backend"):
         backend: Backend = cls()
-        if backend.name != ep.name or backend.name in found:
-            why = "is registered twice" if backend.name in found else f"is named {ep.name!r}"
-            raise BadInput(
-                f"backend {backend.name!r} ({ep.value}) {why}",
-                fix="give the entry point the backend's own name, one backend a name",
-            )
+        check_plugin_name(ep, backend.name, found, "backend")
         options = backend.options
         if options is not None and options.model_config.get("extra") != "forbid":
             raise BadInput(

@@ -41,4 +41,16 @@ def plugin_classes(
         yield ep, loaded
 
 
-__all__ = ["EntryPointLike", "plugin_classes"]
+def check_plugin_name(ep: EntryPointLike, name: str, found: Iterable[str], what: str) -> None:
+    """`BadInput` when the plugin `ep` loaded calls itself other than its entry point, or
+    its name is taken already (`what`: "backend", "reward kind", ...)."""
+    taken = name in found
+    if name != ep.name or taken:
+        why = "is registered twice" if taken else f"is named {ep.name!r}"
+        raise BadInput(
+            f"{what} {name!r} ({ep.value}) {why}",
+            fix=f"give the entry point the {what}'s own name, one {what} a name",
+        )
+
+
+__all__ = ["EntryPointLike", "check_plugin_name", "plugin_classes"]

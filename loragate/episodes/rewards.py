@@ -42,7 +42,7 @@ from typing import Any, ClassVar, Literal, Protocol
 from pydantic import BaseModel
 
 from loragate.common.errors import BadInput, unknown_name
-from loragate.common.plugins import plugin_classes
+from loragate.common.plugins import check_plugin_name, plugin_classes
 from loragate.formats.trajectories import RewardResult
 
 ENTRY_POINT_GROUP = "loragate.rewards"
@@ -116,12 +116,7 @@ def reward_kinds() -> Mapping[str, RewardKind]:
         eps, ENTRY_POINT_GROUP, RewardKind, "loragate.episodes.rewards.RewardKind"
     ):
         kind: RewardKind = cls()
-        if kind.name != ep.name or kind.name in found:
-            why = "is registered twice" if kind.name in found else f"is named {ep.name!r}"
-            raise BadInput(
-                f"reward kind {kind.name!r} ({ep.value}) {why}",
-                fix="give the entry point the kind's own name, one kind a name",
-            )
+        check_plugin_name(ep, kind.name, found, "reward kind")
         if kind.options.model_config.get("extra") != "forbid":
             raise BadInput(
                 f"reward kind {kind.name!r}: its options model accepts unknown keys",
