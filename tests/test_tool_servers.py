@@ -406,3 +406,33 @@ def test_docs_tool_servers_example_loads(tmp_path: Path) -> None:
     servers = load_evalset(root).manifest.tool_servers
     assert set(servers) == {"tickets", "billing"}
     assert servers["tickets"].reset == "reset_tickets" and servers["billing"].kind == "http"
+
+
+def test_a_reset_gets_the_episodes_reset_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`reset_arguments` (episode format 4) reach the server's reset tool, once per
+    trajectory, before its first call."""
+    from loragate.formats.evalset import HttpServerConfig
+
+    config = HttpServerConfig(kind="http", url="http://127.0.0.1:9/tools", reset="reset_to")
+    made: list[tuple[str, dict[str, Any]]] = []
+
+    def call(self: ToolServers, server: str, tool: str, arguments: dict[str, Any]) -> ToolReply:
+        made.append((tool, arguments))
+        return ToolReply("{}", False)
+
+    monkeypatch.setattr(ToolServers, "call", call)
+    spec = EpisodeSpec.model_validate(
+        {
+            **CLOSE,
+            "episode_format": 4,
+            "reset_arguments": {"tickets": {"scenario": "s-2"}},
+            "faults": [],
+            "by_fault": {},
+        }
+    )
+    with ToolServers({"tickets": config}, root=Path(".")) as servers:
+        sim = Simulator(Episode("EP", spec), Policy(), servers)
+        sim.call("close_ticket", {"ticket_id": "T-7"}, 1)
+        sim.call("get_ticket", {"ticket_id": "T-7"}, 2)
+    assert made[0] == ("reset_to", {"scenario": "s-2"})
+    assert [tool for tool, _ in made] == ["reset_to", "close_ticket", "get_ticket"]
