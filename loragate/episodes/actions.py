@@ -144,7 +144,7 @@ class Action:
 
 def write_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
     """The offered tools whose calls change something (logged in the `calls` table)."""
-    from loragate.episodes.checks import logged_tools
+    from loragate.episodes.validation import logged_tools
 
     return logged_tools(spec, policy)
 

@@ -245,7 +245,7 @@ class Simulator:
         self.policy = policy
         self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
         self.faults = FaultInjector(episode.faults)
-        from loragate.episodes.checks import logged_tools
+        from loragate.episodes.validation import logged_tools
 
         self.logged = frozenset(logged_tools(self.spec, policy))
         """Tools whose calls that ran go into the `calls` table."""
