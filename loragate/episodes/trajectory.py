@@ -546,7 +546,7 @@ class Trajectory:
         if reason == "ok" and claim is not None:
             reason = "claim"
             detail = f"step {claim.step}: {claim.verdict.reason.value}: {claim.verdict.detail}"
-        from loragate.episodes.recovery import recoveries
+        from loragate.episodes.fault_recovery import recoveries
 
         per_fault = recoveries(self)
         judged = [r.recovered for r in per_fault if r.recovered is not None]
