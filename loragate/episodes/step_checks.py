@@ -31,7 +31,7 @@ from loragate.episodes.actions import (
     claim_problems,
     result_text,
 )
-from loragate.episodes.evidence import build_evidence
+from loragate.episodes.trajectory_evidence import build_evidence
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.evidence import EMAIL_RE, ID_RE, Evidence, refs_in
 from loragate.judge.support import support_problem
