@@ -9,7 +9,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from loragate.common.errors import BadInput
-from loragate.episodes.answers import episode_verdicts
+from loragate.episodes.answer_replay import episode_verdicts
 from loragate.episodes.load import load_episodes
 from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
