@@ -158,7 +158,7 @@ def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     from loragate.episodes.definitions import select_episodes
-    from loragate.episodes.load import load_episodes
+    from loragate.episodes.episodes_file import load_episodes
     from loragate.runners.vllm import VllmRunner
 
     with tempfile.TemporaryDirectory() as tmp:

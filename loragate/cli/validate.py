@@ -10,7 +10,7 @@ import typer
 
 from loragate.common.errors import BadInput
 from loragate.episodes.answer_replay import episode_verdicts
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world

@@ -27,7 +27,7 @@ from loragate.episodes.definitions import (
     ServerBackend,
     select_episodes,
 )
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.loop import (
     STEP_SEPARATOR,
     KeyFn,

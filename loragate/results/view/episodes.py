@@ -131,7 +131,7 @@ def episode_data(sides: Sequence[Side], text_index: Callable[[str], int]) -> dic
 
 def add_tasks(payload: dict[str, Any], evalset: Any) -> None:
     """Fill each variant's `task` (the user's messages) from the evalset's episodes."""
-    from loragate.episodes.load import load_episodes
+    from loragate.episodes.episodes_file import load_episodes
 
     try:
         episodes = load_episodes(evalset)
