@@ -102,7 +102,7 @@ def scripted_generate(
 
 def one_pass(runner: Any, plan: Any, episodes: list[Any], work: Path) -> dict[str, Any]:
     from loragate.episodes.loop import run_episodes
-    from loragate.episodes.run import context
+    from loragate.episodes.stage import context
     from loragate.formats.records import GenerationRecord
 
     scripts = json.loads(

@@ -41,7 +41,7 @@ from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.errors import BadInput
 from loragate.common.locking import writing
 from loragate.episodes.definitions import EpisodeSet
-from loragate.episodes.run import (
+from loragate.episodes.stage import (
     EpisodeRunner,
     preflight_episodes,
     run_episode_set,

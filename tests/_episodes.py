@@ -227,7 +227,7 @@ def build_fixture(out_dir: Path) -> None:
     """Run the two scripted adapters over agent20's episodes into `out_dir`."""
     from loragate.episodes.episodes_file import load_episodes
     from loragate.episodes.loop import run_episodes
-    from loragate.episodes.run import context
+    from loragate.episodes.stage import context
     from loragate.evalset.load import load_evalset
 
     ev = load_evalset(REPO / "evalsets" / "agent20")

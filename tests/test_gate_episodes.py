@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from loragate.cli.app import main
-from loragate.episodes.run import rescore_episodes
+from loragate.episodes.stage import rescore_episodes
 from loragate.evalset.load import load_evalset
 from tests._episodes import FIXTURE, REPO
 

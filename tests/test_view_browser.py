@@ -216,7 +216,7 @@ def test_agent20_three_adapters(open_page: Any, tmp_path: Path) -> None:
 
 
 def test_episodes_tab(open_page: Any, tmp_path: Path) -> None:
-    from loragate.episodes.run import rescore_episodes
+    from loragate.episodes.stage import rescore_episodes
     from tests._episodes import FIXTURE
     from tests._view_runs import agent20
 
