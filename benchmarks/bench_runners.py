@@ -120,7 +120,7 @@ def runner_generate(runner: Any, jobs: list[Any], path: Path) -> int:
 def bench_overhead(
     args: argparse.Namespace, work: Path, adapters: dict[str, Path]
 ) -> dict[str, Any]:
-    from loragate.run import finish_run
+    from loragate.evaluation import finish_run
     from loragate.runners.vllm import VllmRunner
 
     t_plan, plan = timed(lambda: plan_for(adapters, True, args, work / "plan"))

@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evaluation import finish_run
 from loragate.families import CallSpec, get_family
 from loragate.formats.evalset import Entry
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
-from loragate.run import finish_run
 from loragate.score.scoring import score_records
 
 REPO = Path(__file__).resolve().parent.parent

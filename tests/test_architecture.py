@@ -4,11 +4,11 @@
 Layers, lowest first; a module imports only modules of its own layer or lower ones:
 
     common < stats < formats < calls < judge < families < evalset < runners < generate
-    < score < episodes < results < run < sweep < training < cli < api
+    < score < episodes < results < evaluation < sweep < training < cli < api
 
 `loragate/<layer>/` is that layer; the top-level folders `families/`, `runners/` and
 `training/` (installed as `loragate.families`, `.runners`, `.training`) are theirs;
-`loragate/run.py` is `run`; `loragate/__init__.py` and `__main__.py` are `api`, the
+`loragate/evaluation.py` is `evaluation` (the run stage); `loragate/__init__.py` and `__main__.py` are `api`, the
 package's face, which nothing inside imports. A benchmark sits above everything and
 may use any public module.
 
@@ -57,7 +57,7 @@ LAYERS = [
     "score",
     "episodes",
     "results",
-    "run",
+    "evaluation",
     "sweep",
     "training",
     "cli",
@@ -96,8 +96,8 @@ def _module_of(path: Path) -> Module:
         parts = ["loragate", *parts]
     elif parts[0] == "benchmarks":
         return Module(".".join(parts), path, "benchmarks")
-    elif len(parts) == 2:  # loragate/__init__.py, __main__.py, run.py
-        layer = "run" if parts[1] == "run" else "api"
+    elif len(parts) == 2:  # loragate/__init__.py, __main__.py, evaluation.py
+        layer = "evaluation" if parts[1] == "evaluation" else "api"
     else:
         layer = parts[1]
     if parts[-1] == "__init__":

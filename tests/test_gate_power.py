@@ -210,7 +210,7 @@ def test_baseline_with_another_sample_count_is_still_paired_per_entry(
 
 
 def test_runs_over_different_entries_are_refused(rounds: dict[str, Path], tmp_path: Path) -> None:
-    from loragate.run import finish_run
+    from loragate.evaluation import finish_run
     from tests._casestudy import casestudy_evalset
 
     gens = [

@@ -15,6 +15,7 @@ import pytest
 import loragate.runners as runners_pkg
 from loragate.common.errors import BadInput
 from loragate.evalset.load import load_evalset
+from loragate.evaluation import finish_run
 from loragate.formats.records import (
     GenerationRecord,
     ResultRecord,
@@ -26,7 +27,6 @@ from loragate.generate.harness import HarnessConfig, HarnessVariant, select_vari
 from loragate.generate.harness_apply import NO_TOOL_ROUTED
 from loragate.generate.harness_tools import admissible, load_pool, routed_tools, transform_tools
 from loragate.generate.pipeline import execute_run, plan_run
-from loragate.run import finish_run
 from tests._scripted import ScriptedRunner, right_answers, scripted_config
 
 ROOT = Path(__file__).resolve().parents[1]

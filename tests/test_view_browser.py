@@ -305,9 +305,9 @@ def test_harness_strip_marks_each_variant(open_page: Any, tmp_path: Path) -> Non
     # two synthetic adapters under the default harness and two variants: each row shows,
     # per adapter, one mark a harness, and the harness filter switches the badges
     import loragate.runners as runners_pkg
+    from loragate.evaluation import finish_run
     from loragate.generate.config import RunConfig
     from loragate.generate.pipeline import execute_run, plan_run
-    from loragate.run import finish_run
     from tests._scripted import ScriptedRunner, right_answers, scripted_config
 
     agent20 = Path(__file__).resolve().parents[1] / "evalsets" / "agent20"

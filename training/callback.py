@@ -5,7 +5,7 @@ the last one; `every_steps=None`: only after the last) the callback renders a su
 the evalset - or all of it - with the same renderer as `loragate run`, generates
 greedily with the `hf` backend around the in-memory model (no reload, no checkpoint;
 with `prefix_cache` the shared prefix's key/value cache is recomputed at every
-evaluation, since the weights changed), judges with `loragate.run.evaluate` (a run's
+evaluation, since the weights changed), judges with `loragate.evaluation.evaluate_jobs` (a run's
 scoring, in memory), and logs per-family pass@1 beside the loss:
 
 - into `trainer.state.log_history` (hence `trainer_state.json`) as
@@ -166,8 +166,8 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
 
     def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
         """Generate and score the subset on `model`; (summary, per-output records)."""
+        from loragate.evaluation import evaluate_jobs
         from loragate.formats.manifest import BASE_ADAPTER
-        from loragate.run import evaluate
         from loragate.runners import PromptJob
 
         # A peft model generates under its active adapter; a plain model is the base.
@@ -194,7 +194,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
             runner = _in_process_runner(
                 model, self.tokenizer, self.max_new_tokens, self.batch_size, self.prefix_cache
             )
-            found = evaluate(self.evalset, jobs, runner, stack=self.stack)
+            found = evaluate_jobs(self.evalset, jobs, runner, stack=self.stack)
         finally:
             if was_training:
                 model.train()

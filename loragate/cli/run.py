@@ -229,10 +229,10 @@ def run_and_report(
     `harness.run`)."""
     from rich.console import Console
 
+    from loragate.evaluation import run
     from loragate.formats.runfolder import GENERATIONS
     from loragate.results.episode_report import print_episodes
     from loragate.results.report import print_summary
-    from loragate.run import run
 
     outcome = run(
         cfg,

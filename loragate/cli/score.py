@@ -196,8 +196,8 @@ def _score(
 ) -> None:
     from rich.console import Console
 
+    from loragate.evaluation import finish_run
     from loragate.results.report import print_summary
-    from loragate.run import finish_run
     from loragate.score.scoring import ScorerError
 
     loaded = load_evalset(evalset)

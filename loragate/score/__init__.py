@@ -1,5 +1,5 @@
 """Scoring orchestration (it writes results.jsonl and summary.json only; the report and
-the page come from `loragate.run`), its worker processes and the aggregate figures.
+the page come from `loragate.evaluation`), its worker processes and the aggregate figures.
 
 Above generation in the layer order; below episodes.
 """

@@ -4,7 +4,7 @@
 generations set against the evalset first (unknown ids, duplicates, missing entries)
 and scores it; `score_run` also summarises, and `write_scored` writes `results.jsonl`
 and `summary.json` into a run folder without ever leaving it half-written (with any
-files a later stage hands it, such as the report: `loragate.run.finish_run`).
+files a later stage hands it, such as the report: `loragate.evaluation.finish_run`).
 
 Scorers are pure functions of (entry, expect, parsed output, the entry's toolset, policy) and must
 never raise. When one does anyway it is a bug in that family, not bad input: it

@@ -2,7 +2,7 @@
 
 Each run folder is planned with `plan_run` (the cache keys and layout of `loragate
 run`), the pending jobs of all of them are generated on Ray (`loragate.sweep.ray_stage`),
-and then every run folder is finished by `loragate.run.run` itself, whose cache now
+and then every run folder is finished by `loragate.evaluation.run` itself, whose cache now
 holds everything (no runner starts; no episodes, which do not run on Ray), so a sweep's
 run folders and verdicts are those of `run`. `sweep.json` and `sweep.md` go
 into the sweep's folder.
@@ -53,8 +53,8 @@ def run_sweep(
     stream to the terminal for loragate's own progress (and None... afterwards: see
     `loragate.sweep.logs`)."""
     from loragate.common.locking import writing
+    from loragate.evaluation import run as run_one
     from loragate.generate.pipeline import plan_run
-    from loragate.run import run as run_one
     from loragate.sweep.ray_stage import generate_on_ray, import_ray
 
     runs = run_configs(sweep, source)

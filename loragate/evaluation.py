@@ -1,4 +1,5 @@
-"""One run, from Python: `loragate.run(config) -> RunOutcome`.
+"""The run stage: `run(config) -> RunOutcome`, the whole of `loragate run` as one call
+(`loragate.run` is this function).
 
 `run` is what `loragate run` does, as a library call for a notebook, a script or a
 training loop: plan (load and check the evalset, the model and the adapters, render
@@ -8,19 +9,15 @@ folder's write lock throughout. `loragate sweep` finishes each of its run folder
 it, and the CLI adds only its console output (`RunHooks`).
 
     import loragate
-    from loragate.generate.config import load_config
 
     if __name__ == "__main__":  # the vllm backend's workers import the script again
-        outcome = loragate.run(load_config("configs/default.yaml"))
+        outcome = loragate.run(loragate.load_config("configs/default.yaml"))
         print(outcome.summary.adapters["base"].overall.pass_at_1, outcome.out_dir)
 
 `finish_run` is the last two steps on generations already made (`loragate score`):
 score them and write `results.jsonl`, `report.md`, `view.html` and `summary.json`.
-`evaluate` is the in-memory form for weights that are being trained: generate with an
-open runner and judge, writing nothing (the training callback).
-
-`loragate.run` is this module; it is callable, so `loragate.run(config)` and
-`from loragate import run; run(config)` both call `run`.
+`evaluate_jobs` is the in-memory form for weights that are being trained: generate with
+an open runner and judge, writing nothing (the training callback).
 """
 
 from __future__ import annotations
@@ -28,14 +25,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import sys
 import time
-import types
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.errors import BadInput
@@ -305,13 +300,13 @@ def _episodes_of(out_dir: Path) -> EpisodesSummary | None:
 
 @dataclass(frozen=True)
 class Evaluation:
-    """What `evaluate` found: the summary and every scored output."""
+    """What `evaluate_jobs` found: the summary and every scored output."""
 
     summary: Summary
     results: list[ResultRecord]
 
 
-def evaluate(
+def evaluate_jobs(
     evalset: Evalset,
     jobs: Sequence[PromptJob],
     runner: Runner,
@@ -341,13 +336,4 @@ class _Clock:
         self.started = now
 
 
-class _CallableModule(types.ModuleType):
-    """`loragate.run` is this module and, called, the function `run`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> RunOutcome:
-        return run(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
-
-__all__ = ["Evaluation", "NoHooks", "RunHooks", "RunOutcome", "evaluate", "finish_run", "run"]
+__all__ = ["Evaluation", "NoHooks", "RunHooks", "RunOutcome", "evaluate_jobs", "finish_run", "run"]
