@@ -32,7 +32,7 @@ from typing import Any
 
 from loragate.calls.parsing import ServingStack, parse_output
 from loragate.calls.tools import ToolDef, Toolset
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 
 TOOLS: list[dict[str, Any]] = [
     {

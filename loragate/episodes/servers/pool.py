@@ -33,7 +33,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.names import child_path
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.episodes.servers.base import (
     SERVER_CRASH,
     Connection,
