@@ -51,7 +51,7 @@ from loragate.generate.config import RunConfig
 from loragate.generate.harness_apply import AppliedVariant
 from loragate.generate.pipeline import LazyRunner, RunPlan, execute_run, plan_run, run_folder
 from loragate.results.report import render_markdown
-from loragate.results.view.data import run_view_page
+from loragate.results.view.page_data import run_view_page
 from loragate.runners import PromptJob, Runner
 from loragate.score.scoring import ScoredRun, score_run, write_scored
 

@@ -13,7 +13,7 @@ from loragate.results.compare import compare_runs
 from loragate.results.compare_render import render_markdown
 from loragate.results.gate import GatePolicy, evaluate_gate, load_policy
 from loragate.results.runs import load_run
-from loragate.results.view.data import load_sides, view_data
+from loragate.results.view.page_data import load_sides, view_data
 from tests._casestudy import build_rounds
 from tests._view_runs import agent20, agent20_run
 

@@ -370,7 +370,7 @@ def test_card_has_a_robustness_table(sensitivity: tuple[Path, Summary, int, int]
 def test_view_holds_the_table_and_each_harness_samples(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
-    from loragate.results.view.data import load_sides, view_data
+    from loragate.results.view.page_data import load_sides, view_data
 
     out, summary, _, _ = sensitivity
     sides = load_sides([f"{out}:system-overfit"])

@@ -18,8 +18,8 @@ import pytest
 
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import VIEW, read_results
-from loragate.results.view.data import find_evalset, load_sides, side_headlines, view_data
 from loragate.results.view.html import write_view
+from loragate.results.view.page_data import find_evalset, load_sides, side_headlines, view_data
 from tests._browser import artifacts_dir, launch_browser
 from tests._casestudy import ROUND1_LOG, ROUND2_LOG, build_rounds, casestudy_evalset, replay, texts
 from tests._view_runs import agent20_run

@@ -27,7 +27,7 @@ from loragate.common.errors import BadInput
 
 
 class Side(Protocol):
-    """What the episodes payload reads of a page's side (`view.data.Side`)."""
+    """What the episodes payload reads of a page's side (`view.page_data.Side`)."""
 
     @property
     def run_dir(self) -> Path: ...
