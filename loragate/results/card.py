@@ -487,7 +487,7 @@ def build_card(
     tag_lines = _tag_lines(run, comparison)
     if tag_lines:
         lines += ["", *tag_lines]
-    from loragate.results.sensitivity import robustness_markdown
+    from loragate.results.robustness import robustness_markdown
 
     robust = robustness_markdown(run.summary, run.adapter)
     if robust:

@@ -29,8 +29,8 @@ from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel, format_rate
 from loragate.results.languages import unsupported_note
+from loragate.results.robustness import RobustnessRow, robustness_rows
 from loragate.results.runs import LoadedRun
-from loragate.results.sensitivity import RobustnessRow, robustness_rows
 from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
 from loragate.stats.paired import PairedTest, paired_test
 from loragate.stats.power import paired_power

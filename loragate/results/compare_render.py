@@ -278,7 +278,7 @@ def _training_table(c: Comparison, terminal: bool = False) -> tuple[list[str], l
 def _robustness_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the harness robustness table: per family each run's default
     pass@1 -> its worst variant's (docs/harness.md)."""
-    from loragate.results.sensitivity import robustness_text
+    from loragate.results.robustness import robustness_text
 
     suffix = "" if terminal else " default → worst"
     header = ["Family", *(f"{_short_label(c, j, terminal)}{suffix}" for j in range(len(c.runs)))]

@@ -53,8 +53,8 @@ from loragate.results.gate_rules import (
     pct,
 )
 from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
+from loragate.results.robustness import robustness
 from loragate.results.runs import LoadedRun
-from loragate.results.sensitivity import robustness
 
 Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
 EXIT_SHIP = 0

@@ -222,7 +222,7 @@ def render_markdown(
     failure reasons, the harness sensitivity table, missing entries and the failing
     entries (`results`: the default harness's); then, when the run has `episodes`, their
     figures, survival curve and hazard table per adapter."""
-    from loragate.results.sensitivity import sensitivity_markdown
+    from loragate.results.robustness import sensitivity_markdown
 
     ev = summary.evalset
     by_adapter: dict[str, list[ResultRecord]] = defaultdict(list)
@@ -313,7 +313,7 @@ def print_summary(summary: Summary, console: Console) -> None:
     sensitivity table when the run has variants."""
     from rich.table import Table
 
-    from loragate.results.sensitivity import sensitivity_terminal
+    from loragate.results.robustness import sensitivity_terminal
 
     ev = summary.evalset
     for name, adapter in summary.adapters.items():
