@@ -17,7 +17,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput, unknown_name
 from loragate.common.plugins import plugin_classes
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families.abstain import Abstain
 from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance

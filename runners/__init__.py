@@ -6,7 +6,7 @@ in loragate's own `pyproject.toml`, a plugin in its package's): the entry point 
 `Backend` subclass, whose `create(setup)` makes the `Runner` and whose `options` model
 validates the run config's block named after it. A backend module imports its engine
 only inside `create`, so `import loragate.runners` and listing the backends pull in no
-torch, vLLM or HTTP client. The contract is in `loragate.runners._base`.
+torch, vLLM or HTTP client. The contract is in `loragate.runners._runner`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from loragate.common.errors import BadInput, MissingDependency, unknown_name
 from loragate.common.plugins import plugin_classes
-from loragate.runners._base import (
+from loragate.runners._runner import (
     Backend,
     PromptJob,
     RankLimit,

@@ -43,7 +43,7 @@ from loragate.common.errors import MissingDependency
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
 from loragate.formats.sampling import RepetitionStop
-from loragate.runners._base import (
+from loragate.runners._runner import (
     Backend,
     PromptJob,
     Runner,

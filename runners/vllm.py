@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.sampling import RepetitionStop
-from loragate.runners._base import Backend, PromptJob, RankLimit, Runner, RunnerSetup, Sink
+from loragate.runners._runner import Backend, PromptJob, RankLimit, Runner, RunnerSetup, Sink
 
 
 class VllmOptions(BaseModel):

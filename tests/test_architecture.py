@@ -367,8 +367,10 @@ def test_the_checker_can_fail() -> None:
     assert layer_problem(score, known["loragate.results.report"]) is not None
     assert layer_problem(known["loragate.results.report"], score) is None
     assert layer_problem(known["loragate.formats.manifest"], known["loragate.runners"]) is not None
-    assert private_problem(score, known["loragate.runners._base"]) is not None
-    assert private_problem(known["loragate.runners.vllm"], known["loragate.runners._base"]) is None
+    assert private_problem(score, known["loragate.runners._runner"]) is not None
+    assert (
+        private_problem(known["loragate.runners.vllm"], known["loragate.runners._runner"]) is None
+    )
     cli = known["loragate.cli.score"]
     assert export_problem(cli, Import(1, "loragate.families", ("get_family",))) is None
     assert export_problem(cli, Import(1, "loragate.families", ("Clarify",))) is not None
