@@ -185,10 +185,10 @@ class GatePolicy(BaseModel):
         )
 
 
-def load_policy(path: Path) -> GatePolicy:
+def load_policy(path: str | Path) -> GatePolicy:
     """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
     return load_yaml_model(
-        path,
+        Path(path),
         GatePolicy,
         what="gate policy",
         example="configs/gates/default.yaml",
