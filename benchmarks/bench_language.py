@@ -91,7 +91,7 @@ def _judge() -> Callable[[str], str | None]:
     from loragate.judge import language
 
     def detect(text: str) -> str | None:
-        language._cache.clear()  # time the detection, not the memory of it
+        language.forget_languages()  # time the detection, not the memory of it
         return language.detect_language(text)
 
     return detect

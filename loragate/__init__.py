@@ -7,17 +7,17 @@ arguments, `run` from a `RunConfig`), score generations made elsewhere
 `evaluate_gate`). Everything else is reached through these names or is internal.
 
 Importing this package stays light: no torch, vllm, peft or trl, and none of loragate's
-own stages. Each name below is imported from the module that defines it on first use
-(module `__getattr__`, PEP 562); a type checker reads the same names from the
-`TYPE_CHECKING` block, so `loragate.run` is the typed function
-`loragate.evaluation.run` to both.
+own stages. Each name is imported from the module that defines it on first use
+(`loragate.common.faces`: module `__getattr__`, PEP 562, reading the `TYPE_CHECKING`
+block below), so `loragate.run` is the typed function `loragate.evaluation.run` to a
+type checker and at run time alike.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from loragate.common.faces import lazy_face
 from loragate.common.version import __version__
 
 if TYPE_CHECKING:
@@ -37,46 +37,6 @@ if TYPE_CHECKING:
     from loragate.results.gate import GatePolicy, GateResult, evaluate_gate, load_policy
     from loragate.results.runs import LoadedRun, load_run
     from loragate.score.scoring import ScoredRun
-
-_HOME = {
-    "BadInput": "loragate.common.errors",
-    "NoHooks": "loragate.evaluation",
-    "RunHooks": "loragate.evaluation",
-    "RunOutcome": "loragate.evaluation",
-    "evaluate": "loragate.evaluation",
-    "run": "loragate.evaluation",
-    "score_generations": "loragate.evaluation",
-    "ResultRecord": "loragate.formats.records",
-    "Summary": "loragate.formats.records",
-    "read_results": "loragate.formats.runfolder",
-    "read_summary": "loragate.formats.runfolder",
-    "RunConfig": "loragate.generate.config",
-    "load_config": "loragate.generate.config",
-    "Comparison": "loragate.results.compare",
-    "compare_runs": "loragate.results.compare",
-    "GatePolicy": "loragate.results.gate",
-    "GateResult": "loragate.results.gate",
-    "evaluate_gate": "loragate.results.gate",
-    "load_policy": "loragate.results.gate",
-    "LoadedRun": "loragate.results.runs",
-    "load_run": "loragate.results.runs",
-    "ScoredRun": "loragate.score.scoring",
-}
-"""Each public name -> the module that defines it (the `TYPE_CHECKING` block, at run time)."""
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module 'loragate' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # found once; later reads do not come here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
 
 __all__ = [
     "BadInput",
@@ -103,3 +63,6 @@ __all__ = [
     "run",
     "score_generations",
 ]
+
+if not TYPE_CHECKING:  # each name imported on first use (loragate.common.faces)
+    __getattr__, __dir__ = lazy_face(__name__)

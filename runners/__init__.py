@@ -67,6 +67,7 @@ def get_backends() -> Mapping[str, Backend]:
 
 
 def runner_names() -> list[str]:
+    """The names of every registered backend, sorted."""
     return list(get_backends())
 
 

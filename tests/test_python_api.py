@@ -148,7 +148,12 @@ def test_import_loragate_stays_light() -> None:
         check=True,
     )
     first, heavy = json.loads(out.stdout)
-    assert first == ["loragate", "loragate.common", "loragate.common.version"]
+    assert first == [
+        "loragate",
+        "loragate.common",
+        "loragate.common.faces",
+        "loragate.common.version",
+    ]
     assert heavy == []  # not even when the whole face has been used
 
 

@@ -149,7 +149,10 @@ def write_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
     return logged_tools(spec, policy)
 
 
-def _key(spec: EpisodeSpec, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
+def write_key(spec: EpisodeSpec, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
+    """What a write acts on, so that writes to one record make one action: the values of
+    its effect's key arguments (a simulated tool's `effect.key`), else the ids its
+    arguments name."""
     from loragate.episodes.definitions import ToolBackend
 
     backend = spec.backend.get(name)
@@ -168,7 +171,7 @@ def build_actions(calls: Sequence[CallEvent], spec: EpisodeSpec, policy: Policy)
     for i, call in enumerate(calls):
         if call.name not in writes:
             continue
-        key = _key(spec, call.name, call.arguments)
+        key = write_key(spec, call.name, call.arguments)
         action = actions.setdefault((call.name, key), Action(call.name, key))
         action.attempts.append(call)
         action.refs |= refs_in(arg_text(call.arguments))

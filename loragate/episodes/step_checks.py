@@ -43,9 +43,9 @@ TIMEOUTS = ("timeout", "write_timeout")
 
 
 def action_key(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
-    from loragate.episodes.actions import _key
+    from loragate.episodes.actions import write_key
 
-    return _key(traj.episode.spec, name, arguments)
+    return write_key(traj.episode.spec, name, arguments)
 
 
 def note_result(traj: TrajectoryState, event: CallEvent) -> None:

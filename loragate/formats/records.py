@@ -331,6 +331,9 @@ class RateStats(BaseModel):
 
 
 class AdapterSummary(BaseModel):
+    """One adapter's figures in `summary.json`: overall, per family, fault, tag, reason,
+    call format and language."""
+
     model_config = ConfigDict(extra="forbid")
 
     overall: RateStats

@@ -105,6 +105,8 @@ def read_jsonl(
 def read_generations(
     path: Path, *, tolerate_torn_tail: bool = False, report: ReadReport | None = None
 ) -> list[GenerationRecord]:
+    """The generation records of a `generations.jsonl` (`BadInput` naming each bad line;
+    `tolerate_torn_tail`: a last line cut short by a killed writer is dropped)."""
     return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report)
 
 
