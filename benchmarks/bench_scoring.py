@@ -23,10 +23,14 @@ asked for >= 20,000 wall). Usage:
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import random
 import re
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -209,9 +213,6 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     if args.profile:
-        import cProfile
-        import pstats
-
         prof = cProfile.Profile()
         prof.enable()
         score_records(evalset, records, args.parse_mode, progress=False)
@@ -267,9 +268,6 @@ def _end_to_end(
 ) -> dict[int, tuple[float, float]]:
     """Per `--jobs` value: median (wall seconds, CPU seconds of the process and its
     workers) of `loragate score` on `records` in a new process."""
-    import resource
-    import subprocess
-
     runs: dict[int, list[tuple[float, float]]] = {1: [], 0: []}
     with tempfile.TemporaryDirectory() as tmp:
         gens = Path(tmp) / "generations.jsonl"

@@ -27,6 +27,7 @@ Must run under an `if __name__ == "__main__":` guard (vLLM spawns processes).
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
@@ -291,7 +292,6 @@ class VllmRunner(Runner):
         if shutdown is not None and hasattr(shutdown, "shutdown"):
             shutdown.shutdown()
         del llm
-        import gc
 
         gc.collect()
 

@@ -35,7 +35,10 @@ from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_text
 from loragate.common.resources import user_or_bundled
 from loragate.formats.versions import DATA_MANIFEST_SCHEMA_VERSION
+from loragate.training.curriculum import generate_curriculum
+from loragate.training.curriculum_load import curriculum_path, load_curriculum
 from loragate.training.example import TrainingExample, example_problems
+from loragate.training.leakage import LeakageIndex, check_leakage
 from loragate.training.sources import messages_example, read_rows, sniff_format, xlam_example
 
 if TYPE_CHECKING:
@@ -226,8 +229,6 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
     `BadInput` lists invalid rows unless the source has `skip_invalid: true`.
     """
     if spec.curriculum is not None:
-        from loragate.training.curriculum import generate_curriculum, load_curriculum
-
         generated = generate_curriculum(
             spec.curriculum.families,
             load_curriculum(evalset.root),
@@ -326,8 +327,6 @@ def related_tools(evalset: Evalset) -> dict[str, tuple[str, ...]]:
     """Curriculum template name -> the tools its examples are about without calling
     them (a clarify question's tool), from the evalset's `curriculum.yaml`; none when
     the evalset has no curriculum."""
-    from loragate.training.curriculum_load import curriculum_path, load_curriculum
-
     if not curriculum_path(evalset.root).is_file():
         return {}
     return load_curriculum(evalset.root).related
@@ -471,8 +470,6 @@ def prepare_data(
     than `max_length` tokens are dropped and counted, never truncated: a cut-off
     completion would teach the model to stop mid-call.
     """
-    from loragate.training.leakage import LeakageIndex, check_leakage
-
     say = echo or (lambda _msg: None)
     loaded = [load_source(spec, evalset, base_dir) for spec in config.sources]
 

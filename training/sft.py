@@ -26,6 +26,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +41,10 @@ from loragate.calls.stack import (
 )
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.common.loading import load_yaml_model
-from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
+from loragate.evalset.load import load_evalset
+from loragate.generate.embedded import EMBEDDED, embedded_checkpoint
+from loragate.generate.prompt import load_renderer
+from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData, mix_table, prepare_data
 
 RECIPE_FILE = "recipe.yaml"
 TRAIN_REPORT = "train_report.json"
@@ -221,8 +225,6 @@ def load_recipe(path: Path, overrides: dict[str, Any] | None = None) -> Recipe:
 def resolve_model(recipe: Recipe) -> tuple[str, str, str | None]:
     """(path to load, model id for manifests, chat template) of the recipe's model."""
     if recipe.embedded:
-        from loragate.generate.embedded import EMBEDDED, embedded_checkpoint
-
         spec = EMBEDDED[recipe.embedded]
         return (
             str(embedded_checkpoint(recipe.embedded)),
@@ -317,8 +319,6 @@ class TrainResult:
 
 
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
     out: dict[str, str] = {}
     for pkg in ("loragate", "torch", "transformers", "trl", "peft", "datasets"):
         try:
@@ -349,10 +349,6 @@ def train(
     for bad recipes, data, leakage (unless allowed) or an output folder that already
     holds an adapter (unless `overwrite`).
     """
-    from loragate.evalset.load import load_evalset
-    from loragate.generate.prompt import load_renderer
-    from loragate.training.data import mix_table, prepare_data
-
     out = Path(output_dir or recipe.output_dir)
     if (out / ADAPTER_WEIGHTS).exists() and not overwrite:
         raise BadInput(
@@ -475,7 +471,8 @@ def train(
         callbacks.append(tb)
     behaviour = None
     if recipe.callback.enabled:
-        from loragate.training.callback import (
+        # The callback subclasses transformers' TrainerCallback: loaded with the trainer.
+        from loragate.training.callback import (  # noqa: PLC0415
             BEHAVIOUR_LOG,
             BehaviouralEvalCallback,
             select_entries,

@@ -26,10 +26,13 @@ count.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from loragate.episodes.definitions import ToolBackend
+from loragate.episodes.validation import logged_tools
 from loragate.judge.acknowledgements import acknowledges_failure, topic_terms
 from loragate.judge.done_claims import (
     DoneClaim,
@@ -144,8 +147,6 @@ class Action:
 
 def write_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
     """The offered tools whose calls change something (logged in the `calls` table)."""
-    from loragate.episodes.validation import logged_tools
-
     return logged_tools(spec, policy)
 
 
@@ -153,8 +154,6 @@ def write_key(spec: EpisodeSpec, name: str, arguments: dict[str, Any]) -> tuple[
     """What a write acts on, so that writes to one record make one action: the values of
     its effect's key arguments (a simulated tool's `effect.key`), else the ids its
     arguments name."""
-    from loragate.episodes.definitions import ToolBackend
-
     backend = spec.backend.get(name)
     if isinstance(backend, ToolBackend) and backend.effect is not None and backend.effect.key:
         return tuple(str(arguments.get(arg, "")) for arg in backend.effect.key.values())
@@ -317,8 +316,6 @@ def _state(action: Action) -> str:
 
 
 def _extra_ack(sentence: str, kind: str) -> bool:
-    import re
-
     group = _EXTRA_ACK.get(kind)
     words = [*cue_map("fault_words").get(group or "", []), *cue_map("fault_words").get("any", [])]
     return any(

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Literal
 
 from loragate.calls.checks import call_attempt, short
 from loragate.calls.tools import Toolset
+from loragate.episodes.actions import acknowledged, acknowledges_kind, claim_problems
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
 from loragate.judge.acknowledgements import (
     acknowledges_failure,
@@ -48,6 +49,8 @@ from loragate.judge.acknowledgements import (
 )
 from loragate.judge.answer import answer_problem
 from loragate.judge.claims import claims_success
+from loragate.judge.done_claims import done_claims, tool_kind
+from loragate.judge.evidence import cue_map, refs_in
 from loragate.judge.language import reply_languages
 from loragate.judge.promises import unkept_promise
 from loragate.judge.refusals import is_refusal
@@ -218,9 +221,6 @@ def _per_action(
     tool: str | None,
 ) -> Verdict | None:
     """The per-action judgement of a final reply (module doc)."""
-    from loragate.episodes.actions import acknowledged, acknowledges_kind, claim_problems
-    from loragate.judge.done_claims import done_claims
-
     ev, actions = checks.evidence, checks.actions
     langs = reply_languages(answer)
     problems = claim_problems(answer, actions, checks.offered_writes, checks.task_refs, ev)
@@ -303,8 +303,6 @@ def _per_action(
 def _still_there(answer: str, topic: Sequence[str]) -> bool:
     """A sentence that names the denied call's record, path or address and says it is
     still as it was (`cues/en/fault_words.yaml`, `not_carried_out`)."""
-    from loragate.judge.evidence import cue_map, refs_in
-
     refs = set().union(*(refs_in(t) for t in topic)) if topic else set()
     phrases = [p for p in cue_map("fault_words").get("not_carried_out", []) if isinstance(p, str)]
     for sentence in sentences(clip(answer)):
@@ -316,8 +314,6 @@ def _still_there(answer: str, topic: Sequence[str]) -> bool:
 
 
 def _denied_kind(kind: str, checks: ReplyChecks) -> bool:
-    from loragate.judge.done_claims import tool_kind
-
     return any(tool_kind(t) == kind for t in checks.denied)
 
 

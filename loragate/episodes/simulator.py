@@ -49,6 +49,7 @@ from loragate.episodes.definitions import (
     ServerBackend,
     ToolBackend,
 )
+from loragate.episodes.validation import logged_tools
 from loragate.evalset.faults import fault_text
 from loragate.formats.evalset import Policy
 
@@ -245,7 +246,6 @@ class Simulator:
         self.policy = policy
         self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
         self.faults = FaultInjector(episode.faults)
-        from loragate.episodes.validation import logged_tools
 
         self.logged = frozenset(logged_tools(self.spec, policy))
         """Tools whose calls that ran go into the `calls` table."""

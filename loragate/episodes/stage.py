@@ -33,6 +33,7 @@ from loragate.episodes.loop import (
     KeyFn,
     SeedFn,
     first_round_jobs,
+    read_trajectory_input,
     run_episodes,
     write_episode_results,
 )
@@ -43,8 +44,9 @@ from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
 from loragate.formats.records import EvalsetRef, GenerationRecord
 from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
 from loragate.generate.config import RunConfig
+from loragate.generate.embedded import EMBEDDED, embedded_name
 from loragate.generate.pipeline import LazyRunner, RunPlan
-from loragate.runners import PromptJob, Runner, Sink
+from loragate.runners import PromptJob, Runner, Sink, get_runner
 
 EpisodeCount = int | Literal["all"]
 
@@ -72,7 +74,6 @@ def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
     only what its generations file holds); None for none."""
     if config.episodes is not None:
         return pick_episodes(evalset, config.episodes) if config.episodes != 0 else None
-    from loragate.generate.embedded import EMBEDDED, embedded_name
 
     name = embedded_name(config.model, config.embedded)
     count = EMBEDDED[name].episodes if name is not None and config.backend != "replay" else 0
@@ -216,8 +217,6 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
     played through once, in a scratch folder (the simulator is deterministic, so the run
     takes the same steps); an episode with a tool server (whose answers are not known
     before the run) must at least not end its script on a tool call."""
-    from loragate.runners import get_runner
-
     runner = get_runner("replay")(plan.setup)
     simulated = [e for e in episodes.episodes if not e.spec.servers()]
     key, seed = _keys(plan)
@@ -335,8 +334,6 @@ def rescore_episodes(
     made on `evalset` (by name; another version or content is said in `notes`, with what
     had to be mended in the file). `stack`: the serving stack the steps are judged as
     (the run's, from its manifest)."""
-    from loragate.episodes.loop import read_trajectory_input
-
     episodes = load_episodes(evalset)
     report = ReadReport()
     steps: list[StepRecord] = (

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from loragate.episodes.actions import (
@@ -30,6 +31,7 @@ from loragate.episodes.actions import (
     build_actions,
     claim_problems,
     result_text,
+    write_key,
 )
 from loragate.episodes.trajectory_evidence import build_evidence
 from loragate.formats.records import ReasonCode, Verdict
@@ -43,8 +45,6 @@ TIMEOUTS = ("timeout", "write_timeout")
 
 
 def action_key(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
-    from loragate.episodes.actions import write_key
-
     return write_key(traj.episode.spec, name, arguments)
 
 
@@ -63,8 +63,6 @@ def note_result(traj: TrajectoryState, event: CallEvent) -> None:
 
 
 def _identical(name: str, arguments: dict[str, Any]) -> str:
-    import json
-
     try:
         return name + "\0" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):

@@ -13,6 +13,7 @@ when the config has none); `config.vllm` reads the same.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
@@ -192,8 +193,6 @@ class RunConfig(BaseModel):
     @field_validator("adapters")
     @classmethod
     def _adapter_names(cls, value: dict[str, str]) -> dict[str, str]:
-        import re
-
         for name in value:
             if name == "base":
                 raise ValueError("`base` is reserved for the bare base model; rename the adapter")

@@ -17,6 +17,7 @@ branch, padding targets beyond the model's context length) and builds, per varia
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from loragate.formats.evalset import Entry
 from loragate.formats.manifest import HarnessRecord
 from loragate.formats.records import CallFormat
 from loragate.generate.config import RunConfig
+from loragate.generate.embedded import EMBEDDED, embedded_name
 from loragate.generate.harness import (
     DEFAULT_HARNESS,
     FORMAT_TEMPLATES,
@@ -441,8 +443,6 @@ def apply_variant(
 
 
 def _donors_sha(donors: list[Donor]) -> str:
-    import hashlib
-
     blob = json.dumps([d.messages for d in donors], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -559,7 +559,6 @@ def run_harness(config: RunConfig, backend: str, names: list[str] | None) -> Har
     only what its file holds)."""
     if "harness" in config.model_fields_set or backend == "replay" or names is not None:
         return config.harness
-    from loragate.generate.embedded import EMBEDDED, embedded_name
 
     name = embedded_name(config.model, config.embedded)
     if name is None or not EMBEDDED[name].harness:

@@ -39,7 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
+from loragate.families import family_order, get_families
 from loragate.formats.records import RateStats
+from loragate.formats.runfolder import read_episodes_summary
 from loragate.formats.trajectories import Rate
 from loragate.formats.versions import GATE_SCHEMA_VERSION
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs
@@ -239,8 +241,6 @@ class GateResult(BaseModel):
 
 
 def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
-    from loragate.families import get_families
-
     registry = get_families()
     problems: list[Problem] = []
     for name in policy.families:
@@ -357,8 +357,6 @@ def evaluate_gate(
     policy_path: Path = Path("policy.yaml"),
 ) -> GateResult:
     """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
-    from loragate.score.aggregate import family_order
-
     run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
 
     present = family_order(
@@ -460,10 +458,10 @@ def evaluate_gate(
     return GateResult(
         policy=str(policy_path),
         policy_name=policy.name,
-        run=run.label,
+        run=comparison.runs[1].label if comparison is not None else run.label,
         run_dir=str(run.run_dir),
         adapter=run.adapter,
-        baseline=baseline.label if baseline is not None else None,
+        baseline=comparison.baseline if comparison is not None else None,
         alpha=policy.alpha,
         rules=results,
         passed=passed,
@@ -529,8 +527,6 @@ def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
 
 def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> list[RuleResult]:
     """The episode floors of `rules` on the run's `episodes_summary.json`."""
-    from loragate.formats.runfolder import read_episodes_summary
-
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None
     if adapter is None:

@@ -43,9 +43,10 @@ def parse_run_ref(text: str) -> RunRef:
     return RunRef(text=text, run_dir=Path(run), adapter=adapter)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadedRun:
-    """One (run folder, adapter) side of a comparison, with its scored samples."""
+    """One (run folder, adapter) side of a comparison, with its scored samples. Frozen:
+    whoever shows it under another label makes a copy (`dataclasses.replace`)."""
 
     ref: RunRef
     label: str

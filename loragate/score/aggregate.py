@@ -28,7 +28,7 @@ from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import reasoning_prefix
 from loragate.common.errors import BadInput, Problem
 from loragate.evalset.load import Evalset
-from loragate.families import get_families
+from loragate.families import family_order
 from loragate.formats.records import (
     FAULT_KINDS,
     AdapterSummary,
@@ -45,13 +45,6 @@ ParseMode = Literal["strict", "repaired"]
 
 _REASON_ORDER = {code.value: i for i, code in enumerate(ReasonCode)}
 _GROUPING_TAG = re.compile(r"[^:\s]+:\S+")
-
-
-def family_order(names: Iterable[str]) -> list[str]:
-    """`names` in registry order (A..G, then plugins), unknown names last, sorted."""
-    registry = list(get_families())
-    rank = {name: i for i, name in enumerate(registry)}
-    return sorted(set(names), key=lambda n: (rank.get(n, len(rank)), n))
 
 
 def grouping_tags(tags: Iterable[str]) -> list[str]:
@@ -321,7 +314,6 @@ def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[s
 __all__ = [
     "ParseMode",
     "entry_counts",
-    "family_order",
     "format_counts",
     "grouping_tags",
     "missing_entries",

@@ -24,7 +24,7 @@ from typing import Any
 from loragate.common.errors import MissingDependency
 from loragate.formats.records import GenerationRecord
 from loragate.generate.pipeline import CacheAppender, RunPlan
-from loragate.runners import PromptJob, RunnerSetup
+from loragate.runners import PromptJob, RunnerSetup, get_runner
 
 EngineKey = tuple[str, str, tuple[str, ...]]
 
@@ -54,8 +54,6 @@ class GenerateActor:
         self._runners: dict[EngineKey, Any] = {}
 
     def _runner(self, run: int) -> Any:
-        from loragate.runners import get_runner
-
         backend, setup = self._engines[run]
         key = _engine_key(backend, setup)
         if key not in self._runners:

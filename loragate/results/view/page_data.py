@@ -31,7 +31,7 @@ Nothing here renders HTML (`loragate.results.view.html` does); everything is pla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +44,15 @@ from loragate.common.jsonl import ReadReport
 from loragate.common.names import name_problem
 from loragate.common.resources import bundled
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.families import family_label
 from loragate.formats.records import ResultRecord, Summary
 from loragate.formats.runfolder import RESULTS, read_manifest, read_results, read_summary
 from loragate.formats.versions import VIEW_DATA_VERSION
 from loragate.generate.prompt import evalset_messages
+from loragate.results.compare import compare_runs
 from loragate.results.gate import GateResult
-from loragate.results.report import family_label
-from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
+from loragate.results.runs import RunRef, check_adapter, check_run_dir, loaded_run, parse_run_ref
+from loragate.results.view.episodes import add_tasks, episode_data
 from loragate.results.view.html import render_view
 from loragate.stats.power import detectable_drop, entry_step
 
@@ -301,9 +303,6 @@ def side_headlines(
     """Per side, the headline `compare` prints for it against the first side (training
     loss beside behaviour), on the entries both scored; None for the first side, and
     for every side when they cannot be paired (no common entry)."""
-    from loragate.results.compare import compare_runs
-    from loragate.results.runs import RunRef, loaded_run
-
     if len(sides) < 2:
         return [None] * len(sides)
     logs = list(training_logs or [None] * len(sides))
@@ -318,9 +317,8 @@ def side_headlines(
             )
             for s, log in zip(sides, logs, strict=True)
         ]
-        for run, side in zip(loaded, sides, strict=True):
-            run.label = side.label
-        comparison = compare_runs(loaded, intersect=True)
+        labelled = [replace(r, label=s.label) for r, s in zip(loaded, sides, strict=True)]
+        comparison = compare_runs(labelled, intersect=True)
     except BadInput:
         return [None] * len(sides)
     return [None, *comparison.headlines]
@@ -402,7 +400,6 @@ def _view_data(
         entry.setdefault("fault", known.fault if known is not None else None)
         entry["tags"] = list(known.tags) if known is not None else []
         entry["conversation"] = _conversation(evalset, entry["id"]) if evalset else None
-    from loragate.results.view.episodes import add_tasks, episode_data
 
     episodes = episode_data(sides, lambda t: index_of(texts, text_index, t))
     if episodes is not None and evalset is not None:

@@ -1,0 +1,104 @@
+"""Start-up time of the command line and of `import loragate` (a benchmark, not a test).
+
+Times, in fresh processes, `loragate --help` (the CLI imports every command module) and
+`import loragate`, and counts the modules each loads. With `--against DIR` (a plain
+install of another loragate, e.g. `pip install --no-deps --target DIR <clone of main>`),
+the two installs run alternately in the same loop, so the machine's load falls on both
+alike; the figure to read is the ratio of the medians. Usage:
+
+    python benchmarks/bench_startup.py [--repeats 15] [--against DIR] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CASES = {
+    "loragate --help": (
+        "import sys\nfrom loragate.cli.app import main\nsys.argv = ['loragate', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    ),
+    "import loragate": "import loragate",
+}
+COUNT = (
+    "import sys, json\n{case}\n"
+    "print(json.dumps([len(sys.modules), len([m for m in sys.modules if m.startswith('loragate')])]),"
+    " file=sys.stderr)\n"
+)
+
+
+def _env(path: Path | None) -> dict[str, str]:
+    env = dict(os.environ)
+    if path is not None:  # a plain install put first on the path wins over the editable one
+        env["PYTHONPATH"] = str(path)
+    return env
+
+
+CWD = tempfile.gettempdir()
+"""Where the processes run: not the clone, whose folder `python -c` would put first on
+the path (and so import the clone's loragate for either install)."""
+
+
+def _time(code: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=CWD, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def _counts(code: str, env: dict[str, str]) -> list[int]:
+    out = subprocess.run(
+        [sys.executable, "-c", COUNT.format(case=code)],
+        env=env,
+        cwd=CWD,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    counts: list[int] = json.loads(out.stderr.strip().splitlines()[-1])
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--against", type=Path, help="a plain install of another loragate")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    installs: dict[str, Path | None] = {"this": None}
+    if args.against is not None:
+        installs["against"] = args.against.resolve()
+    figures: dict[str, dict[str, object]] = {}
+    for case, code in CASES.items():
+        times: dict[str, list[float]] = {name: [] for name in installs}
+        for path in installs.values():
+            _time(code, _env(path))  # warm the file cache once
+        for _ in range(args.repeats):
+            for name, path in installs.items():
+                times[name].append(_time(code, _env(path)))
+        for name, path in installs.items():
+            modules, ours = _counts(code, _env(path))
+            figures[f"{case} [{name}]"] = {
+                "median_s": round(statistics.median(times[name]), 3),
+                "best_s": round(min(times[name]), 3),
+                "modules": modules,
+                "loragate_modules": ours,
+            }
+        if "against" in installs:
+            ratio = statistics.median(times["this"]) / statistics.median(times["against"])
+            figures[f"{case} [ratio this/against]"] = {"median_ratio": round(ratio, 3)}
+    for name, row in figures.items():
+        print(f"{name:40} {row}")
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
