@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
+from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
@@ -46,7 +47,7 @@ from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRec
 from loragate.generate.config import RunConfig
 from loragate.generate.embedded import EMBEDDED, embedded_name
 from loragate.generate.pipeline import LazyRunner, RunPlan
-from loragate.runners import PromptJob, Runner, Sink, get_runner
+from loragate.runners import PromptJob, Runner, Sink
 
 EpisodeCount = int | Literal["all"]
 
@@ -217,7 +218,7 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
     played through once, in a scratch folder (the simulator is deterministic, so the run
     takes the same steps); an episode with a tool server (whose answers are not known
     before the run) must at least not end its script on a tool call."""
-    runner = get_runner("replay")(plan.setup)
+    runner = runners.get_runner("replay")(plan.setup)
     simulated = [e for e in episodes.episodes if not e.spec.servers()]
     key, seed = _keys(plan)
     if simulated:

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.stack import resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
@@ -83,7 +84,6 @@ from loragate.runners import (
     RunnerSetup,
     check_available,
     get_backend,
-    get_runner,
 )
 
 
@@ -441,7 +441,7 @@ class LazyRunner:
 
     def get(self) -> Runner:
         if self._runner is None:
-            self._runner = get_runner(self.backend)(self.setup)
+            self._runner = runners.get_runner(self.backend)(self.setup)
         return self._runner
 
     def close(self) -> None:

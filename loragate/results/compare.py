@@ -187,6 +187,33 @@ def _check_compatible(
     runs: Sequence[LoadedRun], intersect: bool
 ) -> tuple[list[str], list[str], list[str]]:
     """(common entry ids, dropped ids, notes); `BadInput` when runs cannot be paired."""
+    problems, notes = _evalset_problems(runs, intersect)
+    common, dropped, more = _entry_problems(runs, intersect)
+    problems += more
+    if problems:
+        raise BadInput(
+            "runs are not over the same entries; refusing to pair them",
+            problems,
+            fix="score both runs on the same entries, or pass --intersect",
+        )
+    if not common:
+        raise BadInput(
+            "the runs have no entry in common; nothing to compare",
+            fix="compare runs of the same evalset and entries",
+        )
+    if dropped:
+        notes.append(
+            f"--intersect: compared {len(common)} common entries, dropped {len(dropped)} "
+            f"that not every run has"
+        )
+    return sorted(common), dropped, notes + _scoring_notes(runs)
+
+
+def _evalset_problems(
+    runs: Sequence[LoadedRun], intersect: bool
+) -> tuple[list[Problem], list[str]]:
+    """(problems, notes) of runs scored on other versions of the baseline's evalset (a
+    note with `intersect`); `BadInput` for another evalset altogether."""
     base = runs[0]
     problems: list[Problem] = []
     notes: list[str] = []
@@ -197,27 +224,37 @@ def _check_compatible(
                 f"{r.label} was scored on evalset {b.name!r}, {base.label} on {a.name!r}: "
                 "entries of different evalsets cannot be paired; compare runs of one evalset"
             )
-        if (a.version, a.sha256) != (b.version, b.sha256):
-            what = (
-                f"version {a.version} vs {b.version}"
-                if a.version != b.version
-                else f"same version {a.version} but different content (sha256 {a.sha256[:12]} vs {b.sha256[:12]})"
+        if (a.version, a.sha256) == (b.version, b.sha256):
+            continue
+        what = (
+            f"version {a.version} vs {b.version}"
+            if a.version != b.version
+            else f"same version {a.version} but different content (sha256 {a.sha256[:12]} vs {b.sha256[:12]})"
+        )
+        if intersect:
+            notes.append(
+                f"evalset {what} ({base.label} vs {r.label}): compared by entry id; "
+                "an entry edited without a new id is compared as if unchanged"
             )
-            if intersect:
-                notes.append(
-                    f"evalset {what} ({base.label} vs {r.label}): compared by entry id; "
-                    "an entry edited without a new id is compared as if unchanged"
+        else:
+            problems.append(
+                Problem(
+                    str(r.run_dir),
+                    f"evalset {a.name}: {what} against the baseline {base.label}",
+                    field="summary.evalset",
+                    fix="re-score both runs on one evalset version, or pass --intersect "
+                    "to compare the common entries",
                 )
-            else:
-                problems.append(
-                    Problem(
-                        str(r.run_dir),
-                        f"evalset {a.name}: {what} against the baseline {base.label}",
-                        field="summary.evalset",
-                        fix="re-score both runs on one evalset version, or pass --intersect "
-                        "to compare the common entries",
-                    )
-                )
+            )
+    return problems, notes
+
+
+def _entry_problems(
+    runs: Sequence[LoadedRun], intersect: bool
+) -> tuple[set[str], list[str], list[Problem]]:
+    """(entry ids every run scored in the same family, the other ids, problems: ids in
+    different families or missing from a run, unless `intersect` drops them)."""
+    problems: list[Problem] = []
     id_sets = [set(r.records) for r in runs]
     common = set.intersection(*id_sets)
     # An id whose family differs between runs is not the same entry.
@@ -248,22 +285,12 @@ def _check_compatible(
                         "compare the common entries",
                     )
                 )
-    if problems:
-        raise BadInput(
-            "runs are not over the same entries; refusing to pair them",
-            problems,
-            fix="score both runs on the same entries, or pass --intersect",
-        )
-    if not common:
-        raise BadInput(
-            "the runs have no entry in common; nothing to compare",
-            fix="compare runs of the same evalset and entries",
-        )
-    if dropped:
-        notes.append(
-            f"--intersect: compared {len(common)} common entries, dropped {len(dropped)} "
-            f"that not every run has"
-        )
+    return common, dropped, problems
+
+
+def _scoring_notes(runs: Sequence[LoadedRun]) -> list[str]:
+    """Notes on runs scored differently: samples per entry, parse modes."""
+    notes: list[str] = []
     ks = {r.summary.samples_per_entry for r in runs}
     if len(ks) > 1:
         notes.append(
@@ -273,7 +300,7 @@ def _check_compatible(
     modes = {r.summary.parse_mode for r in runs}
     if len(modes) > 1:
         notes.append("runs were scored in different parse modes (strict vs repaired)")
-    return sorted(common), dropped, notes
+    return notes
 
 
 def _family_stats(

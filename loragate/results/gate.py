@@ -379,78 +379,11 @@ def evaluate_gate(
             [baseline, run], alpha=policy.alpha, training=False, tags=list(by_tag)
         )
 
-    results: list[RuleResult] = []
-    notes: list[str] = language_notes
-    robust = robustness(run.summary, run.adapter)
-    groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
-        (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
-        for fam in present
-    ]
-    groups += [(None, tag, rules, run.stats.tags[tag]) for tag, rules in by_tag.items()]
-    for family, tag, rules, stats in groups:
-        facts = FamilyFacts(
-            family=family,
-            tag=tag,
-            stats=stats,
-            delta=_delta(comparison, family) if family is not None else _tag_delta(comparison, tag),
-            has_baseline=comparison is not None,
-            alpha=policy.alpha,
-            margin=rules.max_drop_points
-            if rules.max_drop_points is not None
-            else policy.margin_points,
-            confidence=policy.confidence,
-            robust=robust.get(family) if family is not None else None,
-        )
-        results += _group_results(rules, facts, policy_path)
-
-    overall = run.stats.overall
-    for rule, counted in RUN_RULES.items():
-        threshold = getattr(policy, rule)
-        if threshold is None:
-            continue
-        count = counted(overall)
-        frac = count / overall.samples if overall.samples else 0.0
-        results.append(
-            RuleResult(
-                rule=rule,
-                family=None,
-                threshold=threshold,
-                figure=frac,
-                shown=f"{count}/{overall.samples} = {pct(frac)}",
-                requirement=f"≤ {pct(threshold)}",
-                status="PASS" if frac <= threshold + _EPS else "FAIL",
-            )
-        )
-
+    results = _group_rule_results(policy, run, comparison, by_tag, present, policy_path)
+    results += _run_rule_results(policy, run.stats.overall)
     if policy.episodes is not None and policy.episodes.count():
         results += _episode_rules(policy.episodes, run, policy_path)
-
-    evaluated = [r for r in results if r.status != "SKIP"]
-    if not evaluated:
-        raise BadInput(
-            f"{policy_path}: no rule could be evaluated"
-            + (
-                " (every rule compares against a baseline; pass --baseline RUN)"
-                if results
-                else " for the families of this run"
-            )
-            + "; a gate that checks nothing would ship anything",
-            fix="add rules that apply to this run (see configs/gates/default.yaml)",
-        )
-    harness_skipped = sum(r.status == "SKIP" and r.rule in HARNESS_RULES for r in results)
-    skipped = len(results) - len(evaluated) - harness_skipped
-    if skipped:
-        notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
-    if harness_skipped:
-        notes.append(
-            f"{harness_skipped} harness rule(s) skipped: the run has no harness variants "
-            "(loragate run --harness, docs/harness.md)"
-        )
-    absent = [f for f, r in policy.families.items() if r.if_present and f not in present]
-    if absent:
-        notes.append(
-            f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
-        )
+    notes = [*language_notes, *_outcome_notes(results, policy, present, policy_path)]
     if comparison is not None:
         notes += comparison.notes
     verdict = _verdict(results, policy)
@@ -471,6 +404,100 @@ def evaluate_gate(
         inconclusive=policy.inconclusive,
         confidence=policy.confidence,
     )
+
+
+def _group_rule_results(
+    policy: GatePolicy,
+    run: LoadedRun,
+    comparison: Comparison | None,
+    by_tag: dict[str, FamilyRules],
+    present: list[str],
+    policy_path: Path,
+) -> list[RuleResult]:
+    """The rules of every family present and every tag a rule names, on their figures
+    (and their deltas against the baseline, when there is one)."""
+    robust = robustness(run.summary, run.adapter)
+    groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
+        (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
+        for fam in present
+    ]
+    groups += [(None, tag, rules, run.stats.tags[tag]) for tag, rules in by_tag.items()]
+    results: list[RuleResult] = []
+    for family, tag, rules, stats in groups:
+        facts = FamilyFacts(
+            family=family,
+            tag=tag,
+            stats=stats,
+            delta=_delta(comparison, family) if family is not None else _tag_delta(comparison, tag),
+            has_baseline=comparison is not None,
+            alpha=policy.alpha,
+            margin=rules.max_drop_points
+            if rules.max_drop_points is not None
+            else policy.margin_points,
+            confidence=policy.confidence,
+            robust=robust.get(family) if family is not None else None,
+        )
+        results += _group_results(rules, facts, policy_path)
+    return results
+
+
+def _run_rule_results(policy: GatePolicy, overall: RateStats) -> list[RuleResult]:
+    """The rules over the whole run (`RUN_RULES`: unparseable ceilings) the policy sets."""
+    results: list[RuleResult] = []
+    for rule, counted in RUN_RULES.items():
+        threshold = getattr(policy, rule)
+        if threshold is None:
+            continue
+        count = counted(overall)
+        frac = count / overall.samples if overall.samples else 0.0
+        results.append(
+            RuleResult(
+                rule=rule,
+                family=None,
+                threshold=threshold,
+                figure=frac,
+                shown=f"{count}/{overall.samples} = {pct(frac)}",
+                requirement=f"≤ {pct(threshold)}",
+                status="PASS" if frac <= threshold + _EPS else "FAIL",
+            )
+        )
+    return results
+
+
+def _outcome_notes(
+    results: list[RuleResult], policy: GatePolicy, present: list[str], policy_path: Path
+) -> list[str]:
+    """What the verdict rests on: rules skipped and why, families a rule names that the
+    run lacks; `BadInput` when no rule could be evaluated (a gate that checks nothing
+    would ship anything)."""
+    evaluated = [r for r in results if r.status != "SKIP"]
+    if not evaluated:
+        raise BadInput(
+            f"{policy_path}: no rule could be evaluated"
+            + (
+                " (every rule compares against a baseline; pass --baseline RUN)"
+                if results
+                else " for the families of this run"
+            )
+            + "; a gate that checks nothing would ship anything",
+            fix="add rules that apply to this run (see configs/gates/default.yaml)",
+        )
+    notes: list[str] = []
+    harness_skipped = sum(r.status == "SKIP" and r.rule in HARNESS_RULES for r in results)
+    skipped = len(results) - len(evaluated) - harness_skipped
+    if skipped:
+        notes.append(f"{skipped} baseline rule(s) skipped: no --baseline given")
+    if harness_skipped:
+        notes.append(
+            f"{harness_skipped} harness rule(s) skipped: the run has no harness variants "
+            "(loragate run --harness, docs/harness.md)"
+        )
+    absent = [f for f, r in policy.families.items() if r.if_present and f not in present]
+    if absent:
+        notes.append(
+            f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
+        )
+    return notes
 
 
 def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:

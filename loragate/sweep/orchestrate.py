@@ -21,8 +21,9 @@ from loragate.common.locking import writing
 from loragate.evaluation import run as run_one
 from loragate.formats.records import GenerationRecord
 from loragate.generate.pipeline import plan_run
+from loragate.sweep import ray_stage
 from loragate.sweep.logs import SWEEP_LOG, third_party_output
-from loragate.sweep.ray_stage import generate_on_ray, import_ray
+from loragate.sweep.ray_stage import import_ray
 from loragate.sweep.spec import SweepConfig, SweepRun, run_configs, sweep_out
 from loragate.sweep.summary import SweepSummary, render_sweep_markdown, summarize_sweep
 
@@ -76,7 +77,7 @@ def run_sweep(
                 quiet_third_party(terminal)
             if on_planned is not None:
                 on_planned(jobs, cached)
-            generated = generate_on_ray(plans, sweep.cluster, on_records=on_records)
+            generated = ray_stage.generate_on_ray(plans, sweep.cluster, on_records=on_records)
         for run in runs:  # everything is cached now: no runner starts
             run_one(run.config, episodes=False, lock=False)
     out = sweep_out(sweep)
