@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -133,6 +133,49 @@ def test_a_package_exports_what_its_all_lists(package: Module) -> None:
         elif isinstance(found, (ast.FunctionDef, ast.ClassDef)) and not ast.get_docstring(found):
             bad.append(f"{name}: {module}.{original} has no docstring")
     assert not bad, f"{package.rel}: " + "; ".join(bad)
+
+
+def test_a_module_name_says_which_stage_once() -> None:
+    """Outside the CLI (whose files mirror the command names), no two modules share a
+    file name, so a traceback or a search lands once."""
+    names = Counter(
+        m.path.name
+        for m in ALL
+        if m.layer not in ("cli", "benchmarks") and m.path.name != "__init__.py"
+    )
+    assert not {n: c for n, c in names.items() if c > 1}
+
+
+def test_a_type_a_face_names_is_one_thing() -> None:
+    """A class or type a package's face exports (`Backend`, `Verdict`, `Message`) is
+    defined under that name in one module only: the generation `Backend` is not also
+    the union of tool backends."""
+    faces: dict[str, str] = {}
+    for package in PACKAGES:
+        homes = face_imports_in(_source(package))
+        for name in exported_in(_source(package)) or ():
+            if name[:1].isupper() and not name.isupper():
+                faces[name] = homes.get(name, (package.name, name))[0]
+    clashes = [
+        f"{m.rel}: {name} (the face's is {faces[name]})"
+        for m in ALL
+        if m.layer != "benchmarks" and m.path.name != "__init__.py"
+        for name in _top_level_types(_source(m))
+        if name in faces and faces[name] != m.name
+    ]
+    assert not clashes, clashes
+
+
+def _top_level_types(source: str) -> list[str]:
+    """The classes and capitalised type aliases a module defines at its top level."""
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef):
+            out.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            out += [t.id for t in targets if isinstance(t, ast.Name) and t.id[:1].isupper()]
+    return out
 
 
 def _lines(path: Path) -> int:

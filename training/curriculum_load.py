@@ -26,7 +26,7 @@ from loragate.training.curriculum_spec import (
     Each,
     OneOf,
     Pick,
-    Sample,
+    SampleStep,
     Say,
     Scope,
     Step,
@@ -295,7 +295,7 @@ class _Checker:
         source: Any = None
         if isinstance(step, Pick):
             source = step.pick
-        elif isinstance(step, Sample):
+        elif isinstance(step, SampleStep):
             source = step.sample
         elif isinstance(step, Say):
             source = step.say

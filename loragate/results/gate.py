@@ -58,7 +58,7 @@ from loragate.results.languages import LanguagePolicy, unsupported_note, without
 from loragate.results.robustness import robustness
 from loragate.results.runs import LoadedRun
 
-Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
+GateVerdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
 EXIT_SHIP = 0
 EXIT_BLOCK = 1
 EXIT_INCONCLUSIVE = 6
@@ -220,7 +220,7 @@ class GateResult(BaseModel):
     exit_code: int
     """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
     notes: list[str] = Field(default_factory=list)
-    verdict: Verdict | None = None
+    verdict: GateVerdict | None = None
     """SHIP, BLOCK or INCONCLUSIVE; filled in from `passed` for version 1 and 2 files."""
     inconclusive: Literal["block", "warn"] = "block"
     confidence: float | None = None
@@ -500,7 +500,7 @@ def _outcome_notes(
     return notes
 
 
-def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:
+def _verdict(results: list[RuleResult], policy: GatePolicy) -> GateVerdict:
     """BLOCK on a failed rule; INCONCLUSIVE on an undecided rule under `inconclusive:
     block`, or when no rule passed at all (`warn` never ships a round nothing
     checked); SHIP otherwise."""
