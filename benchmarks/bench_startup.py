@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,7 +37,9 @@ COUNT = (
 
 
 def _env(path: Path | None) -> dict[str, str]:
-    env = dict(os.environ)
+    # Byte-code caches on for both: the warm-up run writes them, as a user's first run does
+    # (an install compiles them; a checkout gets them on first use).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if path is not None:  # a plain install put first on the path wins over the editable one
         env["PYTHONPATH"] = str(path)
     return env
@@ -47,10 +50,16 @@ CWD = tempfile.gettempdir()
 the path (and so import the clone's loragate for either install)."""
 
 
-def _time(code: str, env: dict[str, str]) -> float:
+def _time(code: str, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one fresh process running `code`;
+    the CPU time is the steadier figure on a shared machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], env=env, cwd=CWD, check=True, capture_output=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
 
 
 def _counts(code: str, env: dict[str, str]) -> list[int]:
@@ -77,7 +86,7 @@ def main() -> None:
         installs["against"] = args.against.resolve()
     figures: dict[str, dict[str, object]] = {}
     for case, code in CASES.items():
-        times: dict[str, list[float]] = {name: [] for name in installs}
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in installs}
         for path in installs.values():
             _time(code, _env(path))  # warm the file cache once
         for _ in range(args.repeats):
@@ -85,15 +94,21 @@ def main() -> None:
                 times[name].append(_time(code, _env(path)))
         for name, path in installs.items():
             modules, ours = _counts(code, _env(path))
+            walls, cpus = zip(*times[name], strict=True)
             figures[f"{case} [{name}]"] = {
-                "median_s": round(statistics.median(times[name]), 3),
-                "best_s": round(min(times[name]), 3),
+                "median_s": round(statistics.median(walls), 3),
+                "best_s": round(min(walls), 3),
+                "median_cpu_s": round(statistics.median(cpus), 3),
                 "modules": modules,
                 "loragate_modules": ours,
             }
         if "against" in installs:
-            ratio = statistics.median(times["this"]) / statistics.median(times["against"])
-            figures[f"{case} [ratio this/against]"] = {"median_ratio": round(ratio, 3)}
+            ratios = {}
+            for what, i in (("wall", 0), ("cpu", 1)):
+                mine = statistics.median(t[i] for t in times["this"])
+                theirs = statistics.median(t[i] for t in times["against"])
+                ratios[f"{what}_ratio"] = round(mine / theirs, 3)
+            figures[f"{case} [ratio this/against]"] = ratios
     for name, row in figures.items():
         print(f"{name:40} {row}")
     if args.json is not None:

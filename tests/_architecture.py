@@ -131,6 +131,12 @@ def modules() -> dict[str, Module]:
     return {m.name: m for m in found}
 
 
+@cache
+def parsed(source: str) -> ast.Module:
+    """The syntax tree of `source`, parsed once (the rules read each module's tree)."""
+    return ast.parse(source)
+
+
 def resolve(dotted: str, known: Collection[str]) -> str | None:
     """The module of `known` that importing `dotted` loads (its longest known prefix)."""
     while dotted:
@@ -153,7 +159,7 @@ def imports_in(source: str, known: Collection[str], where: str = "<source>") -> 
     """Every import of a loragate module in `source`, at any depth (see the module doc);
     `known` is the set of module names."""
     out: list[Import] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 target = resolve(alias.name, known) if alias.name.startswith("loragate") else None
@@ -196,7 +202,7 @@ def private_names_in(source: str, known: Collection[str]) -> list[tuple[int, str
     """(line, `module._name`) of every private name `source` takes from another module:
     imported (`from loragate.x import _name`) or read off an imported module
     (`x._name`, `loragate.x._name`). A private module is the module rule's business."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     bound: dict[str, str] = {}  # a local name -> the loragate module it is
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -253,7 +259,7 @@ def long_functions_in(source: str, limit: int = MAX_FUNCTION_LINES) -> list[tupl
             else:
                 visit(child, prefix)
 
-    visit(ast.parse(source), "")
+    visit(parsed(source), "")
     return out
 
 
@@ -267,7 +273,7 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 def exported_in(source: str) -> tuple[str, ...] | None:
     """The `__all__` a module's source declares (a literal list of strings), or None."""
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         targets = (
             [node.target]
             if isinstance(node, ast.AnnAssign)
@@ -291,7 +297,7 @@ def face_problems_in(source: str) -> Iterator[str]:
         return
     own: set[str] = set()
     imported: set[str] = set()
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             own.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -322,7 +328,7 @@ def face_imports_in(source: str) -> dict[str, tuple[str, str]]:
     """Public name -> (module, its name there) of every `from loragate... import` at the
     top of a package `__init__`, under `if TYPE_CHECKING:` or not."""
     out: dict[str, tuple[str, str]] = {}
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         statements = node.body if isinstance(node, ast.If) else [node]
         for s in statements:
             if isinstance(s, ast.ImportFrom) and (s.module or "").startswith("loragate"):
@@ -333,7 +339,7 @@ def face_imports_in(source: str) -> dict[str, tuple[str, str]]:
 
 def definition_in(source: str, name: str) -> ast.stmt | None:
     """The top-level statement of `source` that defines or imports `name`, or None."""
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name == name:
                 return node

@@ -44,6 +44,7 @@ from tests._architecture import (
     long_functions_in,
     module_of,
     modules,
+    parsed,
     private_names_in,
     private_problem,
     source_paths,
@@ -169,7 +170,7 @@ def test_a_type_a_face_names_is_one_thing() -> None:
 def _top_level_types(source: str) -> list[str]:
     """The classes and capitalised type aliases a module defines at its top level."""
     out = []
-    for node in ast.parse(source).body:
+    for node in parsed(source).body:
         if isinstance(node, ast.ClassDef):
             out.append(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -215,7 +216,7 @@ def test_one_versions_table() -> None:
         f"{m.rel}: {node.targets[0].id}"  # type: ignore[attr-defined]
         for m in ALL
         if m.name != "loragate.formats.versions"
-        for node in ast.parse(_source(m)).body
+        for node in parsed(_source(m)).body
         if isinstance(node, ast.Assign)
         and isinstance(node.targets[0], ast.Name)
         and re.search(r"(SCHEMA|FORMAT)_VERSION$|_FORMAT$", node.targets[0].id)

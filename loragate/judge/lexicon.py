@@ -48,7 +48,8 @@ class CueError(ValueError):
 def _read_kinds() -> dict[str, Shape]:
     """`cues/kinds.yaml`: every kind and its shape (`CueError` for a shape not known)."""
     text = resources.files("loragate.judge").joinpath("cues", "kinds.yaml").read_text("utf-8")
-    found = yaml.safe_load(text)
+    # libyaml's safe loader when present: read at import, 30x faster than pure Python
+    found = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     shapes = get_args(Shape)
     bad = (
         [f"{k}: {v}" for k, v in found.items() if v not in shapes]
