@@ -35,11 +35,9 @@ from loragate.common.resources import user_or_bundled
 from loragate.training.curriculum import generate_curriculum
 from loragate.training.curriculum_load import curriculum_path, load_curriculum
 from loragate.training.data_spec import (
-    DATA_MANIFEST,
     CurriculumSpec,
     DataConfig,
     DataManifest,
-    LeakageConfig,
     SourceSpec,
     SourceStats,
 )
@@ -544,15 +542,8 @@ def write_jsonl(path: Path, examples: Sequence[TrainingExample]) -> None:
 
 
 __all__ = [
-    "DATA_MANIFEST",
-    "CurriculumSpec",
-    "DataConfig",
-    "DataManifest",
-    "LeakageConfig",
     "LoadedSource",
     "PreparedData",
-    "SourceSpec",
-    "SourceStats",
     "TokenizedExample",
     "load_source",
     "mix_table",

@@ -44,7 +44,8 @@ from loragate.common.loading import load_yaml_model
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.generate.embedded import EMBEDDED, embedded_checkpoint
 from loragate.generate.prompt import ChatRenderer, load_renderer
-from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData, mix_table, prepare_data
+from loragate.training.data import PreparedData, mix_table, prepare_data
+from loragate.training.data_spec import DATA_MANIFEST, DataConfig
 
 RECIPE_FILE = "recipe.yaml"
 TRAIN_REPORT = "train_report.json"
