@@ -165,7 +165,8 @@ class _XmlScan:
             self.pos += len(FUNC_PREFIX)
             self.call.has_function = True
 
-    def _done(self, resume: int) -> None:
+    def _done(self, resume: int) -> str | None:
+        """No next state: text resumes at `resume`."""
         self.resume = resume
         return None
 
