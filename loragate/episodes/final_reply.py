@@ -48,6 +48,7 @@ from loragate.judge.acknowledgements import (
 )
 from loragate.judge.answer import answer_problem
 from loragate.judge.claims import claims_success
+from loragate.judge.grounding import deferred_promise
 from loragate.judge.language import reply_languages
 from loragate.judge.promises import unkept_promise
 from loragate.judge.refusals import is_refusal
@@ -261,6 +262,13 @@ def _per_action(
             return Verdict.fail(
                 ReasonCode.unkept_promise,
                 f"announces the action and makes no call: {short(promise)}",
+            )
+    if not checks.task_done:
+        later = deferred_promise(answer)
+        if later is not None:
+            return Verdict.fail(
+                ReasonCode.unkept_promise,
+                f"promises to do it later, and nothing will: {short(later)}",
             )
     unfinished = [a for a in actions if a.outcome != "done"]
     must = [a for a in unfinished if a.outcome == "unverified" or not checks.task_done]

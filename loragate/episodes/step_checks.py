@@ -163,7 +163,9 @@ def evidence_and_actions(
     traj: TrajectoryState, calls: list[CallEvent], extra: list[str] | None = None
 ) -> tuple[Evidence, list[Action]]:
     spec, policy = traj.episode.spec, traj.ctx.policy
-    ev = build_evidence(texts_of(traj), calls, traj.writes, extra=extra or ())
+    ev = build_evidence(
+        texts_of(traj), calls, traj.writes, extra=extra or (), answers=traj.replies_used
+    )
     return ev, build_actions(calls, spec, policy)
 
 
