@@ -8,7 +8,8 @@ addresses and paths in the arguments). Its outcome:
 - `done`: some call of it succeeded, or - after a fault of a call that ran (a
   `write_timeout`: the change was made, the reply timed out; a garbled result) - a
   later successful read shows the record;
-- `unverified`: its last call ran under such a fault and nothing confirmed it;
+- `unverified`: its last call ran under such a fault and nothing confirmed it, or its
+  tool server died during the call (`server_crash`: nobody knows whether it ran);
 - `failed`: no call of it succeeded.
 
 `claim_problems` judges a reply per action (docs/episodes.md, final replies): every
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 
 Outcome = Literal["done", "unverified", "failed"]
 ACK_KIND = {
+    "server_crash": "error",
     "write_timeout": "timeout",
     "partial": "truncated",
     "outage": "error",
@@ -65,7 +67,16 @@ fault kinds; `judge/cues/en/fault_words.yaml` adds their own words."""
 RAN = ("write_timeout", "truncated", "partial", "schema_drift", "wrong_value")
 """Faults of a call that ran (`episodes.simulator.APPLIES_EFFECT`): a write with one is
 done once a later read confirms it, unverified until then."""
-_EXTRA_ACK = {"partial": "partial", "outage": "outage", "unauthorized": "auth", "forbidden": "auth"}
+UNKNOWN_EFFECT = ("server_crash",)
+"""Faults after which nobody knows whether a write ran (its tool server died during the
+call): the write is unverified until a later call of it succeeds."""
+_EXTRA_ACK = {
+    "partial": "partial",
+    "outage": "outage",
+    "unauthorized": "auth",
+    "forbidden": "auth",
+    "server_crash": "crash",
+}
 
 
 @dataclass(frozen=True)
@@ -185,6 +196,8 @@ def build_actions(calls: Sequence[CallEvent], spec: EpisodeSpec, policy: Policy)
             action.outcome = "done" if _confirmed(action, calls[i + 1 :], writes) else "unverified"
             if action.outcome == "done":
                 action.words |= word_set(arg_text(call.arguments))
+        elif call.fault in UNKNOWN_EFFECT and action.outcome != "done":
+            action.outcome = "unverified"
     return list(actions.values())
 
 
@@ -194,8 +207,8 @@ def _confirmed(action: Action, later: Sequence[CallEvent], writes: set[str]) -> 
     for call in later:
         if call.name in writes or call.failed:
             continue
-        seen = arg_text(call.arguments) + "\n" + result_text(call.text)
-        if not keys or any(k in seen for k in keys):
+        seen = (arg_text(call.arguments) + "\n" + result_text(call.text)).casefold()
+        if not keys or any(k.casefold() in seen for k in keys):
             return True
     return False
 
@@ -332,7 +345,9 @@ def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
             record = {k.casefold() for k in action.key if k} or action.refs
             if not named & record:
                 continue
-            keys = {k for a in action.attempts for k in a.arguments} - set(_key_args(action))
+            keys = {k for a in action.attempts for k in _arg_keys(a.arguments)} - set(
+                _key_args(action)
+            )
             fields = set().union(*(field_words(k) for k in keys)) if keys else set()
             values = _distinct_values(action)
             for clause in clauses(sentence, langs):
@@ -346,9 +361,7 @@ def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
                     continue
                 field_named = any(re.search(rf"\b{re.escape(w)}\b", low) for w in fields)
                 own = refs_in(clause) & record
-                if (field_named and done.search(clause)) or (
-                    own and any(v in low for v in values)
-                ):
+                if (field_named and done.search(clause)) or (own and any(v in low for v in values)):
                     claim = DoneClaim(
                         sentence=sentence,
                         clause=clause,
@@ -359,9 +372,21 @@ def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
                         names=(),
                         universal=False,
                     )
-                    what = f"{action.label} failed as a whole ({action.fault}): no part of it was made"
+                    what = (
+                        f"{action.label} failed as a whole ({action.fault}): no part of it was made"
+                    )
                     out.append(ClaimProblem(claim, action, what))
                     break
+    return out
+
+
+def _arg_keys(arguments: dict[str, Any]) -> set[str]:
+    """The names of a call's arguments and of the fields of an object argument
+    (`fields: {"address": ...}` names `address`)."""
+    out = set(arguments)
+    for value in arguments.values():
+        if isinstance(value, dict):
+            out |= {str(k) for k in value}
     return out
 
 

@@ -400,7 +400,9 @@ def _blocked(fault: FaultSpec, spec: EpisodeSpec, policy: Policy) -> bool:
         return True
     if fault.kind == "timeout":
         backend = spec.backend.get(tool)
-        table = backend.effect.table if isinstance(backend, ToolBackend) and backend.effect else None
+        table = (
+            backend.effect.table if isinstance(backend, ToolBackend) and backend.effect else None
+        )
         readers = [
             n
             for n in spec.tools

@@ -52,18 +52,22 @@ def build_evidence(
     """Evidence from the conversation's own `texts` (system prompt, user messages), its
     `calls` (in order) and `extra` texts (e.g. the arguments of the calls a step is
     making); `writes` names the tools that change something; `answers`: how many
-    scripted answers the user gave to questions."""
+    scripted answers the user gave to questions (the last `answers` of `texts`)."""
     ev = Evidence()
     writing = set(writes)
+    texts = list(texts)
     for text in texts:
         if text:
             ev.add_text(text)
     if answers:
         ev.decisions.add("answer")
+        ev.reports += texts[-answers:]  # the user's answers (the last user messages)
     for call in calls:
         decided = None if call.failed else _decision(call.text)
         if decided is not None:
             ev.decisions.add(decided)
+        elif not call.failed:
+            ev.reports.append(result_text(call.text))
         suspect = call.fault == "wrong_value"
         ev.add_text(call.text, suspect=suspect)
         ev.add_text(result_text(call.text), suspect=suspect)

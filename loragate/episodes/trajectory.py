@@ -504,6 +504,7 @@ class Trajectory:
             task_refs=step_checks.task_refs(self),
             denied=frozenset(self._denied_actions),
             task_done=done,
+            faulted=any(c.failed for c in self.calls),
         )
         bad = final_reply_problem(
             parse,

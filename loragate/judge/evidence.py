@@ -164,6 +164,9 @@ class Evidence:
     can_inform: bool = False
     """Some write that informs someone went through: a message sent, or a write whose
     arguments asked to notify (`notify_attendees: true`)."""
+    reports: list[str] = field(default_factory=list)
+    """The tool results that can report what someone else answered (not the
+    confirmation tool's): only they ground "she has already accepted"."""
     decisions: set[str] = field(default_factory=set)
     """What the user decided in the conversation: `deny` (a denied confirmation),
     `approve` (an approval), `answer` (a scripted answer to a question)."""

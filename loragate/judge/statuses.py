@@ -155,7 +155,7 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
             if negated and word in _TAKES_OBJECT and _OBJECT_AFTER.match(clause, m.end()):
                 continue  # "not waiting for it": negates what it waits for, not the status
             own = negated and bool(first.search(clause[: m.start()]))
-            subjects = _subjects(clause, m.start(), before, ev)
+            subjects = _subjects(clause, m.start(), m.end(), before, ev)
             if not subjects and not unwritten_only and not own:
                 bad = _unknown_kind(clause, m, universal, negated, ev)
                 if bad:
@@ -170,6 +170,8 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
                 if unwritten_only and (rec.statuses or rec.id.casefold() not in ev.unwritten):
                     continue
                 present = not past.search(clause[max(start, m.start() - 24) : m.start()])
+                if word in _TAKES_OBJECT and _OBJECT_AFTER.match(clause, m.end()):
+                    present = False  # "the tickets that are waiting for the printer"
                 bad = _status_bad(rec, how, targets, negated, present, ev)
                 if bad:
                     return f"{clause.strip()} ({bad})"
@@ -208,8 +210,16 @@ def _holds(how: str, targets: frozenset[str], status: str) -> bool:
     return (status in targets) if how == "same" else (status not in targets)
 
 
-def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[Record]:
-    """The records a status word at `at` in `clause` speaks of."""
+_OBJECT_ID = re.compile(r"\s{1,2}(" + ID_RE.pattern[2:-2] + r")\b")
+"""An id right after the status word is its object ("aperto IT-5120", "paid INV-58213")."""
+
+
+def _subjects(clause: str, at: int, end: int, before: str, ev: Evidence) -> list[Record]:
+    """The records a status word at `at` (ending at `end`) in `clause` speaks of."""
+    right = _OBJECT_ID.match(clause, end)
+    if right is not None:
+        rec = _record_of(right.group(1), ev)
+        return [rec] if rec is not None else []
     ids_before = [m for m in ID_RE.finditer(clause[:at])]
     ids_after = [m for m in ID_RE.finditer(clause[at:])]
     if ids_before:
@@ -235,7 +245,9 @@ def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[Record]:
     return [rec] if rec is not None else []
 
 
-_LIST_GAP = re.compile(r"[\s,;/&]*(?:\b(?:and|or|as\s+well\s+as|und|et|e|y|oder|ou|o)\b)?[\s,]*", re.I)
+_LIST_GAP = re.compile(
+    r"[\s,;/&]*(?:\b(?:and|or|as\s+well\s+as|und|et|e|y|oder|ou|o)\b)?[\s,]*", re.I
+)
 
 
 def _record_of(rid: str, ev: Evidence) -> Record | None:
