@@ -57,7 +57,7 @@ from loragate.judge.evidence import (
     statement_clauses,
     word_set,
 )
-from loragate.judge.figures import new_values, number_values
+from loragate.judge.figures import amount_readings, new_values, number_values
 from loragate.judge.grounding import approximates, grounding_problem, marked_approximate
 from loragate.judge.statuses import status_problem
 
@@ -143,6 +143,9 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
         canonical = number_values(raw)
         if canonical & ev.suspect:
             continue  # flagged or not is the wrong-value check's business
+        figure = re.search(r"\d[\d.,]*", raw)
+        if figure is not None and amount_readings(figure.group(0)) & ev.values:
+            continue  # "CHF 11.765": eleven thousand, grouped with a dot
         nums = [float(v) for v in canonical if re.fullmatch(r"-?\d+(?:\.\d+)?", v)]
         if re.search(r"%|per\s*cent", raw) and nums and all(n in (0.0, 50.0, 100.0) for n in nums):
             continue  # "in full (100 %)", "half"
