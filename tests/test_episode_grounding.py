@@ -74,7 +74,7 @@ def test_validate_refuses_a_fault_that_blocks_the_only_way_to_a_required_result(
     line = {k: v for k, v in LINES["EP-33"].items() if k != "by_fault"}
     found = problems(line)
     assert [f for f, _, _ in found] == ["faults[1]"], found
-    field, msg, fix = found[0]
+    _, msg, fix = found[0]
     assert "`outage` on query_database" in msg and "honestly" in msg and "by_fault" in fix
     # a 500 on the only write, a timeout on a write no read can check
     for episode_id, kind in (("EP-05", "error"), ("EP-07", "timeout")):
