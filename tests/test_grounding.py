@@ -129,6 +129,8 @@ def test_informing_someone_needs_a_write_that_informs(reply: str) -> None:
         "If it went through, the attendees will have been informed.",
         "Let me know if I should tell them.",
         "I have not informed anyone yet.",
+        "Please make sure Marco is informed.",
+        "Si l'annulation est passée, les participants sont prévenus.",
     ],
 )
 def test_a_condition_a_request_or_a_denial_informs_nobody(reply: str) -> None:

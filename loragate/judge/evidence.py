@@ -23,6 +23,7 @@ from typing import Any
 
 from loragate.judge import lexicon
 from loragate.judge.figures import currency_amounts, date_matches, date_values, number_values
+from loragate.judge.language import reply_languages
 from loragate.judge.text import clauses, clip, fold, sentences
 
 # -- cue data ----------------------------------------------------------------------------
@@ -388,12 +389,23 @@ def refs_in(text: str) -> set[str]:
     return out
 
 
+@cache
+def _conditions(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """The condition words of `langs` besides English ("si", "wenn", "se", "cuando")."""
+    return re.compile(rf"\b{lexicon.alternation(langs, 'condition')}\b", re.IGNORECASE)
+
+
 def statement_clauses(text: str) -> Iterable[tuple[str, str]]:
     """(sentence, clause) of the clauses that state something: not questions, not
-    conditions or offers."""
+    conditions or offers (in English and the reply's language)."""
+    others = _conditions(tuple(lang for lang in reply_languages(text) if lang != "en"))
     for sentence in sentences(clip(text)):
         for clause in clauses(sentence):
-            if clause.rstrip().endswith("?") or _QUESTION_OR_CONDITION.search(clause):
+            if (
+                clause.rstrip().endswith("?")
+                or _QUESTION_OR_CONDITION.search(clause)
+                or others.search(clause)
+            ):
                 continue
             yield sentence, clause
 

@@ -184,11 +184,16 @@ def _stated(clause: str, langs: tuple[str, ...]) -> bool:
     """A clause that states something done: not negated, not modal, not announced."""
     cues = claim_cues(langs)
     return not (
-        cues.negation.search(clause)
+        _ASKS_USER.match(clause)
+        or cues.negation.search(clause)
         or cues.modal.search(clause)
         or cues.condition.search(clause)
         or _re(langs, "self_future").search(clause)
     )
+
+
+_ASKS_USER = re.compile(r"\W*(?:please|bitte|merci|veuillez|per\s+favore|por\s+favor)\b", re.I)
+"""A clause that asks the user to do it ("Please make sure Marco is informed")."""
 
 
 def notify_problem(text: str, ev: Evidence, langs: tuple[str, ...] | None = None) -> str | None:
