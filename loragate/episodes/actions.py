@@ -30,6 +30,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from loragate.judge import lexicon
@@ -335,9 +336,7 @@ def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
     langs = reply_languages(reply)
     langs = langs if "en" in langs else ("en", *langs)
     cues = claim_cues(langs)
-    done = lexicon.compile_cues(
-        lexicon.alternation(langs, "part_done"), re.IGNORECASE, langs, "part_done"
-    )
+    done = _part_done(langs)
     out: list[ClaimProblem] = []
     for sentence in sentences(clip(reply)):
         named = refs_in(sentence)
@@ -359,7 +358,7 @@ def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
                     or acknowledges_kind(clause, action.fault, action.terms())
                 ):
                     continue
-                field_named = any(re.search(rf"\b{re.escape(w)}\b", low) for w in fields)
+                field_named = bool(fields) and bool(_words_re(frozenset(fields)).search(low))
                 own = refs_in(clause) & record
                 if (field_named and done.search(clause)) or (own and any(v in low for v in values)):
                     claim = DoneClaim(
@@ -378,6 +377,18 @@ def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
                     out.append(ClaimProblem(claim, action, what))
                     break
     return out
+
+
+@cache
+def _part_done(langs: tuple[str, ...]) -> re.Pattern[str]:
+    return lexicon.compile_cues(
+        lexicon.alternation(langs, "part_done"), re.IGNORECASE, langs, "part_done"
+    )
+
+
+@cache
+def _words_re(words: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")\b")
 
 
 def _arg_keys(arguments: dict[str, Any]) -> set[str]:

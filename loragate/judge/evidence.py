@@ -165,6 +165,7 @@ class Evidence:
     can_inform: bool = False
     """Some write that informs someone went through: a message sent, or a write whose
     arguments asked to notify (`notify_attendees: true`)."""
+    _text_pairs: dict[str, set[str]] | None = field(default=None, repr=False)
     reports: list[str] = field(default_factory=list)
     """The tool results that can report what someone else answered (not the
     confirmation tool's): only they ground "she has already accepted"."""
@@ -184,9 +185,6 @@ class Evidence:
         self.texts.append(head)
         for _, _, readings in date_spans(head):
             self.dates |= readings
-        if not suspect:
-            for amount, currency in text_currency_pairs(head):
-                self.currencies.setdefault(amount, set()).add(currency)
         self.emails |= {m.group(0).casefold() for m in EMAIL_RE.finditer(head)}
         self.phones |= {digits_of(m.group(0)) for m in PHONE_RE.finditer(head)}
         self.words |= word_set(head)
@@ -195,6 +193,16 @@ class Evidence:
                 self.days.add(date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
             except ValueError:
                 continue
+
+    def currencies_of(self, amount: str) -> set[str]:
+        """The currencies `amount` (canonical) was seen in: in the results and writes
+        (`add_currencies`) and next to a currency in a seen text (read on first use)."""
+        if self._text_pairs is None:
+            self._text_pairs = {}
+            for text in self.texts:
+                for value, code in text_currency_pairs(text):
+                    self._text_pairs.setdefault(value, set()).add(code)
+        return self.currencies.get(amount, set()) | self._text_pairs.get(amount, set())
 
     def add_currencies(self, value: Any) -> None:
         """Take in the amounts of a parsed result or of a write's arguments with the

@@ -107,7 +107,7 @@ def currency_problem(clause: str, ev: Evidence) -> str | None:
     """An amount written in a currency it was never seen in, while the results showed
     it in another one ("EUR 5,610.00" for an invoice of CHF 5,610.00)."""
     for value, code in currency_amounts(clause):
-        seen = ev.currencies.get(value)
+        seen = ev.currencies_of(value)
         if seen and code not in seen:
             return f"{code} {value}: the results show that amount in {', '.join(sorted(seen))}"
     return None
@@ -147,14 +147,15 @@ def _day_gaps(ev: Evidence) -> set[int]:
 def duration_problem(clause: str, ev: Evidence, langs: tuple[str, ...]) -> str | None:
     """A figure with a unit of time that is neither seen nor a distance between two
     seen dates or clock times ("a 45-minute call" booked 09:00-09:30)."""
-    pattern = _duration_re(langs)
-    seen = {
-        (v, _unit_of(s.group(2)))
-        for text in ev.texts
-        for s in _duration_re(CUE_LANGS).finditer(text)
-        for v in amount_readings(s.group(1))
-    }
-    for m in pattern.finditer(clause):
+    seen: set[tuple[str, str]] | None = None
+    for m in _duration_re(langs).finditer(clause):
+        if seen is None:
+            seen = {
+                (v, _unit_of(s.group(2)))
+                for text in ev.texts
+                for s in _duration_re(CUE_LANGS).finditer(text)
+                for v in amount_readings(s.group(1))
+            }
         raw, unit = m.group(1), _unit_of(m.group(2))
         if any((v, unit) in seen for v in amount_readings(raw)):
             continue

@@ -68,6 +68,11 @@ def _every_status_word() -> Vocabulary:
 def _status_vocabulary(ev: Evidence) -> Vocabulary:
     """The status words that speak of statuses some record of the conversation has."""
     known = {s for r in (*ev.records.values(), *ev.withheld.values()) for s in r.statuses}
+    return _vocabulary_of(frozenset(known))
+
+
+@cache
+def _vocabulary_of(known: frozenset[str]) -> Vocabulary:
     every = _every_status_word()
     out: Vocabulary = {}
     for s in known:
