@@ -91,13 +91,19 @@ def test_an_amount_keeps_its_currency(reply: str, bad: bool) -> None:
         ("The certificate expires on 2026-12-01, in 12 days.", True),
         ("Das Zertifikat läuft in 15 Tagen ab (2026-12-01).", False),
         ("Report it within 4 hours, the policy says.", True),
+        ("I waited 2 seconds and tried again.", False),  # "retry after 2 s"
     ],
 )
 def test_a_duration_is_seen_or_a_distance_between_seen_dates_or_times(
     reply: str, bad: bool
 ) -> None:
     task = "Book a 30-minute call tomorrow (2026-11-17) at 16:00 Shanghai time."
-    result = {"time": "2026-11-17T09:00", "end": "2026-11-17T09:30", "expires": "2026-12-01"}
+    result = {
+        "time": "2026-11-17T09:00",
+        "end": "2026-11-17T09:30",
+        "expires": "2026-12-01",
+        "message": "Too many requests; retry after 2 s.",
+    }
     why = support_problem(reply, evidence(result, texts=(TODAY, task)))
     assert (why is not None) is bad, why
 
@@ -203,6 +209,17 @@ def test_a_promise_to_do_it_later(reply: str, promise: bool) -> None:
 def test_the_last_result_for_a_record_wins(reply: str, bad: bool) -> None:
     why = support_problem(reply, evidence(INVOICE, PAID))
     assert (why is not None) is bad, why
+
+
+def test_a_record_the_trajectory_wrote_may_be_described_as_it_was_unless_still() -> None:
+    ev = Evidence()
+    ev.add_text(TODAY)
+    for value, write in ((INVOICE, False), ({"ok": True, "updated": [PAID]}, True)):
+        ev.add_text(json.dumps(value))
+        ev.add_result(value, write=write)
+    ev.finish()
+    assert support_problem("INV-61002 (open, CHF 5,610.00): paid today.", ev) is None
+    assert support_problem("INV-61002 is still open.", ev) is not None
 
 
 WITHHELD = {

@@ -20,17 +20,20 @@ from loragate.judge.evidence import Evidence, refs_in
 
 
 def _informs(call: CallEvent) -> bool:
-    """A write that informs someone: a message sent (a tool of the `send` kind), or a
-    write whose arguments ask to notify (`notify_attendees: true`)."""
+    """A write that informs someone: a message sent (a tool of the `send` kind), a write
+    whose arguments ask to notify (`notify_attendees: true`) or name who receives it (an
+    invitation's `attendees`)."""
     if tool_kind(call.name) == "send":
         return True
     return any(
-        _NOTIFY_ARG.search(str(k)) and v not in (False, None, "", 0, "false", "no")
+        (_NOTIFY_ARG.search(str(k)) and v not in (False, None, "", 0, "false", "no"))
+        or (_RECIPIENTS.fullmatch(str(k)) and bool(v))
         for k, v in call.arguments.items()
     )
 
 
 _NOTIFY_ARG = re.compile(r"notif|inform|alert", re.IGNORECASE)
+_RECIPIENTS = re.compile(r"to|cc|bcc|attendees|recipients|participants|invitees", re.IGNORECASE)
 
 
 def _decision(text: str) -> str | None:
@@ -74,7 +77,7 @@ def build_evidence(
         if not suspect and call.fault not in ("truncated",):
             value = parsed(call.text)
             if value is not None and not (isinstance(value, dict) and "error" in value):
-                ev.add_result(value)
+                ev.add_result(value, write=call.name in writing)
         if call.name in writing and not call.failed:
             ev.add_text(arg_text(call.arguments))
             ev.add_currencies(call.arguments)

@@ -130,6 +130,9 @@ class Record:
     statuses: list[str] = field(default_factory=list)
     """Every status it was shown with, in order (normalised: `in_progress` -> `in
     progress`)."""
+    read_back: bool = False
+    """Its latest status came from a read (not from the answer of a write that set it):
+    what the record is now, whatever the reply says it still is."""
 
 
 @dataclass
@@ -210,8 +213,9 @@ class Evidence:
         for amount, currency in currency_pairs(value):
             self.currencies.setdefault(amount, set()).add(currency)
 
-    def add_result(self, value: Any, *, withheld: bool = False) -> None:
-        """Take in a parsed tool result: its numbers, column totals and records."""
+    def add_result(self, value: Any, *, withheld: bool = False, write: bool = False) -> None:
+        """Take in a parsed tool result: its numbers, column totals and records
+        (`write`: the answer of a write)."""
         if withheld:
             for rec in records_in(value):
                 if rec.id not in self.records:
@@ -224,6 +228,8 @@ class Evidence:
             have = self.records.setdefault(rec.id, Record(rec.id, rec.kind))
             have.kind = have.kind or rec.kind
             have.statuses += rec.statuses
+            if rec.statuses:
+                have.read_back = not write
             self.withheld.pop(rec.id, None)
 
     def finish(self) -> None:

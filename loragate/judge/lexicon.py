@@ -154,6 +154,7 @@ KINDS: dict[str, Shape] = {
     "currency_codes": "map",
     "past_state": "patterns",
     "first_person": "patterns",
+    "still_state": "patterns",
 }
 """Every cue kind and the shape of its entries: `words` (literal, folded words or
 phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""

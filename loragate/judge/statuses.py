@@ -5,11 +5,13 @@ A status word (`cues/<lang>/status_words.txt`, and in every language
 `status_synonyms.yaml`: "unpaid", "offen", "contestée", "attivo", "en disputa") said
 of a record is a claim about that record:
 
-- **the last result for a record wins**: said in the present ("is still open",
-  "sigue abierta", "ist weiterhin unbezahlt") it must hold for the status the record
-  showed last - after a read-back that shows an invoice paid it is not "still open";
-  said in the past ("was paid", "were waiting", `past_state.txt`) any status it showed
-  will do; said negated ("neither is disputed") it must not be the current one;
+- **the last result for a record wins**: said now ("is still open", "sigue abierta",
+  "ist weiterhin unbezahlt", `still_state.txt`; or of a record a read showed last) it
+  must hold for the status the record showed last - after a read-back that shows an
+  invoice paid it is not "still open"; said in the past ("was paid", "were waiting",
+  `past_state.txt`), or of a record whose last status came from the trajectory's own
+  write ("INV-58403 (open) - paid"), any status it showed will do; said negated
+  ("neither is disputed") it must not be the current one;
 - **what a failed read withheld is unknown**: a record only the withheld clean result
   of a failed read held has no status the model could know - stating one is
   unsupported, negated or not ("INV-58402 is not open any more", "none of them is
@@ -92,7 +94,8 @@ def _word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
 
 @cache
 def _cues(langs: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    """(negation, scope break, past tense, first person, every-record words) of `langs`."""
+    """(negation, scope break, past tense, first person, every-record words, "still")
+    of `langs`."""
 
     def words(kind: str) -> re.Pattern[str]:
         return lexicon.compile_cues(
@@ -110,7 +113,14 @@ def _cues(langs: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
         rf"|because|since|so|as|{links})\b",
         re.IGNORECASE,
     )
-    return (negation, scope, words("past_state"), words("first_person"), words("universal_any"))
+    return (
+        negation,
+        scope,
+        words("past_state"),
+        words("first_person"),
+        words("universal_any"),
+        words("still_state"),
+    )
 
 
 def _langs(text: str) -> tuple[str, ...]:
@@ -144,7 +154,7 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
     if not vocab and not unknown:
         return None
     langs = _langs(text)
-    negation, scope, past, first, universal = _cues(langs)
+    negation, scope, past, first, universal, still = _cues(langs)
     words = tuple(sorted(set(vocab) | (set(every) if unknown else set()), key=len, reverse=True))
     pattern = _word_pattern(words)
     for sentence, clause in statement_clauses(text):
@@ -174,7 +184,13 @@ def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> 
                     continue
                 if unwritten_only and (rec.statuses or rec.id.casefold() not in ev.unwritten):
                     continue
-                present = not past.search(clause[max(start, m.start() - 24) : m.start()])
+                # Now, it must hold for the latest result: said with "still" ("the invoice
+                # should still be open"), or of a record a read showed last; a record
+                # whose last status came from this trajectory's own write may be
+                # described as it was ("INV-58403 (open) - paid EUR 2,000").
+                present = (bool(still.search(clause)) or rec.read_back) and not past.search(
+                    clause[max(start, m.start() - 24) : m.start()]
+                )
                 if word in _TAKES_OBJECT and _OBJECT_AFTER.match(clause, m.end()):
                     present = False  # "the tickets that are waiting for the printer"
                 bad = _status_bad(rec, how, targets, negated, present, ev)
