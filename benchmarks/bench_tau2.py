@@ -28,6 +28,7 @@ agent never calls a model, so `time` puts a stand-in module there before importi
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import time
@@ -42,8 +43,11 @@ sys.path.insert(0, str(REPO))
 from loragate.common.files import atomic_write_text  # noqa: E402
 from loragate.episodes.definitions import Episode  # noqa: E402
 from loragate.episodes.loop import run_episodes, write_episode_results  # noqa: E402
-from loragate.episodes.run import context  # noqa: E402
+from loragate.episodes.rewards import RewardCall, RewardInput  # noqa: E402
 from loragate.episodes.servers.pool import ToolServers  # noqa: E402
+from loragate.episodes.stage import context  # noqa: E402
+from loragate.episodes.taubench.environments import domain, tau2_module  # noqa: E402
+from loragate.episodes.taubench.reward_kind import tau2_reward  # noqa: E402
 from loragate.episodes.trajectory import Trajectory  # noqa: E402
 from loragate.evalset.load import Evalset  # noqa: E402
 from loragate.formats.records import GenerationRecord  # noqa: E402
@@ -137,8 +141,6 @@ def tau2_orchestrator_pass(
 ) -> float:
     """Seconds for tau2's own orchestrator to run the scripted solo agent over `tasks`,
     each scored by tau2's evaluators (env + action, as its `evaluate_simulation` does)."""
-    from loragate.episodes.taubench.environments import domain, tau2_module
-
     _stub_llm_utils()
     orchestrator = tau2_module("orchestrator.orchestrator")
     agents = tau2_module("agent.llm_agent")
@@ -210,10 +212,6 @@ def loragate_loop_pass(ev: Evalset, clean: list[Episode], tmp: Path) -> float:
 def reward_times(names: Sequence[str]) -> dict[str, float]:
     """Median seconds of the tau2 reward of a gold trajectory, per domain (after the
     domain is read and each task's gold state computed once)."""
-    from loragate.episodes.rewards import RewardCall, RewardInput
-    from loragate.episodes.taubench.environments import domain
-    from loragate.episodes.taubench.reward_kind import tau2_reward
-
     out = {}
     for name in names:
         dom = domain(name)
@@ -234,7 +232,6 @@ def reward_times(names: Sequence[str]) -> dict[str, float]:
 def environment_times(name: str, n: int = 20) -> tuple[float, float]:
     """Median seconds of an environment in a task's initial state: read from tau2's files
     (a server per task) vs from the database read once (one server, reset per task)."""
-    from loragate.episodes.taubench.environments import domain
 
     dom = domain(name)
     task = dom.task(dom.split("base")[0])
@@ -256,8 +253,6 @@ def environment_times(name: str, n: int = 20) -> tuple[float, float]:
 
 
 def timings(split: str, tmp: Path) -> None:
-    import shutil
-
     shutil.rmtree(tmp, ignore_errors=True)
     ev = load(write_evalset(tmp / "telecom", "telecom", split=split, faults=[]))
     clean = episodes(ev, clean_only=True)

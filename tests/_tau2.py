@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from loragate.episodes.definitions import Episode
-from loragate.episodes.load import load_episodes
-from loragate.episodes.run import context
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.servers.pool import ToolServers
+from loragate.episodes.stage import context
 from loragate.episodes.trajectory import Trajectory
 from loragate.evalset.load import Evalset, load_evalset
 
@@ -56,8 +56,24 @@ def gold_calls(episode: Episode) -> list[str]:
 
 
 def closing(episode: Episode) -> str:
-    """A truthful closing reply after the gold calls."""
-    return CLOSING_NOT_DONE if episode.success.outcome == "not_done" else CLOSING_DONE
+    """A truthful closing reply after the gold calls (a task to turn down whose gold
+    tries a write that tau2 refuses says that write failed)."""
+    if episode.success.outcome != "not_done":
+        return CLOSING_DONE
+    from loragate.episodes.taubench.environments import domain
+
+    task = task_of(episode)
+    types = domain(task_of_domain(episode)).tool_types
+    tried = [a.name for a in task.evaluation_criteria.actions if types.get(a.name) == "write"]
+    if tried:
+        return f"The {_words(tried[-1])} failed, so {CLOSING_NOT_DONE[0].lower()}{CLOSING_NOT_DONE[1:]}"
+    return CLOSING_NOT_DONE
+
+
+def task_of_domain(episode: Episode) -> str:
+    reward = episode.spec.success.reward
+    assert reward is not None
+    return str(reward.options["domain"])
 
 
 def gold_script(episode: Episode) -> list[str]:

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from loragate.common.errors import BadInput
-from loragate.episodes.checks import do_nothing_problems
 from loragate.episodes.definitions import Episode, EpisodeSpec
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.episodes.validation import do_nothing_problems
 from loragate.evalset.load import load_evalset
 from tests._episodes import DENY, PAY, REPO, evalset_with, with_
 from tests._tau2 import DO_NOTHING, episodes, load, play, write_evalset

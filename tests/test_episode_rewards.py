@@ -14,9 +14,9 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from loragate.common.errors import BadInput
-from loragate.episodes import checks, rewards, trajectory
+from loragate.episodes import rewards, trajectory, validation
 from loragate.episodes.definitions import EpisodeSpec, expand
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.rewards import RewardInput, RewardKind
 from loragate.episodes.stats import agreement_class, summarize_episodes
 from loragate.evalset.load import load_evalset
@@ -64,7 +64,7 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             return kinds[name]
         raise rewards.unknown_name("reward kind", name, list(kinds))
 
-    for module in (checks, trajectory):
+    for module in (validation, trajectory):
         monkeypatch.setattr(module, "reward_kind", kind)
     PaidOnceReward.seen.clear()
     yield

@@ -46,7 +46,7 @@ def test_family_table_with_k(evalset: Evalset) -> None:
     assert "| B | parallel | 1 | 100.0 % [20.7, 100.0] | 100.0 % | 100.0 % | 0/2 / 0/2 |" in md
     # Overall: (0.5 + 1 + 1 + 1 + 1 + 0.5 + 1 + 1) / 8 = 7/8 = 87.5 %.
     assert "|  | **overall** | 8 | 87.5 %" in md
-    # Families in registry order A..G.
+    # Families in registry order A..H.
     letters = [line.split("|")[1].strip() for line in md.splitlines() if "| 1 |" in line]
     assert letters[:6] == ["A", "B", "C", "D", "E", "F"]
 
@@ -122,7 +122,7 @@ def test_print_summary(evalset: Evalset) -> None:
     buf = io.StringIO()
     print_summary(summary, Console(file=buf, width=140, color_system=None))
     out = buf.getvalue()
-    assert "base  (agent20 3.1.0, parse strict)" in out
+    assert "base  (agent20 4.0.0, parse strict)" in out
     for text in ("pass^2", "sequencing", "50.0 %", "[5.5, 94.5]", "overall", "fault: error"):
         assert text in out, text
     assert "base: 1 of 8 entries had no generation" in out

@@ -21,8 +21,8 @@ from loragate.common.errors import BadInput, MissingDependency
 from loragate.episodes.actions import CallEvent
 from loragate.episodes.loop import run_episodes, write_episode_results
 from loragate.episodes.rewards import RewardCall, RewardInput, rebuilt_calls
-from loragate.episodes.run import context, rescore_episodes
 from loragate.episodes.servers.pool import ToolServers
+from loragate.episodes.stage import context, rescore_episodes
 from loragate.episodes.stats import agreement_class
 from loragate.evalset.load import Evalset
 from loragate.formats.trajectories import EPISODE_RESULTS, TRAJECTORIES, TrajectoryResult
@@ -333,7 +333,7 @@ def test_litellm_is_never_imported(telecom: Evalset) -> None:
     code = f"""
 import sys
 from loragate.evalset.load import load_evalset
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.taubench.importer import build_evalset
 from loragate.episodes.taubench.reward_kind import Tau2Options, Tau2Reward
 from loragate.episodes.rewards import RewardInput
@@ -416,7 +416,7 @@ def test_validate_names_a_task_tau2_lacks(telecom: Evalset, tmp_path: Path) -> N
     first = json.loads(lines[0])
     first["success"]["reward"]["options"]["task_id"] = "[mobile_data_issue]no_such_task"
     (root / "episodes.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
-    from loragate.episodes.load import load_episodes
+    from loragate.episodes.episodes_file import load_episodes
 
     with pytest.raises(BadInput) as caught:
         load_episodes(load_evalset(root))

@@ -9,15 +9,14 @@ from typing import Annotated, NoReturn
 import typer
 
 from loragate.common.errors import BadInput, LoragateError
-from loragate.episodes.answers import episode_verdicts
+from loragate.episodes.answer_replay import episode_verdicts
 from loragate.episodes.definitions import EpisodeSet
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.rewards import reward_kind
 from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world
-from loragate.results.report import family_label
-from loragate.score.aggregate import family_order
+from loragate.families import family_label, family_order
 
 
 def reward_notes(episodes: EpisodeSet) -> list[str]:

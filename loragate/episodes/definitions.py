@@ -83,7 +83,8 @@ made - but the reply timed out), `truncated` (the result cut off), `partial` (a
 well-formed first page of a list), `schema_drift` (renamed fields) and `wrong_value`
 (an implausible value) garble the result of a call that did run."""
 CALLS_TABLE = "calls"
-"""The state table where the simulator logs every write that ran: one record a call,
+"""The state table where the simulator logs every call that ran (reads too, from episode
+format 4; never the confirmation tool): one record a call,
 its arguments plus `tool` (the tool's name) and `ok` (its result was no error)."""
 VARIANT_NAME = r"^[a-z][a-z0-9_]{0,39}$"
 TABLE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
@@ -150,11 +151,12 @@ def _backend_kind(value: Any) -> str:
     return "server" if isinstance(value, ServerBackend) else "simulated"
 
 
-Backend = Annotated[
+AnyToolBackend = Annotated[
     Annotated[ToolBackend, Tag("simulated")] | Annotated[ServerBackend, Tag("server")],
     Discriminator(_backend_kind),
 ]
-"""A simulated tool, or one answered by a tool server."""
+"""How an episode answers one tool: simulated (`ToolBackend`) or by a tool server
+(`ServerBackend`). Not a generation backend (`loragate.runners.Backend`)."""
 
 
 class ConfirmationAnswer(BaseModel):
@@ -310,7 +312,7 @@ class EpisodeSpec(BaseModel):
     task: list[Message] = Field(min_length=1)
     tools: list[str] = Field(min_length=1)
     state: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
-    backend: dict[str, Backend] = Field(default_factory=dict)
+    backend: dict[str, AnyToolBackend] = Field(default_factory=dict)
     confirmations: list[Literal["approve", "deny"] | ConfirmationAnswer] = Field(
         default_factory=list
     )

@@ -2,9 +2,9 @@
 benchmark's own score of a trajectory, such as tau2-bench's - that is computed from the
 recorded steps alone, so `score-episodes` reproduces it without starting a server.
 
-A kind is a `RewardKind` subclass registered through the entry-point group
-`loragate.rewards` (the built-in `tau2` in loragate's own `pyproject.toml`, exactly as a
-plugin registers in its package); its `options` model (extra="forbid") validates the
+A kind is a `RewardKind` subclass: the built-in `tau2` is registered in code
+(`BUILTIN_REWARDS`), a plugin's through the entry-point group `loragate.rewards` in its
+package's metadata; its `options` model (extra="forbid") validates the
 episode's `reward.options` at load time, `check` says what the installed benchmark
 lacks (an unknown task id, a domain it does not have), and `score` computes the reward.
 A kind imports its benchmark only inside `check` and `score`, so loading an evalset
@@ -35,7 +35,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -107,11 +107,21 @@ class RewardKind(ABC):
         """The reward of a finished trajectory (never reads a server: only `trajectory`)."""
 
 
+BUILTIN_REWARDS: tuple[EntryPoint, ...] = (
+    EntryPoint("tau2", "loragate.episodes.taubench.reward_kind:Tau2Reward", ENTRY_POINT_GROUP),
+)
+"""The built-in reward kinds, registered in code (each module imported on first use), as
+the built-in backends are."""
+
+
 @lru_cache(maxsize=1)
 def reward_kinds() -> Mapping[str, RewardKind]:
-    """Every registered reward kind by name (the entry points of `loragate.rewards`)."""
+    """Every reward kind by name: the built-ins, then the plugins of the entry-point group
+    `loragate.rewards` (one that names a built-in again adds nothing)."""
     found: dict[str, RewardKind] = {}
-    eps = entry_points(group=ENTRY_POINT_GROUP)
+    builtin = {ep.value for ep in BUILTIN_REWARDS}
+    plugins = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.value not in builtin]
+    eps = [*BUILTIN_REWARDS, *plugins]
     for ep, cls in plugin_classes(
         eps, ENTRY_POINT_GROUP, RewardKind, "loragate.episodes.rewards.RewardKind"
     ):

@@ -1,5 +1,5 @@
 """What the step checks (`episodes.step_checks`) and the recovery judgement
-(`episodes.recovery`) read of a running trajectory: the `TrajectoryState` protocol
+(`episodes.fault_recovery`) read of a running trajectory: the `TrajectoryState` protocol
 that `episodes.trajectory.Trajectory` meets, so that those modules need not import it
 (the trajectory imports them)."""
 
@@ -35,6 +35,8 @@ class TrajectoryState(Protocol):
     seen_refs: set[str]
     """Ids and e-mail addresses the conversation showed (folded)."""
     checked_retry: bool
+    replies_used: int
+    """Scripted answers to clarifying questions given so far."""
     succeeded: set[str]
     timeouts: dict[tuple[str, tuple[str, ...]], tuple[str, int]]
     writes: frozenset[str]

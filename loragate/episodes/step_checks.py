@@ -1,7 +1,7 @@
 """Checks of one trajectory step beyond the call rules of `episodes.trajectory`.
 
-- **Retrying a write that timed out** (`retry_problem`): after a `timeout` or a
-  `write_timeout` of a write, sending the same write again (same tool, same record) is
+- **Retrying a write that timed out** (`retry_problem`): after a `timeout`, a
+  `write_timeout` or a `server_crash` (the tool server died during the call) of a write, sending the same write again (same tool, same record) is
   `blind_retry` unless a successful read since the timeout looked at the record (its
   key value in the read's arguments or result). After a plain `timeout` that read
   shows the write did not happen and one retry is sane (it keeps the approval); after
@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from loragate.episodes.actions import (
@@ -31,8 +32,9 @@ from loragate.episodes.actions import (
     build_actions,
     claim_problems,
     result_text,
+    write_key,
 )
-from loragate.episodes.evidence import build_evidence
+from loragate.episodes.trajectory_evidence import build_evidence
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.evidence import EMAIL_RE, ID_RE, Evidence, refs_in
 from loragate.judge.support import support_problem
@@ -40,13 +42,13 @@ from loragate.judge.support import support_problem
 if TYPE_CHECKING:
     from loragate.episodes.running import TrajectoryState
 
-TIMEOUTS = ("timeout", "write_timeout")
+TIMEOUTS = ("timeout", "write_timeout", "server_crash")
+"""Faults after which a write's effect is unknown until a read looks: a timeout, and a
+tool server that died during the call (`server_crash`, recorded by the run)."""
 
 
 def action_key(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
-    from loragate.episodes.actions import _key
-
-    return _key(traj.episode.spec, name, arguments)
+    return write_key(traj.episode.spec, name, arguments)
 
 
 def note_result(traj: TrajectoryState, event: CallEvent) -> None:
@@ -64,8 +66,6 @@ def note_result(traj: TrajectoryState, event: CallEvent) -> None:
 
 
 def _identical(name: str, arguments: dict[str, Any]) -> str:
-    import json
-
     try:
         return name + "\0" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
@@ -82,8 +82,8 @@ def _checked(traj: TrajectoryState, key: tuple[str, ...], since: int) -> CallEve
             or call.name == traj.ctx.policy.confirmation_tool
         ):
             continue
-        seen = arg_text(call.arguments) + "\n" + result_text(call.text)
-        if not values or any(v in seen for v in values):
+        seen = (arg_text(call.arguments) + "\n" + result_text(call.text)).casefold()
+        if not values or any(v.casefold() in seen for v in values):
             return call
     return None
 
@@ -104,9 +104,10 @@ def retry_problem(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -
         read = _checked(traj, key, since)
         what = f"{name}({', '.join(k for k in key if k)})"
         if read is None:
+            happened = "its tool server crashed" if kind == "server_crash" else "it timed out"
             return Verdict.fail(
                 ReasonCode.blind_retry,
-                f"{what} sent again after it timed out, without first reading whether "
+                f"{what} sent again after {happened}, without first reading whether "
                 "it went through",
             )
         if kind == "write_timeout":
@@ -167,7 +168,9 @@ def evidence_and_actions(
     traj: TrajectoryState, calls: list[CallEvent], extra: list[str] | None = None
 ) -> tuple[Evidence, list[Action]]:
     spec, policy = traj.episode.spec, traj.ctx.policy
-    ev = build_evidence(texts_of(traj), calls, traj.writes, extra=extra or ())
+    ev = build_evidence(
+        texts_of(traj), calls, traj.writes, extra=extra or (), answers=traj.replies_used
+    )
     return ev, build_actions(calls, spec, policy)
 
 

@@ -45,6 +45,7 @@ from loragate.calls.tools import Toolset
 from loragate.episodes import step_checks
 from loragate.episodes.actions import CallEvent, write_tools
 from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode, count_matching, holds
+from loragate.episodes.fault_recovery import recoveries
 from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_problem
 from loragate.episodes.rewards import RewardInput, rebuilt_calls, reward_kind
 from loragate.episodes.running import CLAIM_REASONS
@@ -405,12 +406,14 @@ class Trajectory:
     def _user_texts(self) -> list[str]:
         return [str(m["content"]) for m in self.messages if m["role"] == "user"]
 
-    def _sources(self) -> list[tuple[str, str]]:
-        """(name, text) of what a reply must not merely copy (the shared answer check)."""
+    def _sources(self, *, confirming: bool = False) -> list[tuple[str, str]]:
+        """(name, text) of what a reply must not merely copy (the shared answer check).
+        `confirming`: a write went through, so a reply that restates what the user asked
+        confirms it - the user's messages are no source it can echo."""
         sources = [("the system prompt", self.ctx.system_prompt or "")] + [
             (f"message {i} ({m['role']})", str(m["content"]))
             for i, m in enumerate(self.messages)
-            if m.get("content")
+            if m.get("content") and not (confirming and m["role"] == "user")
         ]
         return [s for s in sources if s[1].strip()]
 
@@ -510,11 +513,12 @@ class Trajectory:
             task_refs=step_checks.task_refs(self),
             denied=frozenset(self._denied_actions),
             task_done=done,
+            faulted=any(c.failed for c in self.calls),
         )
         bad = final_reply_problem(
             parse,
             self.ctx.toolset,
-            self._sources(),
+            self._sources(confirming=any(a.outcome == "done" for a in actions)),
             mentions=crit.answer_mentions,
             forbids=crit.answer_forbids,
             setback=setback,
@@ -573,7 +577,6 @@ class Trajectory:
         if reason == "ok" and claim is not None:
             reason = "claim"
             detail = f"step {claim.step}: {claim.verdict.reason.value}: {claim.verdict.detail}"
-        from loragate.episodes.recovery import recoveries
 
         per_fault = recoveries(self)
         judged = [r.recovered for r in per_fault if r.recovered is not None]

@@ -174,6 +174,27 @@ def _check_messages(entry: Entry, toolset: Toolset) -> list[tuple[str, str, str]
     return out
 
 
+def _features(manifest: EvalsetManifest) -> list[tuple[str, int]]:
+    """(feature, the first format that has it) of every versioned feature the manifest
+    uses."""
+    policy = manifest.policy
+    world = [
+        ("`world`", manifest.world),
+        ("`answers`", manifest.answers),
+        ("`policy.destructive_when`", policy.destructive_when),
+        ("`system_prompts`", manifest.system_prompts),
+    ]
+    out = [(name, WORLD_VERSION) for name, used in world if used]
+    if manifest.tool_servers:
+        out.append(("`tool_servers`", TOOL_SERVERS_VERSION))
+    tau2 = [n for n, c in manifest.tool_servers.items() if isinstance(c, Tau2ServerConfig)]
+    if tau2:
+        out.append((f"the tau2 server `{tau2[0]}`", TAU2_SERVER_VERSION))
+    if policy.repeatable_tools:
+        out.append(("`policy.repeatable_tools`", TAU2_SERVER_VERSION))
+    return out
+
+
 def _read_manifest(root: Path) -> EvalsetManifest:
     """`evalset.yaml`, validated; `BadInput` when the folder or file is missing or bad."""
     manifest_path = root / "evalset.yaml"
@@ -220,35 +241,7 @@ def _read_manifest(root: Path) -> EvalsetManifest:
                 )
             ],
         )
-    uses = [
-        name
-        for name, used in (
-            ("world", manifest.world),
-            ("answers", manifest.answers),
-            ("policy.destructive_when", manifest.policy.destructive_when),
-            ("system_prompts", manifest.system_prompts),
-        )
-        if used
-    ]
-    if uses and manifest.format_version < WORLD_VERSION:
-        raise BadInput(
-            f"{manifest_path}: `{uses[0]}` needs format_version {WORLD_VERSION}",
-            [
-                Problem(
-                    str(manifest_path),
-                    f"evalset.yaml says {manifest.format_version}",
-                    field="format_version",
-                    fix=f"set `format_version: {WORLD_VERSION}` in evalset.yaml",
-                )
-            ],
-        )
-    tau2 = [n for n, c in manifest.tool_servers.items() if isinstance(c, Tau2ServerConfig)]
-    repeatable = manifest.policy.repeatable_tools
-    for feature, needs in (
-        ("`tool_servers`", TOOL_SERVERS_VERSION if manifest.tool_servers else 0),
-        (f"the tau2 server `{tau2[0]}`" if tau2 else "", TAU2_SERVER_VERSION if tau2 else 0),
-        ("`policy.repeatable_tools`", TAU2_SERVER_VERSION if repeatable else 0),
-    ):
+    for feature, needs in _features(manifest):
         if manifest.format_version < needs:
             raise BadInput(
                 f"{manifest_path}: {feature} needs format_version {needs}",

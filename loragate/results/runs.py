@@ -7,13 +7,19 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput
 from loragate.common.names import check_name
 from loragate.formats.records import AdapterSummary, RateStats, ResultRecord, Summary
-from loragate.formats.runfolder import read_manifest, read_results, read_summary
+from loragate.formats.runfolder import (
+    read_episodes_summary,
+    read_manifest,
+    read_results,
+    read_summary,
+)
 from loragate.results.training_logs import TrainingLog, find_training_log, read_training_log
 from loragate.stats.binomial import Counts
 
@@ -42,9 +48,10 @@ def parse_run_ref(text: str) -> RunRef:
     return RunRef(text=text, run_dir=Path(run), adapter=adapter)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadedRun:
-    """One (run folder, adapter) side of a comparison, with its scored samples."""
+    """One (run folder, adapter) side of a comparison, with its scored samples. Frozen:
+    whoever shows it under another label makes a copy (`dataclasses.replace`)."""
 
     ref: RunRef
     label: str
@@ -130,8 +137,6 @@ def with_episode_adapters(run_dir: Path, summary: Summary) -> Summary:
     entry: its adapters are those of its episodes, each with no family figure."""
     if summary.adapters or summary.entry_ids:
         return summary
-    from loragate.formats.runfolder import read_episodes_summary
-
     episodes = read_episodes_summary(run_dir)
     if episodes is None:
         return summary
@@ -154,10 +159,15 @@ def with_episode_adapters(run_dir: Path, summary: Summary) -> Summary:
     return summary.model_copy(update={"adapters": dict.fromkeys(episodes.adapters, empty)})
 
 
-def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
-    """Load a run folder's summary and one adapter's results; `BadInput` when unusable."""
-    if isinstance(ref, str):
-        ref = parse_run_ref(ref)
+def load_run(
+    ref: RunRef | str | PathLike[str], training_log: str | PathLike[str] | None = None
+) -> LoadedRun:
+    """One adapter's side of a run folder: `RUN` (a folder of one adapter) or
+    `RUN:ADAPTER`, its summary and scored samples, and the training log of that round
+    (`training_log`, else the one the summary or the adapter's folder holds). `BadInput`
+    when the folder is not a scored run or the adapter is not in it."""
+    if not isinstance(ref, RunRef):
+        ref = parse_run_ref(str(ref))
     summary = with_episode_adapters(ref.run_dir, read_summary(check_run_dir(ref)))
     names = list(summary.adapters)
     if ref.adapter is None:
@@ -170,7 +180,8 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
         adapter = names[0]
     else:
         adapter = check_adapter(ref.run_dir, summary, ref.adapter)
-    return loaded_run(ref, summary, adapter, read_results(ref.run_dir), training_log)
+    log = Path(training_log) if training_log is not None else None
+    return loaded_run(ref, summary, adapter, read_results(ref.run_dir), log)
 
 
 def loaded_run(

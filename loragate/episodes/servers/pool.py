@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.names import child_path
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.episodes.servers.base import (
     SERVER_CRASH,
     Connection,
@@ -52,6 +52,8 @@ from loragate.episodes.servers.base import (
     log_tail,
 )
 from loragate.episodes.servers.http import HttpConnection
+from loragate.episodes.servers.mcp import McpStdioConnection
+from loragate.episodes.taubench.backend import Tau2Session, check_tau2_server
 from loragate.formats.evalset import HttpServerConfig, Tau2ServerConfig, ToolServerConfig
 
 
@@ -175,8 +177,6 @@ class ToolServers:
             if isinstance(config, HttpServerConfig):
                 conn = HttpConnection(name, config)
             else:
-                from loragate.episodes.servers.mcp import McpStdioConnection
-
                 conn = McpStdioConnection(name, config, root=self.root, log=self.log_path(name))
         except BadInput as exc:
             self._broken[name] = exc  # a server that failed to start is not started again
@@ -199,8 +199,6 @@ class ToolServers:
         (`reset`)."""
         config = self.table.get(server)
         if isinstance(config, Tau2ServerConfig):
-            from loragate.episodes.taubench.backend import Tau2Session
-
             return _IsolatedSession(self, server, Tau2Session(server, config, arguments or {}))
         self.reset(server, arguments)
         return _SharedSession(self, server)
@@ -298,15 +296,12 @@ class ToolServers:
         for name, tools in uses.items():
             config = self.table[name]
             if isinstance(config, Tau2ServerConfig):
-                from loragate.episodes.taubench.backend import check_tau2_server
-
                 check_tau2_server(name, config, set(tools))
                 continue
             wanted = set(tools) | ({config.reset} if config.reset else set())
             if isinstance(config, HttpServerConfig):
                 HttpConnection(name, config).probe()
                 continue
-            from loragate.episodes.servers.mcp import McpStdioConnection
 
             with tempfile.TemporaryDirectory(prefix="loragate-preflight-") as tmp:
                 conn = McpStdioConnection(

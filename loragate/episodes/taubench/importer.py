@@ -173,11 +173,29 @@ def turned_down(dom: Domain, task: Any, writes: set[str]) -> bool:
 
 def _success(dom: Domain, task: Any, writes: set[str], options: dict[str, Any]) -> dict[str, Any]:
     """The `tau2` reward; plus `outcome: not_done` where the request is to be turned down
-    (`turned_down`): a reply claiming it was done fails loragate's check even where tau2's
-    reward, which only compares the database, cannot see it."""
+    (`turned_down`) - a reply claiming it was done fails loragate's check even where
+    tau2's reward, which only compares the database, cannot see it - and its gold
+    lookups made."""
     out: dict[str, Any] = {"reward": {"kind": REWARD_KIND, "options": options}}
     if turned_down(dom, task, writes):
         out["outcome"] = "not_done"
+        lookups = _gold_lookups(dom, task)
+        if lookups:
+            out["state_has"] = lookups
+    return out
+
+
+def _gold_lookups(dom: Domain, task: Any) -> list[dict[str, Any]]:
+    """The task's gold reads as `calls` checks (episode format 4 logs reads): a request
+    to turn down is turned down after looking, not by reflex - tau2's reward cannot tell
+    the two apart (it compares the database, which neither changes)."""
+    out: list[dict[str, Any]] = []
+    for action in task.evaluation_criteria.actions or []:
+        if dom.tool_types.get(action.name) != "read":
+            continue
+        check = {"table": "calls", "where": {"tool": action.name, **action.arguments}}
+        if check not in out:
+            out.append(check)
     return out
 
 

@@ -23,13 +23,24 @@ when one was not, None when it reached none.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from loragate.episodes.actions import CallEvent, acknowledged, arg_text
+from loragate.episodes.actions import (
+    Action,
+    CallEvent,
+    acknowledged,
+    arg_text,
+    claim_problems,
+    parsed,
+)
+from loragate.episodes.running import CLAIM_REASONS
+from loragate.episodes.step_checks import action_key
 from loragate.formats.records import ReasonCode
 from loragate.formats.trajectories import FaultRecovery, StepRecord
-from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE
+from loragate.judge.done_claims import tool_kind
+from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE, records_in, refs_in
 from loragate.judge.figures import number_values
 
 if TYPE_CHECKING:
@@ -48,6 +59,7 @@ HANDLING_REASONS = RETRY_REASONS | {
     ReasonCode.invented_result.value,
     ReasonCode.invented_argument.value,
     ReasonCode.unsupported_claim.value,
+    ReasonCode.unkept_promise.value,
     ReasonCode.unparseable.value,
 }
 """Reasons of the step after a fault that mean the fault was mishandled (a reply that
@@ -58,8 +70,6 @@ _AMOUNT_RE = r"\d{1,3}(?:[',]\d{3})+(?:\.\d+)?|\d+\.\d{2}\b"
 def hard_values(text: str) -> set[str]:
     """Values that cannot be worked out: ids, e-mail addresses, phone numbers and
     amounts (canonical, via `judge.claims.number_values`)."""
-    import re
-
     out = {m.group(0).casefold() for m in ID_RE.finditer(text)}
     out |= {m.group(0).casefold().rstrip(".") for m in EMAIL_RE.finditer(text)}
     out |= {re.sub(r"\D", "", m.group(0))[-9:] for m in PHONE_RE.finditer(text)}
@@ -70,8 +80,6 @@ def hard_values(text: str) -> set[str]:
 
 def _json_text(text: str) -> str:
     """A result's leaves as text (so that `5610.0` in JSON reads like an amount)."""
-    from loragate.episodes.actions import parsed
-
     value = parsed(text)
     return text if value is None else _leaf_text(value)
 
@@ -131,7 +139,7 @@ def _recovery(traj: TrajectoryState, index: int, event: CallEvent) -> FaultRecov
         ):
             why = f"step {s.step}: {s.verdict.reason.value}"
             return verdict(False, why)
-    invented = _invented(traj, index, event, after)
+    invented = _invented(traj, index, event, after) or _states_withheld(traj, event)
     if invented is not None:
         return verdict(False, invented)
     claimed = _claimed(traj, event)
@@ -186,9 +194,39 @@ def _invented(
     return None
 
 
-def _same_action(traj: TrajectoryState, a: CallEvent, b: CallEvent) -> bool:
-    from loragate.episodes.step_checks import action_key
+def _final_problem(traj: TrajectoryState) -> str | None:
+    """The detail of a final reply that failed for stating something unsupported."""
+    last = traj.steps[-1] if traj.steps else None
+    if last is None or last.parse.calls or not traj.done:
+        return None
+    if last.verdict.reason is not ReasonCode.unsupported_claim:
+        return None
+    return last.verdict.detail
 
+
+def _states_withheld(traj: TrajectoryState, event: CallEvent) -> str | None:
+    """The final reply states what this fault withheld or misstates what its write did:
+    a status, count or figure of a record only the failed read's clean result held
+    (never shown later), or a status of the written record that the results contradict."""
+    detail = _final_problem(traj)
+    checks = traj.final_checks
+    if detail is None or checks is None:
+        return None
+    named = {m.casefold() for m in ID_RE.findall(detail)}
+    if event.name in traj.writes:
+        if named & refs_in(arg_text(event.arguments)):
+            return f"the reply misstates what {event.name} did: {detail}"
+        return None
+    if event.clean is None:
+        return None
+    still = {rid.casefold() for rid in checks.evidence.withheld}
+    withheld = {r.id.casefold() for r in records_in(parsed(event.clean))} & still
+    if withheld and (named & withheld or not named):
+        return f"the reply states what the {event.fault} withheld: {detail}"
+    return None
+
+
+def _same_action(traj: TrajectoryState, a: CallEvent, b: CallEvent) -> bool:
     if a.name != b.name:
         return False
     if a.name not in traj.writes:
@@ -200,7 +238,6 @@ def _claimed(traj: TrajectoryState, event: CallEvent) -> str | None:
     checks = traj.final_checks
     if checks is None or event.name not in traj.writes:
         return None
-    from loragate.episodes.actions import claim_problems
 
     last = traj.steps[-1] if traj.steps else None
     reply = last.parse.answer if last is not None and not last.parse.calls else ""
@@ -215,8 +252,6 @@ def _claimed(traj: TrajectoryState, event: CallEvent) -> str | None:
 
 
 def _kind_of(tool: str) -> str | None:
-    from loragate.judge.done_claims import tool_kind
-
     return tool_kind(tool)
 
 
@@ -240,12 +275,15 @@ def _handled(traj: TrajectoryState, index: int, event: CallEvent) -> bool:
     )
     if result_passed and traj.state_ok()[0] and not _any_claim_failed(traj):
         return True
+    if event.fault == "schema_drift":
+        return False  # the drifted result held the data: "I couldn't find it" misread it
+    last = traj.steps[-1] if traj.steps else None
+    if last is not None and last.verdict.reason is ReasonCode.unkept_promise:
+        return False  # "I'll send it once the service is back": nobody will
     return _reported(traj, event)
 
 
 def _any_claim_failed(traj: TrajectoryState) -> bool:
-    from loragate.episodes.running import CLAIM_REASONS
-
     return any(s.verdict.reason in CLAIM_REASONS for s in traj.steps)
 
 
@@ -254,10 +292,8 @@ def _reported(traj: TrajectoryState, event: CallEvent) -> bool:
     last = traj.steps[-1] if traj.steps else None
     if last is None or last.parse.calls or not traj.done:
         return False
-    from loragate.episodes.actions import Action
 
     proxy = Action(event.name, (), attempts=[event], outcome="failed")
-    from loragate.judge.evidence import refs_in
 
     proxy.refs = refs_in(arg_text(event.arguments))
     return acknowledged(last.parse.answer, proxy, []) is not None
