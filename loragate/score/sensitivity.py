@@ -25,6 +25,7 @@ from loragate.formats.records import (
     FamilySensitivity,
     HarnessSummary,
     HarnessVariantSummary,
+    ParseMode,
     ResultRecord,
     Summary,
     VariantCell,
@@ -32,7 +33,6 @@ from loragate.formats.records import (
 from loragate.generate.harness import DEFAULT_HARNESS
 from loragate.score.aggregate import (
     EntryCounts,
-    ParseMode,
     entry_counts,
     family_order,
     rate_stats_of_counts,
