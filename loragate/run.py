@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.errors import BadInput
@@ -49,7 +49,13 @@ from loragate.episodes.run import (
 )
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import RunManifest
-from loragate.formats.records import GenerationRecord, ResultRecord, Summary
+from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
+    GenerationRecord,
+    ParseMode,
+    ResultRecord,
+    Summary,
+)
 from loragate.formats.runfolder import REPORT, VIEW, read_episodes_summary
 from loragate.formats.trajectories import EpisodesSummary
 from loragate.generate.config import RunConfig
@@ -59,8 +65,6 @@ from loragate.results.report import render_markdown
 from loragate.results.view.data import run_view_page
 from loragate.runners import PromptJob, Runner
 from loragate.score.scoring import ScoredRun, score_run, write_scored
-
-ParseMode = Literal["strict", "repaired"]
 
 
 class RunHooks(Protocol):
@@ -237,7 +241,7 @@ def finish_run(
     evalset: Evalset,
     generations: Sequence[GenerationRecord],
     out_dir: Path,
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     k: int | None = None,
     *,
     allow_missing: bool = False,
@@ -316,7 +320,7 @@ def evaluate(
     jobs: Sequence[PromptJob],
     runner: Runner,
     *,
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     stack: ServingStack = DEFAULT_STACK,
 ) -> Evaluation:
     """Generate `jobs` with the open `runner` and judge them, in memory: no run folder,
