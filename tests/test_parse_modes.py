@@ -140,3 +140,23 @@ def test_the_cli_says_an_old_mode_name_once(
     assert json.loads((out / "summary.json").read_text())["parse_mode"] == "lenient"
     code, _, err = run_cli([*args[:-1], "relaxed"], capsys)
     assert code == 2 and "--parse-mode 'relaxed' is not a parse mode" in err
+
+
+def test_score_episodes_judges_in_the_runs_own_mode(tmp_path: Path) -> None:
+    """`score-episodes` reads the mode a run was scored in from its summary (an old
+    name too), so a server-backed step is replayed in the mode it was recorded in."""
+    from loragate.cli.score_episodes import run_parse_mode
+
+    run = tmp_path / "run"
+    run.mkdir()
+    assert run_parse_mode([run]) is None
+    summary = {
+        "schema_version": 4,
+        "evalset": {"name": "e", "version": "1", "sha256": "0"},
+        "parse_mode": "repaired",
+        "samples_per_entry": 0,
+        "entry_ids": [],
+        "adapters": {},
+    }
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    assert run_parse_mode([tmp_path / "missing", run]) == "lenient"
