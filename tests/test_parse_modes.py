@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from loragate.common.errors import BadInput, LegacyName
+from loragate.evaluation import finish_run
 from loragate.formats.records import (
     DEFAULT_PARSE_MODE,
     PARSE_MODES,
@@ -22,7 +23,6 @@ from loragate.generate.config import RunConfig
 from loragate.results.compare import compare_runs
 from loragate.results.gate import GatePolicy, evaluate_gate, load_policy
 from loragate.results.runs import load_run
-from loragate.run import finish_run
 from tests._casestudy import CASE, casestudy_evalset, run_cli
 
 REPO = Path(__file__).resolve().parent.parent

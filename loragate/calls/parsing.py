@@ -134,7 +134,7 @@ from loragate.calls.qwen_xml import (
 )
 from loragate.calls.reasoning import ReasoningParserName, ReasoningSplit, split_reasoning
 from loragate.calls.served import served_hermes, served_xml
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.records import (
     DEFAULT_PARSE_MODE,
     PARSE_MODES,

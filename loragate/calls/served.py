@@ -63,7 +63,7 @@ from loragate.calls.qwen_xml import (
     xml_arguments,
 )
 from loragate.common.jsonguard import too_deep
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.records import ToolCall, trusted
 
 __all__ = ["VLLM_VERSION", "ServedReading", "served_call", "served_hermes", "served_xml"]

@@ -15,7 +15,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from loragate.common.errors import LegacyName
 from loragate.common.names import Name
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.sampling import MAX_SAMPLES
 from loragate.formats.versions import (
     RECORD_SCHEMA_VERSION,
@@ -391,6 +391,9 @@ class RateStats(BaseModel):
 
 
 class AdapterSummary(BaseModel):
+    """One adapter's figures in `summary.json`: overall, per family, fault, tag, reason,
+    call format and language."""
+
     model_config = ConfigDict(extra="forbid")
 
     overall: RateStats

@@ -21,7 +21,7 @@ from typing import Any
 
 from loragate.calls.parsing import parse_output
 from loragate.calls.tools import Toolset
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.records import ParseResult
 from tests._vllm.oracle import Served, VllmPipeline
 from tests._vllm.tools import Case, toolset
