@@ -53,8 +53,7 @@ from tests._architecture import (
 from tests._code_lists import long_lists
 
 IN_FLIGHT: dict[str, str] = {
-    # Split by the in-flight work of issues 35/38/40; remove the entry when split.
-    "loragate/calls/parsing.py:_parse": "issue 38 (the served parse mode)",
+    # Split by the in-flight work of issue 40; remove the entry when split.
     "loragate/generate/pipeline.py:plan_run": "issue 40",
 }
 """Functions over the length limit whose split another issue owns. (`cli/run.py`'s

@@ -44,7 +44,7 @@ from loragate.episodes.steps_file import read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
-from loragate.formats.records import EvalsetRef, GenerationRecord
+from loragate.formats.records import EvalsetRef, GenerationRecord, ParseMode
 from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
 from loragate.generate.config import RunConfig
 from loragate.generate.embedded import EMBEDDED, embedded_name
@@ -86,7 +86,7 @@ def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
 
 def context(
     evalset: Evalset,
-    parse_mode: Literal["strict", "repaired"],
+    parse_mode: ParseMode,
     servers: ToolServers | None = None,
     stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodeContext:
@@ -332,7 +332,7 @@ def rescore_episodes(
     trajectories: Path,
     evalset: Evalset,
     out_dir: Path,
-    parse_mode: Literal["strict", "repaired"],
+    parse_mode: ParseMode,
     notes: list[str] | None = None,
     stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodesSummary:
