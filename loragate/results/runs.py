@@ -152,7 +152,7 @@ def with_episode_adapters(run_dir: Path, summary: Summary) -> Summary:
             pass_hat_k=None,
             pass_at_k=None,
             unparseable=0,
-            unparseable_repaired=0,
+            unparseable_lenient=0,
         ),
         families={},
     )
