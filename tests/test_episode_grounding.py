@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -98,8 +99,11 @@ class CrashingTickets:
         self.status = "open"
         self.closes = 0
 
-    def reset(self, server: str) -> None:
-        return None
+    def isolated(self, server: str) -> bool:
+        return False
+
+    def session(self, server: str, arguments: dict[str, Any] | None = None) -> Any:
+        return SimpleNamespace(call=lambda tool, args: self.call(server, tool, args))
 
     def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolReply:
         if tool == "close_ticket":

@@ -48,10 +48,9 @@ from loragate.common.errors import BadInput, LegacyName, Problem, unknown_name_f
 from loragate.common.loading import load_yaml_model
 from loragate.families import family_order, get_families
 from loragate.formats.records import ParseMode, RateStats, parse_mode_named
-from loragate.formats.runfolder import read_episodes_summary
-from loragate.formats.trajectories import Rate
 from loragate.formats.versions import GATE_SCHEMA_VERSION
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs
+from loragate.results.gate_episodes import EpisodeRules, episode_rules
 from loragate.results.gate_harness import HARNESS_RULES
 from loragate.results.gate_rules import (
     FAMILY_RULES,
@@ -108,36 +107,6 @@ class FamilyRules(BaseModel):
     def count(self) -> int:
         rules = self.model_dump(exclude={"if_present"})
         return sum(v is not None and v is not False for v in rules.values())
-
-
-class EpisodeRules(BaseModel):
-    """Floors on a run's episode figures (`episodes_summary.json`). Fractions in [0, 1]."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    min_success: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Episode success (mean over variants)."""
-    min_per_step: float | None = Field(default=None, ge=0.0, le=1.0)
-    """The measured per-step rate r (passing steps / steps)."""
-    min_recovery: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Recovery rate after every injected fault kind of the run."""
-    recovery: dict[str, float] = Field(default_factory=dict)
-    """Recovery floors per fault kind, overriding `min_recovery`."""
-    min_reward: float | None = Field(default=None, ge=0.0, le=1.0)
-    """The outside reward's own success (e.g. tau2's figure: trajectories with reward
-    1), over the episodes that carry one."""
-    min_verdict: float | None = Field(default=None, ge=0.0, le=1.0)
-    """loragate's checks alone (the reward aside), over the episodes with a reward."""
-
-    def count(self) -> int:
-        fields = (
-            self.min_success,
-            self.min_per_step,
-            self.min_recovery,
-            self.min_reward,
-            self.min_verdict,
-        )
-        return sum(v is not None for v in fields) + len(self.recovery)
 
 
 class GatePolicy(BaseModel):
@@ -426,7 +395,7 @@ def evaluate_gate(
     results = _group_rule_results(policy, run, comparison, by_tag, present, policy_path)
     results += _run_rules(policy, run, mode, policy_path)
     if policy.episodes is not None and policy.episodes.count():
-        results += _episode_rules(policy.episodes, run, policy_path)
+        results += episode_rules(policy.episodes, run, policy_path)
     notes = [*language_notes, *_outcome_notes(results, policy, present, policy_path)]
     if comparison is not None:
         notes += comparison.notes
@@ -628,72 +597,6 @@ def _apply_language_policy(
                 "(`unsupported_language: exclude`)"
             )
     return kept[0], kept[1] if baseline is not None else None, notes
-
-
-def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
-    shown = "not measured" if rate.rate is None else f"{pct(rate.rate)} ({rate.passes:g}/{rate.n})"
-    ok = rate.rate is not None and rate.rate + _EPS >= threshold
-    return RuleResult(
-        rule=rule,
-        family="episodes",
-        threshold=threshold,
-        figure=rate.rate,
-        shown=shown,
-        requirement=f"≥ {pct(threshold)}",
-        status="PASS" if ok else "FAIL",
-        detail="" if rate.rate is not None else "nothing to measure",
-    )
-
-
-def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> list[RuleResult]:
-    """The episode floors of `rules` on the run's `episodes_summary.json`."""
-    summary = read_episodes_summary(run.run_dir)
-    adapter = summary.adapters.get(run.adapter) if summary is not None else None
-    if adapter is None:
-        raise BadInput(
-            f"{policy_path}: the policy has episode rules but {run.label} has no episode results",
-            [
-                Problem(
-                    str(policy_path),
-                    f"no {run.adapter} in {run.run_dir}/episodes_summary.json",
-                    field="episodes",
-                    fix="run with --episodes N (or score-episodes), or drop the episode rules",
-                )
-            ],
-        )
-    out: list[RuleResult] = []
-    if rules.min_success is not None:
-        out.append(_episode_floor("min_success", rules.min_success, adapter.success))
-    if rules.min_per_step is not None:
-        out.append(_episode_floor("min_per_step", rules.min_per_step, adapter.per_step))
-    unknown = sorted(set(rules.recovery) - set(adapter.recovery))
-    if unknown:
-        raise BadInput(
-            f"{policy_path}: episodes.recovery names {unknown[0]!r}, a fault the run's "
-            "episodes did not inject",
-            fix=f"use one of: {', '.join(adapter.recovery) or '(none)'}",
-        )
-    for kind, rate in adapter.recovery.items():
-        floor = rules.recovery.get(kind, rules.min_recovery)
-        if floor is not None:
-            out.append(_episode_floor(f"min_recovery:{kind}", floor, rate))
-    floors = (("min_reward", rules.min_reward), ("min_verdict", rules.min_verdict))
-    if any(floor is not None for _, floor in floors) and adapter.reward is None:
-        raise BadInput(
-            f"{policy_path}: episodes.min_reward / min_verdict need an outside reward, and "
-            f"{run.label}'s episodes carry none",
-            fix="drop them, or gate a run of episodes with `success.reward` (docs/tau2.md)",
-        )
-    if adapter.reward is not None:
-        if rules.min_reward is not None:
-            out.append(
-                _episode_floor("min_reward", rules.min_reward, adapter.reward.reward_success)
-            )
-        if rules.min_verdict is not None:
-            out.append(
-                _episode_floor("min_verdict", rules.min_verdict, adapter.reward.verdict_success)
-            )
-    return out
 
 
 __all__ = [
