@@ -45,6 +45,13 @@ KINDS: dict[str, Shape] = {
     "mention_negation": "patterns",
     "not_a_negation": "patterns",
     "clause_link": "patterns",
+    # -- claim_scope.py: the parts of a sentence a forbidden statement can hold
+    "embedded_question": "patterns",
+    "report": "patterns",
+    "advice": "patterns",
+    "imperative": "patterns",
+    "main_subject": "patterns",
+    "pending": "patterns",
     # -- answer.py: refusals, filler, stop words
     "stopwords": "words",
     "filler": "patterns",
