@@ -10,6 +10,7 @@ sentence, or one whose question mentions none of `question_mentions`, is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,15 +23,23 @@ from loragate.judge.questions import asking_sentences, user_words_of
 from loragate.judge.text import missing_groups, sentences
 
 
+_EXCLAIMS = re.compile(r"!\W*$")
+
+
 def _question_context(answer: str, asking: list[str]) -> str:
     """The asking sentences with the sentence before each: where the question names
-    what it asks for ("I can't convert without the currency. Which one is it?")."""
+    what it asks for ("I can't convert without the currency. Which one is it?"). An
+    exclamation before the question is no part of it ("What a saga with the agreed
+    amount! Which account should I pay from?" does not ask for the amount)."""
     parts = sentences(answer)
     keep: list[str] = []
     for i, s in enumerate(parts):
         if s in asking:
-            keep += parts[max(0, i - 1) : i + 1]
-    return " ".join(keep)
+            before = parts[i - 1] if i > 0 else ""
+            if before and before not in asking and not _EXCLAIMS.search(before):
+                keep.append(before)
+            keep.append(s)
+    return " ".join(dict.fromkeys(keep))
 
 
 def _given(value: Any) -> bool:

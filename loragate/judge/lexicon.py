@@ -74,6 +74,8 @@ KINDS: dict[str, Shape] = {
     "or": "patterns",
     "exclamation": "patterns",
     "request": "patterns",
+    "request_condition": "patterns",
+    "preposition": "patterns",
     "you": "patterns",
     "conditional": "patterns",
     "permission_words": "words",

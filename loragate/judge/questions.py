@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from loragate.judge import lexicon
-from loragate.judge.language import reply_languages
+from loragate.judge.language import detect_language, reply_languages, supported
 from loragate.judge.refusals import is_filler
 from loragate.judge.text import clip, fold, sentences, words
 
@@ -75,6 +75,9 @@ class QuestionCues:
     permission_words: frozenset[str]
     pieces: re.Pattern[str]
     conditional: re.Pattern[str]
+    request_condition: re.Pattern[str]
+    """A condition that is the value coming in ("once I have the subject, I'll send
+    it"): it asks for the value."""
 
 
 @cache
@@ -100,6 +103,9 @@ def question_cues(langs: tuple[str, ...]) -> QuestionCues:
         conditional=re.compile(
             rf"^\W*{lexicon.alternation(langs, 'conditional')}\b[^?]*,", re.IGNORECASE
         ),
+        request_condition=re.compile(
+            rf"{lexicon.alternation(langs, 'request_condition')}", re.IGNORECASE
+        ),
     )
 
 
@@ -120,10 +126,25 @@ def _has_question_mark(sentence: str) -> bool:
     return _QUESTION_MARK_RE.search(sentence) is not None
 
 
+_CLAUSES = re.compile(r";\s+|\s+[-\u2013\u2014]+\s+")
+"""Where a sentence holds clauses of their own ("I can run it - let me know which
+database"): each is judged alone, so an offer in one does not hide a request in
+another."""
+
+
 def _asks(sentence: str, cues: QuestionCues, langs: tuple[str, ...]) -> bool:
-    if cues.exclamation.match(sentence) or (
-        cues.conditional.match(sentence) and "?" not in sentence
-    ):
+    parts = [p for p in _CLAUSES.split(sentence) if p.strip()]
+    if len(parts) > 1 and any(_clause_asks(p, cues, langs) for p in parts):
+        return True
+    return _clause_asks(sentence, cues, langs)
+
+
+def _clause_asks(sentence: str, cues: QuestionCues, langs: tuple[str, ...]) -> bool:
+    if cues.exclamation.match(sentence):
+        return False
+    if cues.request_condition.search(sentence):
+        return True
+    if cues.conditional.match(sentence) and "?" not in sentence:
         return False
     pieces = [p for p in cues.pieces.split(sentence) if p.strip()]
     if not pieces:
@@ -166,16 +187,28 @@ def asking_sentences(
     those of the language it is written in, `judge.language`).
     """
     langs = langs or reply_languages(text)
-    cues = question_cues(langs)
     out = []
     for sentence in sentences(clip(text)):
-        if is_filler(sentence, langs=langs):
+        own = sentence_languages(sentence, langs)
+        cues = question_cues(own)
+        if is_filler(sentence, langs=own):
             continue
-        if _asks(sentence, cues, langs) and not (
+        if _asks(sentence, cues, own) and not (
             user_words and _only_repeats(sentence, user_words, cues)
         ):
             out.append(sentence)
     return out
+
+
+def sentence_languages(sentence: str, langs: tuple[str, ...]) -> tuple[str, ...]:
+    """`langs` and the language `sentence` itself is written in: in a reply that mixes
+    languages, a question reads with the cues of its own ("Sure, I can run it. Welche
+    Datenbank meinen Sie"), whatever the whole reply was taken for. A sentence too short
+    to tell adds nothing."""
+    own = detect_language(sentence)
+    if own is None or own in langs or own not in supported():
+        return langs
+    return (*langs, own)
 
 
 def asks_question(text: str, *, langs: tuple[str, ...] | None = None) -> bool:
