@@ -110,6 +110,9 @@ KINDS: dict[str, Shape] = {
     "action_verbs": "patterns",
     "non_action_self_evident": "patterns",
     "non_action": "patterns",
+    "acknowledgement": "patterns",
+    "offer_lead": "patterns",
+    "anyway": "patterns",
     # -- claims: dates and answers despite a failure
     "months": "map",
     "contrast": "patterns",
