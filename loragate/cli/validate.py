@@ -13,6 +13,7 @@ from loragate.episodes.answers import episode_verdicts
 from loragate.episodes.load import load_episodes
 from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evalset.forbid_languages import english_only_forbids
 from loragate.evalset.world import check_world
 from loragate.results.report import family_label
 from loragate.score.aggregate import family_order
@@ -129,6 +130,10 @@ def command(
             f"OK: world: {len(world.companies)} companies, {len(world.people)} people, "
             f"{records} records; no entry or episode contradicts {manifest.world}"
         )
+    for warning in english_only_forbids(
+        loaded.root / manifest.entries, episodes.path if episodes is not None else None
+    ):
+        typer.echo(f"warning: {warning}")
     if manifest.answers:
         try:
             path = loaded.root / manifest.answers

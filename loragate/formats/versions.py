@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 # -- an evalset folder -----------------------------------------------------------------
 
-EVALSET_FORMAT_VERSION = 5
-"""`evalset.yaml`'s `format_version`. 5: `policy.destructive_when` (a tool destructive
+EVALSET_FORMAT_VERSION = 6
+"""`evalset.yaml`'s `format_version`. 6: clarify `question_forbids` (a question for a
+value the user already gave asks for nothing missing). 5: `policy.destructive_when` (a tool destructive
 only for some arguments), the `world` and `answers` files of `evalset.yaml`, the
 matchers `$number`, `$date`, `$not` and `$says`, value terms in free-text expectations,
 governance `lookups`. 4: `tool_servers` (real tool backends of episodes: MCP over
