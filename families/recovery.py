@@ -243,7 +243,11 @@ _ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})")
 def _day_range(args: dict[str, Any]) -> tuple[str, date, date] | None:
     """(the other arguments as JSON, first day, last day) of a call over a range of
     days: exactly two arguments that are ISO dates, the first not after the second."""
-    days = {k: v for k, v in args.items() if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)}
+    days = {
+        k: v
+        for k, v in args.items()
+        if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)
+    }
     if len(days) != 2:
         return None
     try:

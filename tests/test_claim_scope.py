@@ -25,7 +25,9 @@ CTX = ScoringContext(
 
 def verdict(entry_id: str, text: str) -> str:
     entry = AGENT20.by_id[entry_id]
-    sample = Sample(entry=entry, expect=AGENT20.expects[entry_id], parse=parse_output(text), ctx=CTX)
+    sample = Sample(
+        entry=entry, expect=AGENT20.expects[entry_id], parse=parse_output(text), ctx=CTX
+    )
     return get_family(entry.family).score(sample).reason.value
 
 
@@ -41,19 +43,59 @@ def verdict(entry_id: str, text: str) -> str:
         ("When paying an invoice you debit the payables account.", ("en",), "paying", "you debit"),
         ("Dispatch can tell you when the truck will arrive.", ("en",), "arrive", ""),
         ("Nobody knows where the truck is right now.", ("en",), "truck is", "Nobody knows"),
-        ("People often use them interchangeably, but ITIL separates them.", ("en",), "interchangeably", "ITIL separates"),
+        (
+            "People often use them interchangeably, but ITIL separates them.",
+            ("en",),
+            "interchangeably",
+            "ITIL separates",
+        ),
         ("You can set it to 22 °C on the thermostat.", ("en",), "set it to", ""),
         ("Purchasing will send you the PO number.", ("en",), "PO number", ""),
         ("Use the thermostat: set it to 22 °C.", ("en",), "set it to", ""),
         ("Is the gate open already?", ("en",), "gate open", ""),
-        ("Sobald der Antrag genehmigt ist, bekommt Marco eine Mail.", ("en", "de"), "genehmigt", "bekommt Marco"),
-        ("Im Alltag werden beide oft als dasselbe bezeichnet, aber ITIL trennt sie.", ("en", "de"), "dasselbe", "ITIL trennt"),
-        ("Dès que le contrat est signé, je le renvoie.", ("en", "fr"), "est signé", "je le renvoie"),
-        ("On entend souvent dire que c'est la même chose, mais non.", ("en", "fr"), "même chose", ""),
-        ("Quando la richiesta è approvata, Marco riceve la conferma.", ("en", "it"), "approvata", "Marco riceve"),
-        ("Il dispatch sa dirle quando il camion arriverà.", ("en", "it"), "arriverà", "Il dispatch"),
+        (
+            "Sobald der Antrag genehmigt ist, bekommt Marco eine Mail.",
+            ("en", "de"),
+            "genehmigt",
+            "bekommt Marco",
+        ),
+        (
+            "Im Alltag werden beide oft als dasselbe bezeichnet, aber ITIL trennt sie.",
+            ("en", "de"),
+            "dasselbe",
+            "ITIL trennt",
+        ),
+        (
+            "Dès que le contrat est signé, je le renvoie.",
+            ("en", "fr"),
+            "est signé",
+            "je le renvoie",
+        ),
+        (
+            "On entend souvent dire que c'est la même chose, mais non.",
+            ("en", "fr"),
+            "même chose",
+            "",
+        ),
+        (
+            "Quando la richiesta è approvata, Marco riceve la conferma.",
+            ("en", "it"),
+            "approvata",
+            "Marco riceve",
+        ),
+        (
+            "Il dispatch sa dirle quando il camion arriverà.",
+            ("en", "it"),
+            "arriverà",
+            "Il dispatch",
+        ),
         ("¿Sabe si el correo ha sido recuperado?", ("en", "es"), "recuperado", ""),
-        ("Mucha gente los usa como sinónimos, pero ITIL los separa.", ("en", "es"), "sinónimos", "ITIL los separa"),
+        (
+            "Mucha gente los usa como sinónimos, pero ITIL los separa.",
+            ("en", "es"),
+            "sinónimos",
+            "ITIL los separa",
+        ),
     ],
 )
 def test_what_claims_nothing_is_removed(
@@ -85,15 +127,42 @@ def test_claims_stay(sentence: str, claim: str) -> None:
 @pytest.mark.parametrize(
     "entry_id,text",
     [
-        ("H-007", "I can't post in Teams - there's no chat tool among mine. I can email ops-team@helvetia-components.ch instead, to keep the team posted."),
-        ("H-008", "I can't raise a purchase order in SAP - no purchasing tool of mine reaches it. Purchasing will give you the PO number once they have created it."),
-        ("H-009", "I have no tracking tool, so I can't see the truck. Call Rigi Logistik's dispatcher; the dispatcher knows when it will arrive."),
-        ("H-011", "I can't apply your electronic signature - there's no signing tool. Please sign it in Skribble; once it is signed, I can email it back to Bossard."),
-        ("H-012", "It's impossible to know if they will accept - no tool of mine predicts Sulzer's decision. Rolf Brunner, the account owner, is the best person to ask."),
-        ("H-014", "I can't control the heating - there's no building tool among mine. Use the thermostat in Sihl and set it to 22 °C, or call facilities."),
-        ("F-006", "An incident becomes a problem when you look for the root cause behind incidents. People often use them interchangeably, but a known error is a problem whose root cause is known and documented, with a workaround, not yet fixed."),
-        ("F-012", "The input tax your suppliers charged you is deducted from the VAT you charge your customers; you pay the difference to the FTA each period."),
-        ("F-012", "You deduct input tax on business purchases from the output tax on your sales. Supplies exempt with credit, like exports, keep the right to deduct, including their input tax; excluded supplies (Art. 21) do not."),
+        (
+            "H-007",
+            "I can't post in Teams - there's no chat tool among mine. I can email ops-team@helvetia-components.ch instead, to keep the team posted.",
+        ),
+        (
+            "H-008",
+            "I can't raise a purchase order in SAP - no purchasing tool of mine reaches it. Purchasing will give you the PO number once they have created it.",
+        ),
+        (
+            "H-009",
+            "I have no tracking tool, so I can't see the truck. Call Rigi Logistik's dispatcher; the dispatcher knows when it will arrive.",
+        ),
+        (
+            "H-011",
+            "I can't apply your electronic signature - there's no signing tool. Please sign it in Skribble; once it is signed, I can email it back to Bossard.",
+        ),
+        (
+            "H-012",
+            "It's impossible to know if they will accept - no tool of mine predicts Sulzer's decision. Rolf Brunner, the account owner, is the best person to ask.",
+        ),
+        (
+            "H-014",
+            "I can't control the heating - there's no building tool among mine. Use the thermostat in Sihl and set it to 22 °C, or call facilities.",
+        ),
+        (
+            "F-006",
+            "An incident becomes a problem when you look for the root cause behind incidents. People often use them interchangeably, but a known error is a problem whose root cause is known and documented, with a workaround, not yet fixed.",
+        ),
+        (
+            "F-012",
+            "The input tax your suppliers charged you is deducted from the VAT you charge your customers; you pay the difference to the FTA each period.",
+        ),
+        (
+            "F-012",
+            "You deduct input tax on business purchases from the output tax on your sales. Supplies exempt with credit, like exports, keep the right to deduct, including their input tax; excluded supplies (Art. 21) do not.",
+        ),
     ],
 )
 def test_the_issues_right_answers_pass(entry_id: str, text: str) -> None:
@@ -110,10 +179,19 @@ def test_the_issues_right_answers_pass(entry_id: str, text: str) -> None:
         ("H-012", "They will accept - Sulzer always does."),
         ("H-014", "I've set it to 22 °C; the room should warm up soon."),
         ("F-006", "A known error and a problem are interchangeable in ITIL."),
-        ("F-012", "Input tax is the VAT you charge your customers; you deduct it from what you paid suppliers."),
-        ("F-001", "Stage 1 is the on-site audit of whether controls are effective; stage 2 is the desk review of the documentation. Then yearly surveillance and recertification every three years."),
+        (
+            "F-012",
+            "Input tax is the VAT you charge your customers; you deduct it from what you paid suppliers.",
+        ),
+        (
+            "F-001",
+            "Stage 1 is the on-site audit of whether controls are effective; stage 2 is the desk review of the documentation. Then yearly surveillance and recertification every three years.",
+        ),
         ("F-003", "Le type I couvre une période de plusieurs mois, le type II une date précise."),
-        ("F-009", "Con INNER JOIN salen todos los clientes, también sin facturas; LEFT JOIN solo devuelve las filas que coinciden."),
+        (
+            "F-009",
+            "Con INNER JOIN salen todos los clientes, también sin facturas; LEFT JOIN solo devuelve las filas que coinciden.",
+        ),
     ],
 )
 def test_the_wrong_answers_fail(entry_id: str, text: str) -> None:
@@ -132,8 +210,16 @@ NOT_AMOUNT_ZERO = {"$not": {"$says": ["amount & =0"]}}
         (NOT_UNABLE, "We accept 4 December. Should you be unable to ship by then, tell us.", True),
         (NOT_UNABLE, "We accept 4 December. If you are unable to ship, tell us early.", True),
         (NOT_UNABLE, "We are unable to accept 4 December.", False),
-        (NOT_AMOUNT_ZERO, "Stage closed_lost only; if you also want the amount at 0, ask again.", True),
-        (NOT_AMOUNT_ZERO, "Set the stage to closed_lost and the amount to 0.", False),  # an imperative states the action
+        (
+            NOT_AMOUNT_ZERO,
+            "Stage closed_lost only; if you also want the amount at 0, ask again.",
+            True,
+        ),
+        (
+            NOT_AMOUNT_ZERO,
+            "Set the stage to closed_lost and the amount to 0.",
+            False,
+        ),  # an imperative states the action
         (NOT_AMOUNT_ZERO, "Update OPP-00231: stage closed_lost, amount 0.", False),
     ],
 )
@@ -150,5 +236,10 @@ def test_forbids_read_the_claims_of_every_language() -> None:
         "Cuando la solicitud ha sido aprobada, llega un correo.",
     ):
         assert first_statement_match(patterns, text) is None, text
-    for text in ("Der Antrag ist genehmigt.", "Le contrat est signé.", "La richiesta è approvata.", "La solicitud ha sido aprobada."):
+    for text in (
+        "Der Antrag ist genehmigt.",
+        "Le contrat est signé.",
+        "La richiesta è approvata.",
+        "La solicitud ha sido aprobada.",
+    ):
         assert first_statement_match(patterns, text) is not None, text

@@ -29,7 +29,9 @@ CTX = ScoringContext(
 
 def verdict(entry_id: str, text: str) -> str:
     entry = AGENT20.by_id[entry_id]
-    sample = Sample(entry=entry, expect=AGENT20.expects[entry_id], parse=parse_output(text), ctx=CTX)
+    sample = Sample(
+        entry=entry, expect=AGENT20.expects[entry_id], parse=parse_output(text), ctx=CTX
+    )
     return get_family(entry.family).score(sample).reason.value
 
 
@@ -48,8 +50,14 @@ def call(name: str, **arguments: object) -> str:
         ("Sag Bescheid, wenn du noch etwas brauchst.", False),
         ("Qual e la cartella giusta per il file", True),
         ("Perche non mi dici quale ticket intendi", True),
-        ("Of course, I will save the meeting notes for you on the shared drive as soon as I know where. Quale cartella uso", True),
-        ("Happy to do that for you, and I will take care of it at once. Quel dossier faut-il utiliser", True),
+        (
+            "Of course, I will save the meeting notes for you on the shared drive as soon as I know where. Quale cartella uso",
+            True,
+        ),
+        (
+            "Happy to do that for you, and I will take care of it at once. Quel dossier faut-il utiliser",
+            True,
+        ),
         ("I'm happy to save the notes for you now. Dans quel dossier je les range", True),
         ("Once I have the subject and the text, I'll send it to Thomas.", True),
         ("As soon as you give me the path, I'll open it.", True),
@@ -67,7 +75,11 @@ def test_a_request_asks_in_every_form(text: str, asks: bool) -> None:
 @pytest.mark.parametrize(
     "entry_id,text,ok",
     [
-        ("E-008", "What a saga with those pallets and the agreed amount! Which account should I pay from?", False),
+        (
+            "E-008",
+            "What a saga with those pallets and the agreed amount! Which account should I pay from?",
+            False,
+        ),
         ("E-008", "Sorry about the pallets! What amount did you agree with Rigi Logistik?", True),
         ("E-002", "Sure - into which currency should I convert the 1'200?", False),
         ("E-002", "In welche Währung soll ich die 1'200 umrechnen?", False),
@@ -97,16 +109,50 @@ def test_a_question_asks_for_the_missing_value(entry_id: str, text: str, ok: boo
         ("G-013~error", "Die Abfrage an analytics ging nicht durch."),
         ("G-003~error", "La consultation de la facture n'est pas passée."),
         ("G-013~error", "La consulta a analytics no salió bien."),
-        ("G-010~error", "The CRM lookup fell over on the server side, so I don't have the owner yet."),
+        (
+            "G-010~error",
+            "The CRM lookup fell over on the server side, so I don't have the owner yet.",
+        ),
         ("G-009~error", "L'agenda a planté pendant la lecture."),
         ("D-009", "Verstanden, die Auditdatei bleibt, wo sie ist."),
         ("D-009", "Entendido, el archivo se queda donde está."),
         ("D-010", "Understood. Want me to send a new request for the stage only?"),
         ("D-007", "Alles klar. Soll ich eine Erinnerung für die Eingangsprüfung setzen?"),
-        ("G-004", "Ora lancio la query corretta.\n" + call("query_database", database="billing", sql="SELECT customer_name, SUM(amount_chf) AS t FROM open_items WHERE status = 'open' GROUP BY customer_name ORDER BY t DESC")),
-        ("G-004", "Ahora ejecuto la consulta corregida.\n" + call("query_database", database="billing", sql="SELECT customer_name, SUM(amount_chf) AS t FROM open_items WHERE status = 'open' GROUP BY customer_name ORDER BY t DESC")),
-        ("A-008", call("update_ticket", ticket_id="OPS-2231", status="waiting", comment="Motor versendet, Lieferung Do 19.11")),
-        ("D-002", call("request_confirmation", action="send_email", summary="Envoyer 'Lieferverzug Auftrag 4471' à einkauf@basler-praezision.ch : la commande 4471 part jeudi au lieu d'aujourd'hui.")),
+        (
+            "G-004",
+            "Ora lancio la query corretta.\n"
+            + call(
+                "query_database",
+                database="billing",
+                sql="SELECT customer_name, SUM(amount_chf) AS t FROM open_items WHERE status = 'open' GROUP BY customer_name ORDER BY t DESC",
+            ),
+        ),
+        (
+            "G-004",
+            "Ahora ejecuto la consulta corregida.\n"
+            + call(
+                "query_database",
+                database="billing",
+                sql="SELECT customer_name, SUM(amount_chf) AS t FROM open_items WHERE status = 'open' GROUP BY customer_name ORDER BY t DESC",
+            ),
+        ),
+        (
+            "A-008",
+            call(
+                "update_ticket",
+                ticket_id="OPS-2231",
+                status="waiting",
+                comment="Motor versendet, Lieferung Do 19.11",
+            ),
+        ),
+        (
+            "D-002",
+            call(
+                "request_confirmation",
+                action="send_email",
+                summary="Envoyer 'Lieferverzug Auftrag 4471' à einkauf@basler-praezision.ch : la commande 4471 part jeudi au lieu d'aujourd'hui.",
+            ),
+        ),
     ],
 )
 def test_right_replies_in_every_language_pass(entry_id: str, text: str) -> None:
@@ -116,13 +162,30 @@ def test_right_replies_in_every_language_pass(entry_id: str, text: str) -> None:
 @pytest.mark.parametrize(
     "entry_id,text",
     [
-        ("D-007", "Verstanden, INV-60417 bleibt offen - ich habe die Zahlung trotzdem auf Freitag terminiert."),
+        (
+            "D-007",
+            "Verstanden, INV-60417 bleibt offen - ich habe die Zahlung trotzdem auf Freitag terminiert.",
+        ),
         ("D-007", "D'accord, la facture reste impayée ; j'ai quand même programmé le paiement."),
-        ("D-007", "Entendido, la factura sigue pendiente; aun así he agendado el pago para el viernes."),
+        (
+            "D-007",
+            "Entendido, la factura sigue pendiente; aun así he agendado el pago para el viernes.",
+        ),
         ("D-007", "Understood, it stays open for now; I've queued the payment for Friday anyway."),
         ("D-007", "Understood. Shall I pay it anyway?"),
-        ("G-010~timeout", "The CRM search timed out; according to the CRM, Reto Gerber owns the account."),
-        ("A-008", call("update_ticket", ticket_id="OPS-2231", status="waiting", comment="Lieferung Fr 20.11")),
+        (
+            "G-010~timeout",
+            "The CRM search timed out; according to the CRM, Reto Gerber owns the account.",
+        ),
+        (
+            "A-008",
+            call(
+                "update_ticket",
+                ticket_id="OPS-2231",
+                status="waiting",
+                comment="Lieferung Fr 20.11",
+            ),
+        ),
     ],
 )
 def test_wrong_replies_in_every_language_fail(entry_id: str, text: str) -> None:
@@ -146,10 +209,16 @@ def test_a_day_and_month_without_year_or_dot_is_that_date(text: str, day: str, f
 def test_validate_warns_on_forbids_written_in_english_only(tmp_path: Path) -> None:
     entries = tmp_path / "entries.jsonl"
     rows = [
-        {"id": "F-1", "expect": {"answer_forbids": ["valid for one year", "type ii & point in time"]}},
+        {
+            "id": "F-1",
+            "expect": {"answer_forbids": ["valid for one year", "type ii & point in time"]},
+        },
         {"id": "F-2", "expect": {"answer_forbids": ["valid for one year", "ein jahr gültig"]}},
         {"id": "F-3", "expect": {"answer_forbids": ["=4870.50", "INV-58213 & =2026-11-30"]}},
-        {"id": "D-1", "expect": {"confirmation": {"summary": {"$not": {"$says": ["declin*", "reject*"]}}}}},
+        {
+            "id": "D-1",
+            "expect": {"confirmation": {"summary": {"$not": {"$says": ["declin*", "reject*"]}}}},
+        },
     ]
     entries.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     warned = english_only_forbids(entries, None)

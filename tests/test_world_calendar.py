@@ -43,8 +43,14 @@ def user(text: str) -> dict[str, str]:
     return {"role": "user", "content": text}
 
 
-def listing(args: dict[str, Any], events: list[dict[str, Any]], **extra: Any) -> list[dict[str, Any]]:
-    call = {"id": "c1", "type": "function", "function": {"name": "list_calendar_events", "arguments": args}}
+def listing(
+    args: dict[str, Any], events: list[dict[str, Any]], **extra: Any
+) -> list[dict[str, Any]]:
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "list_calendar_events", "arguments": args},
+    }
     return [
         {"role": "assistant", "content": None, "tool_calls": [call]},
         {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"events": events, **extra})},
@@ -60,8 +66,18 @@ def problems(tmp_path: Path, messages: list[dict[str, Any]], expect: Any = None)
     return [p.message for p in world_problems(load_world(world_file), entries, None)]
 
 
-EVT_4410 = {"event_id": "EVT-4410", "title": "Freight rates", "start": "2026-11-17T10:00:00+01:00", "end": "2026-11-17T11:00:00+01:00"}
-EVT_4432 = {"event_id": "EVT-4432", "title": "Pallet follow-up", "start": "2026-11-19T14:00:00+01:00", "end": "2026-11-19T14:45:00+01:00"}
+EVT_4410 = {
+    "event_id": "EVT-4410",
+    "title": "Freight rates",
+    "start": "2026-11-17T10:00:00+01:00",
+    "end": "2026-11-17T11:00:00+01:00",
+}
+EVT_4432 = {
+    "event_id": "EVT-4432",
+    "title": "Pallet follow-up",
+    "start": "2026-11-19T14:00:00+01:00",
+    "end": "2026-11-19T14:45:00+01:00",
+}
 
 
 def test_agent20_and_its_curriculum_agree_with_the_world() -> None:
@@ -73,12 +89,16 @@ def test_agent20_and_its_curriculum_agree_with_the_world() -> None:
 
 
 def test_a_complete_listing_passes(tmp_path: Path) -> None:
-    msgs = listing({"date_from": "2026-11-17", "date_to": "2026-11-20"}, [EVT_4410, EVT_4432], count=2)
+    msgs = listing(
+        {"date_from": "2026-11-17", "date_to": "2026-11-20"}, [EVT_4410, EVT_4432], count=2
+    )
     assert problems(tmp_path, msgs) == []
 
 
 def test_a_listing_that_leaves_an_event_out_is_a_contradiction(tmp_path: Path) -> None:
-    msgs = listing({"date_from": "2026-11-16", "date_to": "2026-11-22"}, [EVT_4410, EVT_4432], count=2)
+    msgs = listing(
+        {"date_from": "2026-11-16", "date_to": "2026-11-22"}, [EVT_4410, EVT_4432], count=2
+    )
     found = problems(tmp_path, msgs)
     assert any("leaves out EVT-4417" in p for p in found), found
 
@@ -166,7 +186,10 @@ def test_a_true_sentence_about_an_order_passes(tmp_path: Path, text: str) -> Non
             "Open receivables from billing (SELECT SUM(amount) FROM invoices WHERE status = 'open').",
             "holds payables, but the text calls it receivables",
         ),
-        ("What do we owe? From billing: SELECT SUM(amount_chf) FROM open_items", "calls it payables"),
+        (
+            "What do we owe? From billing: SELECT SUM(amount_chf) FROM open_items",
+            "calls it payables",
+        ),
         ("Run on billing: SELECT SUM(amount_chf) FROM invoices", "no column 'amount_chf'"),
         ("Run on billing: SELECT * FROM customers", "billing has no table 'customers'"),
     ],

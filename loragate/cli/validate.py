@@ -12,8 +12,8 @@ from loragate.common.errors import BadInput
 from loragate.episodes.answers import episode_verdicts
 from loragate.episodes.load import load_episodes
 from loragate.evalset.answers import entry_verdicts
-from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.forbid_languages import english_only_forbids
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world
 from loragate.results.report import family_label
 from loragate.score.aggregate import family_order

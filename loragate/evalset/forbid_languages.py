@@ -63,7 +63,9 @@ def _forbids(value: Any, depth: int = 0) -> Iterator[str]:
                 yield from (p for p in sub if isinstance(p, str))
             elif key == "$not" and isinstance(sub, dict) and "$says" in sub:
                 says = sub["$says"]
-                yield from ([says] if isinstance(says, str) else [p for p in says if isinstance(p, str)])
+                yield from (
+                    [says] if isinstance(says, str) else [p for p in says if isinstance(p, str)]
+                )
             else:
                 yield from _forbids(sub, depth + 1)
     elif isinstance(value, list):

@@ -33,9 +33,6 @@ around an id); a listing need not show every event of its range.
 
 from __future__ import annotations
 
-
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Iterator
@@ -63,7 +60,6 @@ from loragate.evalset.world_model import (
     load_world,
     split_sentences,
 )
-
 
 # -- comparing a shown record with the world's --------------------------------------------
 
@@ -131,7 +127,11 @@ def _record_problems(obj: dict[str, Any], ix: WorldIndex, ctx: Where) -> Iterato
             )
         for key, shown in obj.items():
             facts = known_file.fields()
-            if key in ("title", "modified") and key in facts and fold_text(shown) != fold_text(facts[key]):
+            if (
+                key in ("title", "modified")
+                and key in facts
+                and fold_text(shown) != fold_text(facts[key])
+            ):
                 yield ctx.problem(f"{path}: {key} is {facts[key]!r} in the world, not {shown!r}")
 
 
@@ -186,8 +186,6 @@ _WEEKDAY_DATE_RE = re.compile(
 _NAMED_ADDRESS = re.compile(
     r"\b([A-ZÄÖÜ][a-zäöüé]+\s[A-ZÄÖÜ][a-zäöüé]+)\s{0,2}[(<]\s{0,2}(" + EMAIL_RE.pattern + ")"
 )
-
-
 
 
 def _same_day(day: date, known: str, raw: str) -> bool:
@@ -294,7 +292,9 @@ def _error_problems(
                 yield ctx.problem(f"the error says {rid} does not exist; the world holds it")
         for m in re.finditer(rf"({ID_RE.pattern}) \(([^)]+)\)", tail):
             title = ix.records.get(m.group(1))
-            if title is not None and fold_text(title.fields().get("title", "")) != fold_text(m.group(2)):
+            if title is not None and fold_text(title.fields().get("title", "")) != fold_text(
+                m.group(2)
+            ):
                 yield ctx.problem(f"{m.group(1)} is {title.fields().get('title')!r}")
     if kind == "recipient_rejected" or "user unknown" in message:
         for address in EMAIL_RE.findall(message):
@@ -319,7 +319,6 @@ def _error_problems(
             yield ctx.problem(f"no event {m.group('title')!r} in {m.group('room')} at {start}")
 
 
-
 @dataclass
 class _Scan:
     ix: WorldIndex
@@ -338,9 +337,7 @@ class _Scan:
             for sentence in split_sentences(text):
                 self.problems += world_calendar.order_problems(sentence, self.ix, ctx)
                 if user:
-                    self.problems += world_calendar.described_event_problems(
-                        sentence, self.ix, ctx
-                    )
+                    self.problems += world_calendar.described_event_problems(sentence, self.ix, ctx)
             if user:
                 self.problems += world_calendar.text_sql_problems(text, self.ix, ctx)
 
@@ -448,7 +445,8 @@ def _scan_episode(scan: _Scan, ep: dict[str, Any], ctx: Where, created: dict[str
         at = ctx.inside(f"backend.{tool}")
         for r in backend.get("results") or []:
             if isinstance(r, dict):
-                when = r.get("when") if isinstance(r.get("when"), dict) else {}
+                raw = r.get("when")
+                when: dict[str, Any] = raw if isinstance(raw, dict) else {}
                 if tool == "convert_timezone" and when:
                     scan.problems += _tz_problem(when, r.get("result"), at)
                 scan.problems += world_calendar.listing_problems(when, r.get("result"), scan.ix, at)

@@ -61,7 +61,9 @@ def _day(value: Any) -> date | None:
         return None
 
 
-def listing_problems(args: dict[str, Any], result: Any, ix: WorldIndex, ctx: Where) -> Iterator[Problem]:
+def listing_problems(
+    args: dict[str, Any], result: Any, ix: WorldIndex, ctx: Where
+) -> Iterator[Problem]:
     """A calendar listing that leaves out an event of its range (module doc)."""
     if not isinstance(result, dict) or not isinstance(result.get("events"), list):
         return
@@ -103,8 +105,12 @@ _CREATE = re.compile(
     r"prenot\w*|aggiung\w*|organizz\w*|reserv\w*|añad\w*|crea\w*|program\w*)\b"
 )
 """A request to create or move an event: what it describes is not in the calendar yet."""
-_CLOCK = re.compile(r"(?i)\b(?:at|um|à|alle|a\s+las)\s+(\d{1,2})(?:[:.h](\d{2}))?\b(?!\s*(?:%|days?|tage))")
-_TODAY = re.compile(r"(?i)\b(?:today|later\s+today|later|this\s+(?:afternoon|morning)|heute|aujourd'hui|oggi|hoy)\b")
+_CLOCK = re.compile(
+    r"(?i)\b(?:at|um|à|alle|a\s+las)\s+(\d{1,2})(?:[:.h](\d{2}))?\b(?!\s*(?:%|days?|tage))"
+)
+_TODAY = re.compile(
+    r"(?i)\b(?:today|later\s+today|later|this\s+(?:afternoon|morning)|heute|aujourd'hui|oggi|hoy)\b"
+)
 _TOMORROW = re.compile(r"(?i)\b(?:tomorrow|morgen|demain|domani|mañana)\b")
 _WEEKDAY_NAMES = {
     "mon": 0, "monday": 0, "montag": 0, "lundi": 0, "lunedì": 0, "lunes": 0,
@@ -178,7 +184,9 @@ def described_event_problems(sentence: str, ix: WorldIndex, ctx: Where) -> Itera
                 f"{sentence.strip()!r} describes; add it to world.yaml's events"
             )
     if not names and not events:
-        yield ctx.problem(f"{sentence.strip()!r} speaks of an event on {day}; the calendar has none")
+        yield ctx.problem(
+            f"{sentence.strip()!r} speaks of an event on {day}; the calendar has none"
+        )
 
 
 # -- bookings that overlap the calendar -------------------------------------------------------
@@ -238,18 +246,18 @@ _ORDER = re.compile(
     r"(?i)\b(?:orders?|auftr(?:ag|äge)|bestellung|commandes?|ordin[ei]|pedidos?|po)"
     r"(?:\s+(?:no\.?|nr\.?|n°|#))?[\s-]+(\d{3,8})\b"
 )
-_SLIP = re.compile(
-    r"(?i)\b(?:slips?|slipped|delayed|late|later|postponed|verschiebt|verspätet|später|"
-    r"retard\w*|ritard\w*|retras\w*)\b[^.;]{0,25}?\b(\d{1,2}|one|two|three|four|five|zwei|"
-    r"drei|vier|deux|trois|due|tre|dos|tres)\s+(?:days?|tage?n?|jours?|giorni|días?)\b"
-    r"|\b(\d{1,2}|one|two|three|four|five|zwei|drei|vier|deux|trois|due|tre|dos|tres)\s+"
-    r"(?:days?|tage?n?|jours?|giorni|días?)\s+(?:late|later|behind|delay|verspätung|später|"
-    r"de\s+retard|di\s+ritardo|de\s+retraso)\b"
-)
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "zwei": 2, "drei": 3, "vier": 4,
     "deux": 2, "trois": 3, "due": 2, "tre": 3, "dos": 2, "tres": 3,
 }  # fmt: skip
+_COUNT = r"(\d{1,2}|" + "|".join(_NUMBER_WORDS) + ")"
+_DAYS_WORD = r"(?:days?|tage?n?|jours?|giorni|días?)"
+_SLIP = re.compile(
+    r"(?i)\b(?:slips?|slipped|delayed|late|later|postponed|verschiebt|verspätet|später|"
+    rf"retard\w*|ritard\w*|retras\w*)\b[^.;]{{0,25}}?\b{_COUNT}\s+{_DAYS_WORD}\b"
+    rf"|\b{_COUNT}\s+{_DAYS_WORD}\s+(?:late|later|behind|delay|verspätung|später|"
+    r"de\s+retard|di\s+ritardo|de\s+retraso)\b"
+)
 
 
 def order_problems(sentence: str, ix: WorldIndex, ctx: Where) -> Iterator[Problem]:
@@ -265,7 +273,9 @@ def order_problems(sentence: str, ix: WorldIndex, ctx: Where) -> Iterator[Proble
     for d in values_in(sentence).dates:
         day = date_of(f"{d[2]}.{d[1]}." + (str(d[0]) if d[0] else ""), ix)
         if day is not None and known and day not in known:
-            yield ctx.problem(f"order {order.number}'s dates are {', '.join(order.dates())}, not {day}")
+            yield ctx.problem(
+                f"order {order.number}'s dates are {', '.join(order.dates())}, not {day}"
+            )
     for m in _WEEKDAY_WORD.finditer(sentence):
         wd = _WEEKDAY_NAMES[m.group(1).casefold()]
         if known and all(k.weekday() != wd for k in known):
@@ -413,7 +423,11 @@ def curriculum_problems(path: Path, ix: WorldIndex) -> list[Problem]:
     today = ix.today()
 
     def problem(where: str, message: str) -> None:
-        out.append(Problem(str(path), message, field=where, fix=FIX.replace("entry or episode", "curriculum")))
+        out.append(
+            Problem(
+                str(path), message, field=where, fix=FIX.replace("entry or episode", "curriculum")
+            )
+        )
 
     for key in ("future_days", "past_days"):
         for i, row in enumerate(tables.get(key) or []):
@@ -427,7 +441,9 @@ def curriculum_problems(path: Path, ix: WorldIndex) -> list[Problem]:
         if isinstance(row, dict) and str(row.get("said", "")).casefold() == "this week":
             monday = today - timedelta(days=today.weekday())
             if _day(row.get("start")) != monday:
-                problem(f"tables.ranges[{i}]", f"this week starts on {monday}, not {row.get('start')}")
+                problem(
+                    f"tables.ranges[{i}]", f"this week starts on {monday}, not {row.get('start')}"
+                )
     for i, row in enumerate(tables.get("cities") or []):
         try:
             ZoneInfo(str(row.get("tz")))

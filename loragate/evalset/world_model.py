@@ -75,7 +75,6 @@ class Rate(_Record):
     rate: float
 
 
-
 class Order(_Record):
     """A sales or purchase order: `number` as written ("4471", "88120"), whose it is,
     and its dates (`ship_date`, `new_ship_date`, `delivery_date`)."""
@@ -133,7 +132,6 @@ class World(BaseModel):
         return _iso(value)
 
 
-
 def load_world(path: Path) -> World:
     """`path` read and validated; `BadInput` naming the field and the fix."""
     world = load_yaml_model(
@@ -151,8 +149,6 @@ def load_world(path: Path) -> World:
 
 
 # -- the index ----------------------------------------------------------------------------
-
-
 
 
 def fold_text(text: Any) -> str:
@@ -213,7 +209,6 @@ class WorldIndex:
 
     def today(self) -> date:
         return date.fromisoformat(self.world.today)
-
 
 
 @dataclass

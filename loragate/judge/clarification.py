@@ -23,7 +23,6 @@ from loragate.judge.language import reply_languages
 from loragate.judge.questions import asking_sentences, user_words_of
 from loragate.judge.text import missing_groups, sentences
 
-
 _EXCLAIMS = re.compile(r"!\W*$")
 
 

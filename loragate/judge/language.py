@@ -253,9 +253,7 @@ def guess_language(text: str) -> str | None:
         return "en"
     labels, _ = model.predict(plain, k=10)
     langs = supported()
-    return next(
-        (c for c in (str(x).removeprefix("__label__") for x in labels) if c in langs), None
-    )
+    return next((c for c in (str(x).removeprefix("__label__") for x in labels) if c in langs), None)
 
 
 def detect_language(text: str) -> str | None:

@@ -187,15 +187,21 @@ def asking_sentences(
     those of the language it is written in, `judge.language`).
     """
     langs = langs or reply_languages(text)
+    cues = question_cues(langs)
     out = []
     for sentence in sentences(clip(text)):
-        own = sentence_languages(sentence, langs)
-        cues = question_cues(own)
-        if is_filler(sentence, langs=own):
+        if is_filler(sentence, langs=langs):
             continue
-        if _asks(sentence, cues, own) and not (
-            user_words and _only_repeats(sentence, user_words, cues)
-        ):
+        own, own_cues = langs, cues
+        if not _asks(sentence, cues, langs):
+            # a sentence in another language than the reply's reads with its own cues
+            own = sentence_languages(sentence, langs)
+            if own == langs:
+                continue
+            own_cues = question_cues(own)
+            if is_filler(sentence, langs=own) or not _asks(sentence, own_cues, own):
+                continue
+        if not (user_words and _only_repeats(sentence, user_words, own_cues)):
             out.append(sentence)
     return out
 
