@@ -65,6 +65,7 @@ KINDS: dict[str, Shape] = {
     "subject": "patterns",
     "lead": "patterns",
     "question_opener": "patterns",
+    "question_start": "patterns",
     "question_fragment": "patterns",
     "inversion": "patterns",
     "offer": "patterns",

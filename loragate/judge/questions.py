@@ -59,6 +59,10 @@ class QuestionCues:
     is cut back" are statements, not questions."""
     fragment: re.Pattern[str]
     """A short wh-fragment ("Which file.", "What currency?")."""
+    start: re.Pattern[str]
+    """A sentence that opens with a question word after an optional preposition ("In
+    welcher Datenbank liegt ..."): it asks when it does not end in a full stop. Never
+    read after a comma."""
     offer: re.Pattern[str]
     """An offer to act ("Shall I retry?", "Want me to look it up on the web?"): it
     asks for permission, not for the missing value."""
@@ -89,6 +93,7 @@ def question_cues(langs: tuple[str, ...]) -> QuestionCues:
         lead=re.compile(lead, re.IGNORECASE),
         opener=re.compile(rf"{lead}{opener}", re.IGNORECASE),
         fragment=re.compile(rf"{lead}{lexicon.alternation(langs, 'question_fragment')}", re.I),
+        start=re.compile(rf"{lead}{lexicon.alternation(langs, 'question_start')}", re.I),
         offer=re.compile(rf"{lead}{lexicon.alternation(langs, 'offer')}", re.IGNORECASE),
         choice=re.compile(rf"\b{lexicon.alternation(langs, 'choice')}", re.IGNORECASE),
         inversion=re.compile(rf"^\W*{lexicon.alternation(langs, 'inversion')}", re.IGNORECASE),
@@ -158,6 +163,8 @@ def _clause_asks(sentence: str, cues: QuestionCues, langs: tuple[str, ...]) -> b
         if cues.opener.match(pieces[0]) and (
             not sentence.rstrip().endswith(".") or cues.fragment.match(sentence)
         ):
+            return True
+        if cues.start.match(sentence) and not sentence.rstrip().endswith((".", ")", ":")):
             return True
     last = len(pieces) - 1
     return any(
