@@ -7,30 +7,13 @@ still are."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from loragate.calls.matchers import matches
-from loragate.calls.parsing import parse_output
-from loragate.evalset.load import load_evalset
-from loragate.families import Sample, ScoringContext, get_family
 from loragate.judge.claim_scope import asserted
 from loragate.judge.text import first_statement_match
-
-AGENT20 = load_evalset(Path(__file__).resolve().parent.parent / "evalsets" / "agent20")
-CTX = ScoringContext(
-    toolset=AGENT20.toolset, policy=AGENT20.policy, system_prompt=AGENT20.manifest.system_prompt
-)
-
-
-def verdict(entry_id: str, text: str) -> str:
-    entry = AGENT20.by_id[entry_id]
-    sample = Sample(
-        entry=entry, expect=AGENT20.expects[entry_id], parse=parse_output(text), ctx=CTX
-    )
-    return get_family(entry.family).score(sample).reason.value
-
+from tests._agent20_verdicts import AGENT20, verdict
 
 # -- what is left of a sentence ----------------------------------------------------------------
 

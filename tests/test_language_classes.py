@@ -13,30 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from loragate.calls.parsing import parse_output
 from loragate.common.values import date_in
 from loragate.evalset.forbid_languages import english_only_forbids, pattern_languages
-from loragate.evalset.load import load_evalset
-from loragate.families import Sample, ScoringContext, get_family
 from loragate.judge.questions import asking_sentences
-
-REPO = Path(__file__).resolve().parent.parent
-AGENT20 = load_evalset(REPO / "evalsets" / "agent20")
-CTX = ScoringContext(
-    toolset=AGENT20.toolset, policy=AGENT20.policy, system_prompt=AGENT20.manifest.system_prompt
-)
-
-
-def verdict(entry_id: str, text: str) -> str:
-    entry = AGENT20.by_id[entry_id]
-    sample = Sample(
-        entry=entry, expect=AGENT20.expects[entry_id], parse=parse_output(text), ctx=CTX
-    )
-    return get_family(entry.family).score(sample).reason.value
-
-
-def call(name: str, **arguments: object) -> str:
-    return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}) + "\n</tool_call>"
+from tests._agent20_verdicts import REPO, call, verdict
 
 
 @pytest.mark.parametrize(
