@@ -11,6 +11,8 @@ import json
 import pytest
 
 from loragate.calls.matchers import matches
+from loragate.episodes.episodes_file import load_episodes
+from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.judge.claim_scope import asserted
 from loragate.judge.text import first_statement_match
 from tests._agent20_verdicts import AGENT20, verdict
@@ -242,9 +244,6 @@ def test_d012s_body_may_say_what_happens_should_they_be_unable() -> None:
 
 
 def _episode(episode_id: str, outputs: list[str]) -> tuple[bool, str]:
-    from loragate.episodes.load import load_episodes
-    from loragate.episodes.trajectory import EpisodeContext, Trajectory
-
     episodes = load_episodes(AGENT20)
     assert episodes is not None
     ctx = EpisodeContext(AGENT20.toolset, AGENT20.policy, AGENT20.manifest.system_prompt)

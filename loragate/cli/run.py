@@ -224,15 +224,15 @@ def run_and_report(
     harness: list[str] | None = None,
     policy: Path | None = None,
 ) -> Any:
-    """`loragate.run.run` with a progress bar and the console lines, then the tables.
+    """`loragate.evaluation.run` with a progress bar and the console lines, then the tables.
     Returns the `RunOutcome`. `harness`: the `--harness` variants (None: the config's
     `harness.run`)."""
     from rich.console import Console
 
+    from loragate.evaluation import run
     from loragate.formats.runfolder import GENERATIONS
     from loragate.results.episode_report import print_episodes
     from loragate.results.report import print_summary
-    from loragate.run import run
 
     outcome = run(
         cfg,
@@ -280,7 +280,7 @@ def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
 
 
 class _ConsoleHooks:
-    """The run's progress on the console (`loragate.run.RunHooks`): the plan, a bar, the
+    """The run's progress on the console (`loragate.evaluation.RunHooks`): the plan, a bar, the
     backend's start, the episode rounds."""
 
     def __init__(self, console: Any, quiet: bool, policy: Path | None = None) -> None:

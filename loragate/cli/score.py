@@ -15,32 +15,9 @@ import typer
 
 from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import REASONING_PARSERS
-from loragate.common.errors import BadInput, Problem
-from loragate.common.jsonl import ReadReport
-from loragate.common.locking import writing
-from loragate.evalset.load import load_evalset
-from loragate.formats.runfolder import GENERATIONS, read_generations
+from loragate.common.errors import BadInput
 
 EXIT_SCORER_BUG = 3
-
-
-def _check_out_is_folder(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise BadInput(
-            f"--out {out} exists and is not a folder",
-            [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
-        )
-
-
-def _check_out(out: Path, generations: Path) -> None:
-    """`--out`'s own generations, when it has any, must be the input."""
-    existing = out / GENERATIONS
-    if existing.exists() and not existing.samefile(generations):
-        raise BadInput(
-            f"--out {out} already holds {GENERATIONS} from another run; scoring "
-            f"{generations} into it would mix two runs",
-            fix="pass a new --out folder, or delete the old run folder first",
-        )
 
 
 def command(
@@ -196,49 +173,26 @@ def _score(
 ) -> None:
     from rich.console import Console
 
+    from loragate.evaluation import score_generations
     from loragate.results.report import print_summary
-    from loragate.run import finish_run
     from loragate.score.scoring import ScorerError
 
-    loaded = load_evalset(evalset)
-    mended = ReadReport()
-    records = read_generations(generations, report=mended)
-    if not records:
-        raise BadInput(
-            f"{generations} holds no generation records",
-            [Problem(str(generations), "empty", fix="generate some with `loragate run`")],
+    try:
+        done = score_generations(
+            generations,
+            evalset,
+            out,
+            parse_mode=parse_mode,
+            k=k,
+            allow_missing=allow_missing,
+            jobs=jobs,
+            stack=stack,
+            warn=lambda text: typer.echo(f"warning: {text}", err=True),
         )
-    for warning in mended.warnings(generations):
-        typer.echo(f"warning: {warning}", err=True)
-    variants = sorted({r.harness for r in records if r.harness is not None})
-    if variants:  # their prompts are built from a run config: `loragate run` scores them
-        records = [r for r in records if r.harness is None]
-        typer.echo(
-            f"warning: the samples of harness variants {', '.join(variants)} are left out: "
-            "`loragate run` with the run's config and --harness scores them (a rerun reuses "
-            "every cached generation; docs/harness.md)",
-            err=True,
-        )
-    _check_out_is_folder(out)
-    with writing(out):
-        _check_out(out, generations)
-        try:
-            done = finish_run(
-                loaded,
-                records,
-                out,
-                parse_mode,
-                k,
-                allow_missing=allow_missing,
-                source=generations,
-                include_generations=True,
-                jobs=jobs,
-                stack=stack,
-            )
-        except ScorerError as exc:
-            traceback.print_exception(exc.__cause__ or exc)
-            typer.echo(f"internal error: {exc}", err=True)
-            raise typer.Exit(EXIT_SCORER_BUG) from None
+    except ScorerError as exc:
+        traceback.print_exception(exc.__cause__ or exc)
+        typer.echo(f"internal error: {exc}", err=True)
+        raise typer.Exit(EXIT_SCORER_BUG) from None
     console = Console()
     print_summary(done.summary, console)
     console.print(f"Wrote {out} (results.jsonl, summary.json, report.md, view.html)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from functools import cache
+from os import PathLike
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -104,6 +105,8 @@ def read_jsonl(
 def read_generations(
     path: Path, *, tolerate_torn_tail: bool = False, report: ReadReport | None = None
 ) -> list[GenerationRecord]:
+    """The generation records of a `generations.jsonl` (`BadInput` naming each bad line;
+    `tolerate_torn_tail`: a last line cut short by a killed writer is dropped)."""
     return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report)
 
 
@@ -140,22 +143,27 @@ class GenerationWriter:
         self.close()
 
 
-def read_results(run_dir: Path, report: ReadReport | None = None) -> list[ResultRecord]:
+def read_results(
+    run_dir: str | PathLike[str], report: ReadReport | None = None
+) -> list[ResultRecord]:
     """The scored samples of a run folder (text that is not UTF-8 or holds lone
     surrogates mended, counted in `report`)."""
-    path = run_dir / RESULTS
+    folder = Path(run_dir)
+    path = folder / RESULTS
     if not path.is_file():
         raise BadInput(
-            f"{run_dir} is not a scored run folder: {RESULTS} is missing (run `loragate score` or `loragate run`)"
+            f"{folder} is not a scored run folder: {RESULTS} is missing (run `loragate score` or `loragate run`)"
         )
     return read_jsonl(path, ResultRecord, report=report)
 
 
-def read_summary(run_dir: Path) -> Summary:
-    path = run_dir / SUMMARY
+def read_summary(run_dir: str | PathLike[str]) -> Summary:
+    """The `summary.json` of a run folder (`BadInput` for a schema version this loragate does not read)."""
+    folder = Path(run_dir)
+    path = folder / SUMMARY
     if not path.is_file():
         raise BadInput(
-            f"{run_dir} is not a scored run folder: {SUMMARY} is missing",
+            f"{folder} is not a scored run folder: {SUMMARY} is missing",
             fix="run `loragate score` or `loragate run` first",
         )
     raw = read_json(path, "summary")

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.stack import resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
@@ -59,6 +60,12 @@ from loragate.formats.runfolder import (
 )
 from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
+from loragate.generate.embedded import (
+    EMBEDDED,
+    embedded_checkpoint,
+    embedded_info,
+    embedded_name,
+)
 from loragate.generate.harness_apply import (
     AppliedVariant,
     harness_records,
@@ -71,7 +78,13 @@ from loragate.generate.prompt import (
     load_renderer,
     resolve_template,
 )
-from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
+from loragate.runners import (
+    PromptJob,
+    Runner,
+    RunnerSetup,
+    check_available,
+    get_backend,
+)
 
 
 @dataclass
@@ -198,13 +211,6 @@ class _Model:
 
 
 def _resolve_model(config: RunConfig, backend: str) -> _Model:
-    from loragate.generate.embedded import (
-        EMBEDDED,
-        embedded_checkpoint,
-        embedded_info,
-        embedded_name,
-    )
-
     embedded = embedded_name(config.model, config.embedded)
     if embedded is not None:
         spec = EMBEDDED[embedded]
@@ -274,8 +280,6 @@ def plan_run(
 ) -> RunPlan:
     """Check everything and work out what to generate; loads no model. `harness`:
     `--harness` (None: the config's `harness.run`)."""
-    from loragate.runners import check_available
-
     backend = resolve_backend(config.backend)
     check_available(backend)
     full = load_evalset(config.evalset)
@@ -437,9 +441,7 @@ class LazyRunner:
 
     def get(self) -> Runner:
         if self._runner is None:
-            from loragate.runners import get_runner
-
-            self._runner = get_runner(self.backend)(self.setup)
+            self._runner = runners.get_runner(self.backend)(self.setup)
         return self._runner
 
     def close(self) -> None:
