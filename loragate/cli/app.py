@@ -7,6 +7,8 @@ import os
 import signal
 import sys
 import threading
+import warnings
+from typing import TextIO
 
 import typer
 
@@ -25,7 +27,7 @@ from loragate.cli import (
     validate,
     view,
 )
-from loragate.common.errors import BadInput, LoragateError, ServerUnreachable
+from loragate.common.errors import BadInput, LegacyName, LoragateError, ServerUnreachable
 
 app = typer.Typer(
     name="loragate",
@@ -116,11 +118,31 @@ def _bounded_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """An old name read as its new one is said on one `warning:` line; other warnings
+    as Python shows them."""
+    if issubclass(category, LegacyName):
+        typer.echo(f"warning: {message}", err=True)
+    else:
+        _PYTHON_SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_PYTHON_SHOW_WARNING = warnings.showwarning
+
+
 def main() -> None:
     """Console entry point: bad input exits 2 with a message, never a traceback."""
     from loragate.common.files import os_error_message
     from loragate.common.locking import FolderBusy
 
+    warnings.showwarning = _show_warning
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _bounded_interrupt)
     try:

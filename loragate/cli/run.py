@@ -120,7 +120,13 @@ def command(
         str | None, typer.Option("--families", help="Only these families, comma-separated.")
     ] = None,
     parse_mode: Annotated[
-        str | None, typer.Option("--parse-mode", help="strict | repaired")
+        str | None,
+        typer.Option(
+            "--parse-mode",
+            metavar="served|strict|lenient",
+            help="The reading scored (default served: the calls the serving stack runs; "
+            "docs/call-formats.md).",
+        ),
     ] = None,
     episodes: Annotated[
         str | None,
