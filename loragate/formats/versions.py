@@ -20,8 +20,9 @@ from dataclasses import dataclass
 EVALSET_FORMAT_VERSION = 6
 """`evalset.yaml`'s `format_version`. 6: a tool server of `kind: tau2` (tau2-bench's own
 domain environment, in-process: the `tau2` extra), a server's `reset` that takes an
-episode's `reset_arguments`, and `policy.repeatable_tools` (writes the duplicate-write
-rule leaves alone). 5: `policy.destructive_when` (a tool destructive
+episode's `reset_arguments`, `policy.repeatable_tools` (writes the duplicate-write rule
+leaves alone), and clarify `question_forbids` (a question for a value the user already
+gave asks for nothing missing). 5: `policy.destructive_when` (a tool destructive
 only for some arguments), the `world` and `answers` files of `evalset.yaml`, the
 matchers `$number`, `$date`, `$not` and `$says`, value terms in free-text expectations,
 governance `lookups`. 4: `tool_servers` (real tool backends of episodes: MCP over
