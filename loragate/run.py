@@ -50,7 +50,7 @@ from loragate.episodes.run import (
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import RunManifest
 from loragate.formats.records import GenerationRecord, ResultRecord, Summary
-from loragate.formats.runfolder import REPORT, VIEW, read_episodes_summary
+from loragate.formats.runfolder import REPORT, VIEW, check_one_run, read_episodes_summary
 from loragate.formats.trajectories import EpisodesSummary
 from loragate.generate.config import RunConfig
 from loragate.generate.harness_apply import AppliedVariant
@@ -78,6 +78,12 @@ class RunHooks(Protocol):
     def started(self, plan: RunPlan) -> None:
         """The backend is up (only when something is generated)."""
 
+    def model_stage(self, plan: RunPlan) -> AbstractContextManager[None]:
+        """Around the model's whole part of the run - the backend's start, the
+        generation, the episodes and the backend's stop - entered whether or not anything
+        is generated (the CLI sends third-party output to the folder's `run.log` there)."""
+        ...
+
     def episodes_started(self, episodes: EpisodeSet, prefetched: int) -> None:
         """The episode loop starts; `prefetched` first steps came with the entries."""
 
@@ -101,6 +107,9 @@ class NoHooks:
 
     def started(self, plan: RunPlan) -> None:
         return None
+
+    def model_stage(self, plan: RunPlan) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
 
     def episodes_started(self, episodes: EpisodeSet, prefetched: int) -> None:
         return None
@@ -191,24 +200,27 @@ def _run(
         LazyRunner(plan.backend, plan.setup) if episodes is None else EpisodeRunner(plan, episodes)
     )
     episode_summary = None
-    try:
-        with hooks.generating(plan) as advance:
-            generation = execute_run(
-                plan,
-                on_records=lambda records: advance(len(records)),
-                runner=runner,
-                on_started=lambda: hooks.started(plan),
-            )
-        clock.lap("generate")
-        if episodes is not None:
-            made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
-            hooks.episodes_started(episodes, made)
-            episode_summary = run_plan_episodes(
-                plan, episodes, runner, on_round=hooks.episode_round, warn=hooks.warning
-            )
-            clock.lap("episodes")
-    finally:
-        runner.close()
+    with hooks.model_stage(plan):
+        try:
+            with hooks.generating(plan) as advance:
+                generation = execute_run(
+                    plan,
+                    on_records=lambda records: advance(len(records)),
+                    runner=runner,
+                    on_started=lambda: hooks.started(plan),
+                )
+            if generation.replaced:
+                hooks.warning(generation.replaced)
+            clock.lap("generate")
+            if episodes is not None:
+                made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
+                hooks.episodes_started(episodes, made)
+                episode_summary = run_plan_episodes(
+                    plan, episodes, runner, on_round=hooks.episode_round, warn=hooks.warning
+                )
+                clock.lap("episodes")
+        finally:
+            runner.close()
     scored = score_run(
         plan.evalset,
         generation.records,
@@ -253,7 +265,9 @@ def finish_run(
 
     Everything is checked and scored before anything is written, so bad input
     (`BadInput`) or a scorer bug (`ScorerError`) leaves `out_dir` untouched. Other files
-    in an existing `out_dir` (manifest.json, generations.jsonl) are kept. `k` is the k
+    in an existing `out_dir` (manifest.json, generations.jsonl) are kept; scores that
+    would disagree with the folder's `manifest.json` (another run's) are `BadInput`: a
+    run folder holds one run. `k` is the k
     of pass^k / pass@k (default: the smallest per-entry sample count). `source` is the
     file the generations were read from, in order, so problems can name its lines.
     `include_generations` also writes the generations as `generations.jsonl` when the
@@ -274,6 +288,8 @@ def finish_run(
         variants=variants,
         stack=stack,
     )
+    if out_dir.is_dir():  # a run folder holds one run
+        check_one_run(out_dir, scored.summary, to_write=True)
     _write(out_dir, evalset, scored, generations if include_generations else None)
     return dataclasses.replace(scored, out_dir=out_dir)
 

@@ -16,10 +16,19 @@ import typer
 from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import REASONING_PARSERS
 from loragate.common.errors import BadInput, Problem
+from loragate.common.files import same_bytes
 from loragate.common.jsonl import ReadReport
 from loragate.common.locking import writing
-from loragate.evalset.load import load_evalset
-from loragate.formats.runfolder import GENERATIONS, read_generations
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.formats.records import GenerationRecord
+from loragate.formats.runfolder import (
+    GENERATIONS,
+    SUMMARY,
+    clear_run,
+    dump_jsonl,
+    read_generations,
+    read_summary,
+)
 
 EXIT_SCORER_BUG = 3
 
@@ -32,15 +41,43 @@ def _check_out_is_folder(out: Path) -> None:
         )
 
 
-def _check_out(out: Path, generations: Path) -> None:
-    """`--out`'s own generations, when it has any, must be the input."""
+def _same_generations(existing: Path, generations: Path, records: list[GenerationRecord]) -> bool:
+    """Whether the folder's `existing` generations are the input: the file itself, a copy,
+    or the copy `score` wrote of `records` (one record a line)."""
+    return (
+        existing.samefile(generations)
+        or same_bytes(existing, generations)
+        or existing.read_text(encoding="utf-8", errors="replace") == dump_jsonl(records)
+    )
+
+
+def _check_out(
+    out: Path,
+    generations: Path,
+    records: list[GenerationRecord],
+    evalset: Evalset,
+    overwrite: bool,
+) -> None:
+    """`--out` holds no run, or this one: the same generations (scored again in place)
+    of the same evalset. Another run is refused, or with `overwrite` removed first."""
     existing = out / GENERATIONS
-    if existing.exists() and not existing.samefile(generations):
-        raise BadInput(
-            f"--out {out} already holds {GENERATIONS} from another run; scoring "
-            f"{generations} into it would mix two runs",
-            fix="pass a new --out folder, or delete the old run folder first",
-        )
+    other = ""
+    if existing.exists() and not _same_generations(existing, generations, records):
+        other = f"its {GENERATIONS} is not {generations}"
+    elif (out / SUMMARY).is_file():
+        scored = read_summary(out, one_run=False).evalset
+        if (scored.name, scored.sha256) != (evalset.name, evalset.sha256):
+            other = f"it scores evalset {scored.name} {scored.version}, not {evalset.name} {evalset.version}"
+    if not other:
+        return
+    if overwrite:
+        removed = clear_run(out)
+        typer.echo(f"--overwrite: removed {out}'s run ({', '.join(removed)})", err=True)
+        return
+    raise BadInput(
+        f"--out {out} holds another run ({other}); scoring into it would mix two runs",
+        fix=f"pass a new --out folder, or add --overwrite to replace the run in {out}",
+    )
 
 
 def command(
@@ -128,6 +165,15 @@ def command(
             "are the same either way.",
         ),
     ] = 0,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace the run --out holds when it is another run (other generations or "
+            "another evalset): every file of it is removed first. Scoring the same "
+            "generations into the same folder again needs no flag.",
+        ),
+    ] = False,
 ) -> None:
     """Score generations against an evalset and write a run folder (atomically).
 
@@ -139,7 +185,7 @@ def command(
         stack = scoring_stack(
             [generations.parent, out], tool_call_format, reasoning_parser, enable_thinking
         )
-        _score(generations, evalset, out, parse_mode, k, allow_missing, jobs, stack)
+        _score(generations, evalset, out, parse_mode, k, allow_missing, jobs, stack, overwrite)
 
 
 def scoring_stack(
@@ -193,6 +239,7 @@ def _score(
     allow_missing: bool,
     jobs: int,
     stack: ServingStack = DEFAULT_STACK,
+    overwrite: bool = False,
 ) -> None:
     from rich.console import Console
 
@@ -221,7 +268,7 @@ def _score(
         )
     _check_out_is_folder(out)
     with writing(out):
-        _check_out(out, generations)
+        _check_out(out, generations, records, loaded, overwrite)
         try:
             done = finish_run(
                 loaded,

@@ -32,6 +32,7 @@ import yaml
 from loragate.common.errors import BadInput, MissingDependency
 from loragate.common.files import atomic_write_text
 from loragate.formats.records import RateStats
+from loragate.formats.runfolder import CHART_NAME, SURVIVAL_CHART_NAME
 from loragate.results.compare import Comparison, compare_runs
 from loragate.results.compare_render import HINT_MARGIN_POINTS, fmt_detectable
 from loragate.results.formatting import (
@@ -55,8 +56,6 @@ CARD_START = "<!-- loragate:card:start -->"
 CARD_END = "<!-- loragate:card:end -->"
 META_START = "# loragate:model-index:start"
 META_END = "# loragate:model-index:end"
-CHART_NAME = "loragate_pass_at_1.png"
-SURVIVAL_CHART_NAME = "loragate_survival.png"
 """The card's survival chart (`loragate.results.episode_chart`)."""
 DEFAULT_STEPS: tuple[int, ...] = (5, 10)
 CARD_MAX_TAG_ROWS = 20
