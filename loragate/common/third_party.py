@@ -1,12 +1,14 @@
-"""Third-party output of a sweep goes to a log file, not the terminal.
+"""Third-party output goes to a log file, not the terminal.
 
-Ray (its driver, its C++ core worker, the output it forwards from actors),
-transformers, vLLM and Python's warnings write to this process's stdout and stderr,
-often as `INFO` or even `ERROR` lines that are no error of the sweep. While a sweep
-generates, `third_party_output` points file descriptors 1 and 2 at `sweep.log` in the
-sweep's folder, so everything written there - from Python or from C - lands in the
-file; loragate's own progress goes to the terminal through a stream it keeps.
-`loragate sweep --verbose` leaves the terminal as it is.
+vLLM (its engine process, Triton, "force killing remaining process EngineCore"), Ray
+(its driver, its C++ core worker, the output it forwards from actors), transformers and
+Python's warnings write to this process's stdout and stderr, often as `WARNING` or even
+`ERROR` lines that are no error of the run. While an engine runs, `third_party_output`
+points file descriptors 1 and 2 at a log file in the output folder (`run.log` of a run
+folder, `sweep.log` of a sweep), so everything written there - from Python or from C,
+and by the processes started meanwhile, which inherit them - lands in the file;
+loragate's own progress goes to the terminal through a stream it keeps. `--verbose`
+leaves the terminal as it is.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
-
-SWEEP_LOG = "sweep.log"
 
 
 @contextlib.contextmanager
