@@ -44,7 +44,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("world")
     write_evalset(root / "ev")
     write_generations(root / "gens.jsonl", [gen(e, PASSING[e]) for e in ENTRY_IDS])
-    build_rounds(root)  # root/round1, root/round2 (adapters v1, v2)
+    build_rounds(root)  # root/round1, root/round2 (adapters round1, round2)
     shutil.copytree(CASE / "evalset", root / "cs-ev")
     (root / "README.md").write_text("# model\n", encoding="utf-8")
     return root
@@ -214,7 +214,7 @@ CASES: list[Case] = [
         out="round1",
         prepare=_edit_json(
             "round1/summary.json",
-            lambda s: s["adapters"].update({"../../x": s["adapters"].pop("v1")}),
+            lambda s: s["adapters"].update({"../../x": s["adapters"].pop("round1")}),
         ),
     ),
     Case(
@@ -539,7 +539,7 @@ CASES: list[Case] = [
         2,
         ("not a valid name", "fix:"),
     ),
-    Case("view-unknown-adapter", ["view", "round1:v9"], 2, ("v9", "v1", "fix:")),
+    Case("view-unknown-adapter", ["view", "round1:v9"], 2, ("v9", "round1", "fix:")),
     Case("view-out-is-folder", ["view", "round1", "--out", "ev"], 2, ("ev", "fix:")),
     Case(
         "view-out-fifo",

@@ -127,7 +127,7 @@ def test_casestudy_comparison(open_page: Any, tmp_path: Path) -> None:
     html = write_view(tmp_path / "cmp.html", view_data(sides, casestudy_evalset(), None, headlines))
     opened = open_page(html)
     page = opened.page
-    _assert_counts_match(page, [_summary(r1, "v1"), _summary(r2, "v2")])
+    _assert_counts_match(page, [_summary(r1, "round1"), _summary(r2, "round2")])
     assert len(_visible_ids(page)) == 24
     assert page.locator("#chart svg rect").count() >= 8  # a bar per family and round
     # compare's headline leads the page: training loss beside behaviour
@@ -247,7 +247,7 @@ def test_episodes_tab(open_page: Any, tmp_path: Path) -> None:
 
 def test_hostile_outputs_run_nothing(open_page: Any, tmp_path: Path) -> None:
     gens = [
-        GenerationRecord(entry_id=eid, adapter="v1", sample=0, text=HOSTILE.get(eid, text))
+        GenerationRecord(entry_id=eid, adapter="round1", sample=0, text=HOSTILE.get(eid, text))
         for eid, text in texts("round1").items()
     ]
     run = replay(tmp_path / "hostile", gens)
@@ -280,7 +280,7 @@ def test_page_cannot_reach_the_network(open_page: Any, tmp_path: Path) -> None:
     run = replay(
         tmp_path / "r",
         [
-            GenerationRecord(entry_id=e, adapter="v1", sample=0, text=t)
+            GenerationRecord(entry_id=e, adapter="round1", sample=0, text=t)
             for e, t in texts("round1").items()
         ],
     )
