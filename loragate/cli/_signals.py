@@ -49,8 +49,9 @@ class Interrupted(KeyboardInterrupt):
         self.kept = kept
 
     @classmethod
-    def keeping(cls, exc: KeyboardInterrupt, kept: str) -> Interrupted:
-        """`exc` (this process's interruption) saying what the command kept."""
+    def keeping(cls, exc: BaseException, kept: str) -> Interrupted:
+        """This process's interruption, `exc` (or an error it caused: an engine whose
+        worker the same signal stopped), saying what the command kept."""
         signum = exc.signum if isinstance(exc, Interrupted) else received()
         return cls(signum or signal.SIGINT, kept)
 

@@ -295,7 +295,7 @@ def run_and_report(
     the config's `harness.run`). An interruption raises `Interrupted` saying what the
     run folder kept."""
     from loragate.cli._run_console import ConsoleHooks
-    from loragate.cli._signals import Interrupted
+    from loragate.cli._signals import Interrupted, received
     from loragate.run import run
 
     hooks = ConsoleHooks(console, quiet=quiet, verbose=verbose, policy=policy)
@@ -308,8 +308,10 @@ def run_and_report(
             harness=harness,
             hooks=hooks,
         )
-    except KeyboardInterrupt as exc:
-        raise Interrupted.keeping(exc, hooks.kept()) from None
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt) or received() is not None:
+            raise Interrupted.keeping(exc, hooks.kept()) from None
+        raise
     report_outcome(outcome, console, hooks.log)
     return outcome
 
