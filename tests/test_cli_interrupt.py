@@ -157,3 +157,26 @@ def test_an_interruption_before_anything_is_generated_says_so(tmp_path: Path) ->
 
     hooks = ConsoleHooks(None, quiet=True)
     assert hooks.kept() == "nothing was written (the run was still being planned)"
+
+
+def test_a_forked_child_handles_signals_as_python_does() -> None:
+    """A process forked from loragate (a scoring worker of `score --jobs`) must die of
+    the SIGTERM `Pool.terminate` sends, not unwind holding a queue's lock (a pool
+    forked from a process with the handlers hung a test for 15 minutes)."""
+    script = (
+        "import os, signal\n"
+        "from loragate.cli import _signals\n"
+        "_signals.install()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    ok = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+        "    ok = ok and signal.getsignal(signal.SIGINT) is signal.default_int_handler\n"
+        "    os._exit(0 if ok else 1)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print(os.waitstatus_to_exitcode(status),\n"
+        "      signal.getsignal(signal.SIGTERM) is _signals.bounded_interrupt)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert out.stdout.split() == ["0", "True"], out.stderr

@@ -23,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -122,10 +122,36 @@ def bounded_interrupt(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
+_DEFAULTS: dict[int, Any] = {
+    signal.SIGINT: signal.default_int_handler,
+    signal.SIGTERM: signal.SIG_DFL,
+    signal.SIGHUP: signal.SIG_DFL,
+}
+"""Python's own handling of each signal in `HANDLED`."""
+
+
+def _defaults_in_child() -> None:
+    """A process forked from loragate (a scoring worker of `score --jobs`) handles the
+    signals as Python does: `Pool.terminate` stops its workers with SIGTERM, which must
+    end them, not start an unwinding that can leave a queue's lock held."""
+    for signum, default in _DEFAULTS.items():
+        if signal.getsignal(signum) is bounded_interrupt:
+            signal.signal(signum, default)
+
+
+_fork_hook: list[bool] = []
+
+
 def install() -> None:
-    """Handle `HANDLED` with `bounded_interrupt` (only the main thread can)."""
+    """Handle `HANDLED` with `bounded_interrupt` (only the main thread can; forked
+    children get Python's own handling back). A signal received by an earlier command
+    in this process (a test calling `main` again) is forgotten."""
     if threading.current_thread() is not threading.main_thread():
         return
+    if not _fork_hook:
+        os.register_at_fork(after_in_child=_defaults_in_child)
+        _fork_hook.append(True)
+    _received.clear()
     for signum in HANDLED:
         signal.signal(signum, bounded_interrupt)
 
