@@ -96,11 +96,13 @@ class ConsoleHooks:
         failed for another reason than an interruption."""
         if not log.is_file():
             return
-        if not existed and log.stat().st_size == 0:
-            log.unlink()
+        nothing_made = self.generated == 0 and not self.episode_rounds
+        stopped = isinstance(failed, KeyboardInterrupt)
+        if not existed and (log.stat().st_size == 0 or (stopped and nothing_made)):
+            log.unlink()  # an empty log, or an interrupted start: the folder is as it was
             return
         self.log = log
-        if failed is None or isinstance(failed, KeyboardInterrupt):
+        if failed is None or stopped:
             return
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-RUN_LOG_TAIL:]
         if tail:
