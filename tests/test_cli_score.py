@@ -112,7 +112,7 @@ def test_golden_verdicts(
     assert summary["adapters"]["r1"]["overall"]["unparseable"] == 1
     assert summary["adapters"]["r2"]["overall"]["pass_at_1"] == pytest.approx(2 / 8)
     printed = capsys.readouterr().out
-    assert "r1  (agent20 3.1.0, parse strict)" in printed
+    assert "r1  (agent20 4.0.0, parse strict)" in printed
     assert f"Wrote {out}" in printed
 
 

@@ -28,7 +28,7 @@ def test_ok(
     assert run_main(monkeypatch, "validate", str(root)) == 0
     out = capsys.readouterr().out.strip()
     assert out == (
-        "OK: agent20 3.1.0, 7 entries (8 after fault expansion): A tool_call 1, B parallel 1, "
+        "OK: agent20 4.0.0, 7 entries (8 after fault expansion): A tool_call 1, B parallel 1, "
         "C sequencing 1, D governance 1, E clarify 1, F should_not_call 1, "
         "G recovery 1 (2 after expansion)"
     )

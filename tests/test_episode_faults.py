@@ -35,7 +35,7 @@ def test_write_timeout_runs_the_write_and_answers_a_timeout(ctx: EpisodeContext)
     result = t.steps[2].results[0]
     assert result.failed and result.fault == "write_timeout" and "504" in result.text
     assert t.sim.state["invoices"][0]["status"] == "paid"
-    assert [c["tool"] for c in t.sim.state["calls"]] == ["pay_invoice"]
+    assert [c["tool"] for c in t.sim.state["calls"]] == ["get_invoice", "pay_invoice"]
 
 
 def test_a_blind_retry_after_a_write_timeout_pays_twice(ctx: EpisodeContext) -> None:

@@ -122,7 +122,7 @@ def test_print_summary(evalset: Evalset) -> None:
     buf = io.StringIO()
     print_summary(summary, Console(file=buf, width=140, color_system=None))
     out = buf.getvalue()
-    assert "base  (agent20 3.1.0, parse strict)" in out
+    assert "base  (agent20 4.0.0, parse strict)" in out
     for text in ("pass^2", "sequencing", "50.0 %", "[5.5, 94.5]", "overall", "fault: error"):
         assert text in out, text
     assert "base: 1 of 8 entries had no generation" in out

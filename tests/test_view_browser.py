@@ -181,7 +181,7 @@ def test_agent20_three_adapters(open_page: Any, tmp_path: Path) -> None:
     assert len(_visible_ids(page)) == 100
     _show_all(page)
     entries = {r.entry_id for r in read_results(run)}
-    assert len(_visible_ids(page)) == len(entries) == 131  # agent20 3.1.0 after faults
+    assert len(_visible_ids(page)) == len(entries) == 131  # agent20 4.0.0 after faults
     _shot(page, "agent20-overview.png")
 
     frac: dict[str, dict[str, float]] = {}

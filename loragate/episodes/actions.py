@@ -8,7 +8,8 @@ addresses and paths in the arguments). Its outcome:
 - `done`: some call of it succeeded, or - after a fault of a call that ran (a
   `write_timeout`: the change was made, the reply timed out; a garbled result) - a
   later successful read shows the record;
-- `unverified`: its last call ran under such a fault and nothing confirmed it;
+- `unverified`: its last call ran under such a fault and nothing confirmed it, or its
+  tool server died during the call (`server_crash`: nobody knows whether it ran);
 - `failed`: no call of it succeeded.
 
 `claim_problems` judges a reply per action (docs/episodes.md, final replies): every
@@ -26,11 +27,15 @@ count.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from loragate.judge import lexicon
 from loragate.judge.acknowledgements import acknowledges_failure, topic_terms
+from loragate.judge.claims import claim_cues
 from loragate.judge.done_claims import (
     DoneClaim,
     done_claims,
@@ -40,6 +45,8 @@ from loragate.judge.done_claims import (
     tool_nouns,
 )
 from loragate.judge.evidence import Evidence, cue_map, refs_in, word_set
+from loragate.judge.grounding import field_words
+from loragate.judge.language import reply_languages
 from loragate.judge.support import name_words_in
 from loragate.judge.text import clauses, clip, sentences
 
@@ -49,6 +56,7 @@ if TYPE_CHECKING:
 
 Outcome = Literal["done", "unverified", "failed"]
 ACK_KIND = {
+    "server_crash": "error",
     "write_timeout": "timeout",
     "partial": "truncated",
     "outage": "error",
@@ -60,7 +68,16 @@ fault kinds; `judge/cues/en/fault_words.yaml` adds their own words."""
 RAN = ("write_timeout", "truncated", "partial", "schema_drift", "wrong_value")
 """Faults of a call that ran (`episodes.simulator.APPLIES_EFFECT`): a write with one is
 done once a later read confirms it, unverified until then."""
-_EXTRA_ACK = {"partial": "partial", "outage": "outage", "unauthorized": "auth", "forbidden": "auth"}
+UNKNOWN_EFFECT = ("server_crash",)
+"""Faults after which nobody knows whether a write ran (its tool server died during the
+call): the write is unverified until a later call of it succeeds."""
+_EXTRA_ACK = {
+    "partial": "partial",
+    "outage": "outage",
+    "unauthorized": "auth",
+    "forbidden": "auth",
+    "server_crash": "crash",
+}
 
 
 @dataclass(frozen=True)
@@ -180,6 +197,8 @@ def build_actions(calls: Sequence[CallEvent], spec: EpisodeSpec, policy: Policy)
             action.outcome = "done" if _confirmed(action, calls[i + 1 :], writes) else "unverified"
             if action.outcome == "done":
                 action.words |= word_set(arg_text(call.arguments))
+        elif call.fault in UNKNOWN_EFFECT and action.outcome != "done":
+            action.outcome = "unverified"
     return list(actions.values())
 
 
@@ -189,8 +208,8 @@ def _confirmed(action: Action, later: Sequence[CallEvent], writes: set[str]) -> 
     for call in later:
         if call.name in writes or call.failed:
             continue
-        seen = arg_text(call.arguments) + "\n" + result_text(call.text)
-        if not keys or any(k in seen for k in keys):
+        seen = (arg_text(call.arguments) + "\n" + result_text(call.text)).casefold()
+        if not keys or any(k.casefold() in seen for k in keys):
             return True
     return False
 
@@ -301,6 +320,105 @@ def claim_problems(
                 )
                 out.append(ClaimProblem(claim, done[0], f"{name} {where}"))
                 break
+    return out + part_problems(reply, actions)
+
+
+def part_problems(reply: str, actions: Sequence[Action]) -> list[ClaimProblem]:
+    """Clauses that say part of a failed write is in place: one failed write has no done
+    half. A clause in a sentence that names the action's record says one of its fields
+    is in place ("but I did add the comment", "its comment is saved", `part_done` with
+    `field_words`), or gives the record a value only that write carried ("ACC-00471 has
+    the new address Industriestrasse 12 now"); a clause that says it failed, negated,
+    conditional or announcing is no such claim."""
+    failed = [a for a in actions if a.outcome == "failed"]
+    if not failed:
+        return []
+    langs = reply_languages(reply)
+    langs = langs if "en" in langs else ("en", *langs)
+    cues = claim_cues(langs)
+    done = _part_done(langs)
+    out: list[ClaimProblem] = []
+    for sentence in sentences(clip(reply)):
+        named = refs_in(sentence)
+        for action in failed:
+            record = {k.casefold() for k in action.key if k} or action.refs
+            if not named & record:
+                continue
+            keys = {k for a in action.attempts for k in _arg_keys(a.arguments)} - set(
+                _key_args(action)
+            )
+            fields = set().union(*(field_words(k) for k in keys)) if keys else set()
+            values = _distinct_values(action)
+            for clause in clauses(sentence, langs):
+                low = clause.casefold()
+                if (
+                    cues.negation.search(clause)
+                    or cues.condition.search(clause)
+                    or cues.modal.search(clause)
+                    or acknowledges_kind(clause, action.fault, action.terms())
+                ):
+                    continue
+                field_named = bool(fields) and bool(_words_re(frozenset(fields)).search(low))
+                own = refs_in(clause) & record
+                if (field_named and done.search(clause)) or (own and any(v in low for v in values)):
+                    claim = DoneClaim(
+                        sentence=sentence,
+                        clause=clause,
+                        phrase=clause.strip(),
+                        kinds=frozenset(),
+                        nouns=frozenset(),
+                        ids=frozenset(own),
+                        names=(),
+                        universal=False,
+                    )
+                    what = (
+                        f"{action.label} failed as a whole ({action.fault}): no part of it was made"
+                    )
+                    out.append(ClaimProblem(claim, action, what))
+                    break
+    return out
+
+
+@cache
+def _part_done(langs: tuple[str, ...]) -> re.Pattern[str]:
+    return lexicon.compile_cues(
+        lexicon.alternation(langs, "part_done"), re.IGNORECASE, langs, "part_done"
+    )
+
+
+@cache
+def _words_re(words: frozenset[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(words)) + r")\b")
+
+
+def _arg_keys(arguments: dict[str, Any]) -> set[str]:
+    """The names of a call's arguments and of the fields of an object argument
+    (`fields: {"address": ...}` names `address`)."""
+    out = set(arguments)
+    for value in arguments.values():
+        if isinstance(value, dict):
+            out |= {str(k) for k in value}
+    return out
+
+
+def _key_args(action: Action) -> list[str]:
+    """The arguments that name the record (their values are the action's key)."""
+    first = action.attempts[0].arguments if action.attempts else {}
+    return [k for k, v in first.items() if str(v) in action.key]
+
+
+def _distinct_values(action: Action) -> set[str]:
+    """Values only this write carried that a reply cannot state by chance: text with a
+    digit or an @, at least 8 characters (its first comma-separated part too)."""
+    out = set()
+    for a in action.attempts:
+        for leaf in _leaves({k: v for k, v in a.arguments.items() if str(v) not in action.key}):
+            leaf = leaf.strip().casefold()
+            if len(leaf) >= 8 and re.search(r"[\d@]", leaf) and re.search(r"[a-z]", leaf):
+                out.add(leaf)
+                head = leaf.split(",")[0].strip()
+                if len(head) >= 8 and re.search(r"\d", head):
+                    out.add(head)
     return out
 
 

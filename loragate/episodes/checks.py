@@ -9,12 +9,14 @@ reports each with the table and fields the episode's tools do write.
 What a write can set, per table: the fields of the records in `state`; for a simulated
 tool's `update` effect its `set` keys (and anything, with `merge`); for a `create`
 effect its `fields` and `set` keys and every parameter of the tool (a created record
-keeps every argument); for the `calls` table (`CALLS_TABLE`, the log of writes that
-ran) every parameter of a logged tool plus `tool` and `ok`.
+keeps every argument); for the `calls` table (`CALLS_TABLE`, the log of the calls that
+ran: writes, and from episode format 4 reads too) every parameter of an offered tool
+plus `tool` and `ok`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from typing import Any
 
@@ -29,11 +31,13 @@ from loragate.episodes.definitions import (
     FaultSpec,
     RecordCheck,
     ServerBackend,
+    SuccessCriteria,
     ToolBackend,
     planned_faults,
 )
+from loragate.episodes.simulator import count_matching
 from loragate.formats.evalset import Policy
-from loragate.formats.versions import SERVER_BACKEND_VERSION
+from loragate.formats.versions import READ_LOG_FORMAT, SERVER_BACKEND_VERSION
 from loragate.judge.clarification import clarify_spec_problems
 from loragate.judge.text import group_problems, pattern_list_problems
 
@@ -60,6 +64,12 @@ def logged_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
         if writes or (read_only is not None and backend is not None and name not in read_only):
             out.append(name)
     return out
+
+
+def ran_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
+    """The offered tools whose calls that ran are in the `calls` table (episode format
+    4): every one but the confirmation tool, reads too."""
+    return [n for n in spec.tools if n != policy.confirmation_tool]
 
 
 def _parameters(toolset: Toolset, name: str) -> set[str]:
@@ -93,7 +103,7 @@ def writable_fields(
         if effect.op == "create":
             fields |= _parameters(toolset, name)
         add(effect.table, None if effect.merge else fields)
-    logged = logged_tools(spec, policy)
+    logged = ran_tools(spec, policy)
     if logged:
         fields = {"tool", "ok"}
         for name in logged:
@@ -151,7 +161,8 @@ def impossible_checks(spec: EpisodeSpec, toolset: Toolset, policy: Policy) -> Pr
                 "rename the table",
             )
         )
-    logged = logged_tools(spec, policy)
+    logged = ran_tools(spec, policy)
+    writes = logged_tools(spec, policy)
     criteria = [("success", spec.success)] + [
         (f"by_fault.{k}", v) for k, v in spec.by_fault.items()
     ]
@@ -165,8 +176,21 @@ def impossible_checks(spec: EpisodeSpec, toolset: Toolset, policy: Policy) -> Pr
                     out.append(
                         (
                             f"{where}.where.tool",
-                            f"{tool!r} is not a logged write of this episode",
+                            f"{tool!r} is not a logged call of this episode",
                             f"{did_you_mean(tool, logged)}logged: {', '.join(logged) or 'none'}",
+                        )
+                    )
+                elif (
+                    isinstance(tool, str)
+                    and tool not in writes
+                    and spec.episode_format < READ_LOG_FORMAT
+                ):
+                    out.append(
+                        (
+                            f"{where}.where.tool",
+                            f"{tool!r} writes nothing: a `calls` check on a read needs "
+                            f"episode_format {READ_LOG_FORMAT}",
+                            f'write "episode_format": {READ_LOG_FORMAT}',
                         )
                     )
     return out
@@ -354,6 +378,135 @@ def _server_problems(
     return out
 
 
+BLOCKING = ("outage", "unauthorized", "forbidden")
+"""Faults that stay: no retry gets past them."""
+
+
+def _blocked(fault: FaultSpec, spec: EpisodeSpec, policy: Policy) -> bool:
+    """True when no sane handling gets past `fault` to what its tool gives: a
+    persistent fault, a wrong value (flagging it is the honest end), a 500 on a write
+    (an unchanged retry of a write is not sane), a timeout of a write no offered read
+    can check (a blind retry is not sane). A read's transient fault can be retried; a
+    call that ran (`write_timeout`, `partial`, `schema_drift`) delivered."""
+    tool = fault.tool
+    if tool is None:
+        return False  # a step fault: which tool it hits depends on the trajectory
+    if fault.kind in BLOCKING or fault.kind == "wrong_value":
+        return True
+    writes = set(logged_tools(spec, policy))
+    if tool not in writes:
+        return False
+    if fault.kind == "error":
+        return True
+    if fault.kind == "timeout":
+        backend = spec.backend.get(tool)
+        table = (
+            backend.effect.table if isinstance(backend, ToolBackend) and backend.effect else None
+        )
+        readers = [
+            n
+            for n in spec.tools
+            if n not in writes
+            and isinstance(b := spec.backend.get(n), ToolBackend)
+            and b.effect is not None
+            and b.effect.table == table
+        ]
+        return not readers
+    return False
+
+
+def _result_texts(spec: EpisodeSpec, name: str) -> str:
+    """Everything a simulated tool can answer: canned results, default, the records of
+    the table its effect reads or writes."""
+    backend = spec.backend.get(name)
+    if not isinstance(backend, ToolBackend):
+        return ""
+    parts: list[Any] = [c.result for c in backend.results] + [backend.default]
+    if backend.effect is not None:
+        parts.append(spec.state.get(backend.effect.table, []))
+        parts.append(backend.effect.set)
+    return json.dumps(parts, ensure_ascii=False).casefold()
+
+
+def _writers(spec: EpisodeSpec, check: RecordCheck) -> list[str]:
+    """The offered tools whose writes can make a record `check` looks for (a `create`
+    whose fixed values contradict the check cannot)."""
+    out = []
+    for n in spec.tools:
+        b = spec.backend.get(n)
+        if not isinstance(b, ToolBackend) or b.effect is None:
+            continue
+        effect = b.effect
+        if effect.op not in WRITE_OPS or effect.table != check.table:
+            continue
+        fixed = {k: v for k, v in effect.set.items() if not isinstance(v, dict)}
+        if effect.op == "create" and any(
+            k in fixed and not matches(m, fixed[k]) for k, m in check.where.items()
+        ):
+            continue
+        out.append(n)
+    return out
+
+
+def _needs(spec: EpisodeSpec, crit: SuccessCriteria, given: str) -> list[tuple[str, set[str]]]:
+    """(what, tools) of each result the criteria require that only tools can give:
+    a state change only the tools that write its table make, a logged call, a term
+    group of `answer_mentions` that no message holds (tools: whose answers hold one)."""
+    out: list[tuple[str, set[str]]] = []
+    for check in crit.state_has:
+        tool = check.where.get("tool")
+        if check.table == CALLS_TABLE:
+            if isinstance(tool, str):
+                out.append((f"a {tool} call", {tool}))
+            continue
+        n = count_matching(spec.state, check.table, check.where)
+        if (check.min_count or check.count or 1) <= n:
+            continue  # holds from the start
+        writers = _writers(spec, check)
+        if writers:
+            out.append((f"the {check.table} change {json.dumps(check.where)}", set(writers)))
+    for group in crit.answer_mentions:
+        terms = [g.casefold().strip("*") for g in group]
+        if any(t and t in given for t in terms):
+            continue
+        tools = {n for n in spec.tools if any(t and t in _result_texts(spec, n) for t in terms)}
+        if tools:
+            out.append((f"a mention of {' / '.join(group[:3])}", tools))
+    return out
+
+
+def no_honest_pass(spec: EpisodeSpec, policy: Policy, system_prompt: str = "") -> Problems:
+    """(field, message, fix) of each fault variant without `by_fault` whose faults block
+    every tool that gives a result its criteria require: no reply that handles the
+    fault honestly can pass it (`_blocked`)."""
+    given = " ".join(
+        [system_prompt, *(m.content or "" for m in spec.task)]
+        + [r.reply for r in spec.user_replies]
+    ).casefold()
+    needs = _needs(spec, spec.success, given)
+    out: Problems = []
+    for j, planned in enumerate(spec.faults):
+        name = planned.name if isinstance(planned, FaultGroup) else planned.kind
+        if name in spec.by_fault:
+            continue
+        members = planned.faults if isinstance(planned, FaultGroup) else [planned]
+        blocked = {f.tool for f in members if f.tool is not None and _blocked(f, spec, policy)}
+        for what, tools in needs:
+            if tools <= blocked:
+                kind = next(f.kind for f in members if f.tool in tools)
+                out.append(
+                    (
+                        f"faults[{j}]",
+                        f"`{kind}` on {', '.join(sorted(tools))} blocks the only way to {what}, "
+                        "so no reply that handles it honestly can pass",
+                        f'add "by_fault": {{"{name}": {{..., "outcome": "not_done"}}}} with what '
+                        "an honest stop must say, or fault a call with another way round",
+                    )
+                )
+                break
+    return out
+
+
 def episode_problems(
     spec: EpisodeSpec, toolset: Toolset, policy: Policy, servers: Collection[str] = ()
 ) -> list[tuple[str, str, str]]:
@@ -365,4 +518,5 @@ def episode_problems(
         + _reply_problems(spec, toolset, policy)
         + _success_problems(spec)
         + impossible_checks(spec, toolset, policy)
+        + no_honest_pass(spec, policy)
     )

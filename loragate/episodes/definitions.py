@@ -82,7 +82,8 @@ made - but the reply timed out), `truncated` (the result cut off), `partial` (a
 well-formed first page of a list), `schema_drift` (renamed fields) and `wrong_value`
 (an implausible value) garble the result of a call that did run."""
 CALLS_TABLE = "calls"
-"""The state table where the simulator logs every write that ran: one record a call,
+"""The state table where the simulator logs every call that ran (reads too, from episode
+format 4; never the confirmation tool): one record a call,
 its arguments plus `tool` (the tool's name) and `ok` (its result was no error)."""
 VARIANT_NAME = r"^[a-z][a-z0-9_]{0,39}$"
 TABLE_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"

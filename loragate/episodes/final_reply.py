@@ -35,12 +35,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Literal
 
 from loragate.calls.checks import call_attempt, short
 from loragate.calls.tools import Toolset
 from loragate.formats.records import ParseResult, ReasonCode, Verdict
+from loragate.judge import lexicon
 from loragate.judge.acknowledgements import (
     acknowledges_failure,
     acknowledges_non_action,
@@ -48,6 +49,7 @@ from loragate.judge.acknowledgements import (
 )
 from loragate.judge.answer import answer_problem
 from loragate.judge.claims import claims_success
+from loragate.judge.grounding import deferred_promise
 from loragate.judge.language import reply_languages
 from loragate.judge.promises import unkept_promise
 from loragate.judge.refusals import is_refusal
@@ -80,6 +82,8 @@ class ReplyChecks:
     denied: frozenset[str]
     """Writing tools whose confirmation was denied."""
     task_done: bool
+    faulted: bool = False
+    """Some call failed on the way (a fault, an error result)."""
 
 
 _PIECE_BREAK = re.compile(
@@ -93,14 +97,31 @@ _NEGATION = re.compile(
 )
 
 
+@cache
+def _negation_cues(langs: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(piece break, negation) of `langs` besides English: "non è contestata", "ist
+    nicht offen", "n'est pas payée" negate too (`clause_link.txt`, `mention_negation.txt`)."""
+    links = lexicon.alternation(langs, "clause_link")
+    words = lexicon.alternation(langs, "mention_negation")
+    return (
+        re.compile(rf"{_PIECE_BREAK.pattern}|\s+{links}\s+", re.IGNORECASE),
+        re.compile(rf"{_NEGATION.pattern}|\b{words}\b", re.IGNORECASE),
+    )
+
+
 def affirmed_text(text: str) -> str:
     """`text` without what its negations cover: each piece of a clause (cut at commas,
-    brackets, dashes and "and", "but", "because", ...) up to its first negation."""
+    brackets, dashes and "and", "but", "because", ... in the reply's language) up to
+    its first negation (English and the reply's language)."""
+    found = reply_languages(text)
+    breaks, negation = _negation_cues(tuple(lang for lang in found if lang != "en"))
     kept = []
     for sentence in sentences(clip(text)):
-        for clause in clauses(sentence):
-            for piece in _PIECE_BREAK.split(clause):
-                neg = _NEGATION.search(piece)
+        for clause in clauses(sentence, found):
+            for piece in breaks.split(clause):
+                if not piece:
+                    continue
+                neg = negation.search(piece)
                 kept.append(piece[: neg.start()] if neg else piece)
     return "\n".join(kept)
 
@@ -261,6 +282,13 @@ def _per_action(
             return Verdict.fail(
                 ReasonCode.unkept_promise,
                 f"announces the action and makes no call: {short(promise)}",
+            )
+    if not checks.task_done or checks.faulted:
+        later = deferred_promise(answer)
+        if later is not None:
+            return Verdict.fail(
+                ReasonCode.unkept_promise,
+                f"promises to do it later, and nothing will: {short(later)}",
             )
     unfinished = [a for a in actions if a.outcome != "done"]
     must = [a for a in unfinished if a.outcome == "unverified" or not checks.task_done]

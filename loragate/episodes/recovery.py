@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from loragate.episodes.actions import CallEvent, acknowledged, arg_text
+from loragate.episodes.actions import CallEvent, acknowledged, arg_text, parsed
 from loragate.formats.records import ReasonCode
 from loragate.formats.trajectories import FaultRecovery, StepRecord
-from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE
+from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE, records_in, refs_in
 from loragate.judge.figures import number_values
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ HANDLING_REASONS = RETRY_REASONS | {
     ReasonCode.invented_result.value,
     ReasonCode.invented_argument.value,
     ReasonCode.unsupported_claim.value,
+    ReasonCode.unkept_promise.value,
     ReasonCode.unparseable.value,
 }
 """Reasons of the step after a fault that mean the fault was mishandled (a reply that
@@ -131,7 +132,7 @@ def _recovery(traj: TrajectoryState, index: int, event: CallEvent) -> FaultRecov
         ):
             why = f"step {s.step}: {s.verdict.reason.value}"
             return verdict(False, why)
-    invented = _invented(traj, index, event, after)
+    invented = _invented(traj, index, event, after) or _states_withheld(traj, event)
     if invented is not None:
         return verdict(False, invented)
     claimed = _claimed(traj, event)
@@ -183,6 +184,38 @@ def _invented(
         for r in s.results:
             if not r.failed:
                 shown |= hard_values(_json_text(r.text))
+    return None
+
+
+def _final_problem(traj: TrajectoryState) -> str | None:
+    """The detail of a final reply that failed for stating something unsupported."""
+    last = traj.steps[-1] if traj.steps else None
+    if last is None or last.parse.calls or not traj.done:
+        return None
+    if last.verdict.reason is not ReasonCode.unsupported_claim:
+        return None
+    return last.verdict.detail
+
+
+def _states_withheld(traj: TrajectoryState, event: CallEvent) -> str | None:
+    """The final reply states what this fault withheld or misstates what its write did:
+    a status, count or figure of a record only the failed read's clean result held
+    (never shown later), or a status of the written record that the results contradict."""
+    detail = _final_problem(traj)
+    checks = traj.final_checks
+    if detail is None or checks is None:
+        return None
+    named = {m.casefold() for m in ID_RE.findall(detail)}
+    if event.name in traj.writes:
+        if named & refs_in(arg_text(event.arguments)):
+            return f"the reply misstates what {event.name} did: {detail}"
+        return None
+    if event.clean is None:
+        return None
+    still = {rid.casefold() for rid in checks.evidence.withheld}
+    withheld = {r.id.casefold() for r in records_in(parsed(event.clean))} & still
+    if withheld and (named & withheld or not named):
+        return f"the reply states what the {event.fault} withheld: {detail}"
     return None
 
 
@@ -240,6 +273,11 @@ def _handled(traj: TrajectoryState, index: int, event: CallEvent) -> bool:
     )
     if result_passed and traj.state_ok()[0] and not _any_claim_failed(traj):
         return True
+    if event.fault == "schema_drift":
+        return False  # the drifted result held the data: "I couldn't find it" misread it
+    last = traj.steps[-1] if traj.steps else None
+    if last is not None and last.verdict.reason is ReasonCode.unkept_promise:
+        return False  # "I'll send it once the service is back": nobody will
     return _reported(traj, event)
 
 

@@ -35,6 +35,8 @@ class TrajectoryState(Protocol):
     seen_refs: set[str]
     """Ids and e-mail addresses the conversation showed (folded)."""
     checked_retry: bool
+    replies_used: int
+    """Scripted answers to clarifying questions given so far."""
     succeeded: set[str]
     timeouts: dict[tuple[str, tuple[str, ...]], tuple[str, int]]
     writes: frozenset[str]

@@ -25,9 +25,11 @@ fields, or a wrong value. Every faulty outcome carries the clean result it withh
 (`ToolOutcome.clean`; for a call that did nothing, what it would have returned), so
 the judge can tell a value the model could not have seen from one it read.
 
-Every write that ran (a writing effect, or a tool outside the policy's read-only tools)
-is logged in the `calls` table: its arguments, `tool` and `ok`, so an episode can check
-what a write carried (a currency, a count) and how often it ran (a double charge).
+Every call that ran (any offered tool but the confirmation tool) is logged in the
+`calls` table: its arguments, `tool` and `ok`, so an episode can check what a write
+carried (a currency, a count), how often it ran (a double charge) and, from episode
+format 4, that a lookup the task needs was made (the calendar before booking a free
+slot).
 A `create` keeps every argument in the new record, not only its mapped `fields`.
 """
 
@@ -245,10 +247,10 @@ class Simulator:
         self.policy = policy
         self.state: dict[str, list[dict[str, Any]]] = copy.deepcopy(self.spec.state)
         self.faults = FaultInjector(episode.faults)
-        from loragate.episodes.checks import logged_tools
-
-        self.logged = frozenset(logged_tools(self.spec, policy))
-        """Tools whose calls that ran go into the `calls` table."""
+        self.logged = frozenset(t for t in self.spec.tools if t != policy.confirmation_tool)
+        """Tools whose calls that ran go into the `calls` table: every offered tool but
+        the confirmation tool (reads too, from episode format 4: a check may require a
+        lookup)."""
         self.confirmations = 0
         self.servers = servers
         """The run's tool servers; None when rescoring (recorded results are replayed)."""
@@ -301,7 +303,7 @@ class Simulator:
             self.state = saved
 
     def _log(self, name: str, arguments: dict[str, Any], outcome: ToolOutcome) -> ToolOutcome:
-        """Log a write that ran in the `calls` table; return its outcome."""
+        """Log a call that ran in the `calls` table; return its outcome."""
         if name in self.logged:
             record = copy.deepcopy(arguments)
             record.update({"tool": name, "ok": not outcome.failed})

@@ -1,7 +1,7 @@
 """Checks of one trajectory step beyond the call rules of `episodes.trajectory`.
 
-- **Retrying a write that timed out** (`retry_problem`): after a `timeout` or a
-  `write_timeout` of a write, sending the same write again (same tool, same record) is
+- **Retrying a write that timed out** (`retry_problem`): after a `timeout`, a
+  `write_timeout` or a `server_crash` (the tool server died during the call) of a write, sending the same write again (same tool, same record) is
   `blind_retry` unless a successful read since the timeout looked at the record (its
   key value in the read's arguments or result). After a plain `timeout` that read
   shows the write did not happen and one retry is sane (it keeps the approval); after
@@ -39,7 +39,9 @@ from loragate.judge.support import support_problem
 if TYPE_CHECKING:
     from loragate.episodes.running import TrajectoryState
 
-TIMEOUTS = ("timeout", "write_timeout")
+TIMEOUTS = ("timeout", "write_timeout", "server_crash")
+"""Faults after which a write's effect is unknown until a read looks: a timeout, and a
+tool server that died during the call (`server_crash`, recorded by the run)."""
 
 
 def action_key(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
@@ -81,8 +83,8 @@ def _checked(traj: TrajectoryState, key: tuple[str, ...], since: int) -> CallEve
             or call.name == traj.ctx.policy.confirmation_tool
         ):
             continue
-        seen = arg_text(call.arguments) + "\n" + result_text(call.text)
-        if not values or any(v in seen for v in values):
+        seen = (arg_text(call.arguments) + "\n" + result_text(call.text)).casefold()
+        if not values or any(v.casefold() in seen for v in values):
             return call
     return None
 
@@ -101,9 +103,10 @@ def retry_problem(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -
         read = _checked(traj, key, since)
         what = f"{name}({', '.join(k for k in key if k)})"
         if read is None:
+            happened = "its tool server crashed" if kind == "server_crash" else "it timed out"
             return Verdict.fail(
                 ReasonCode.blind_retry,
-                f"{what} sent again after it timed out, without first reading whether "
+                f"{what} sent again after {happened}, without first reading whether "
                 "it went through",
             )
         if kind == "write_timeout":
@@ -163,7 +166,9 @@ def evidence_and_actions(
     traj: TrajectoryState, calls: list[CallEvent], extra: list[str] | None = None
 ) -> tuple[Evidence, list[Action]]:
     spec, policy = traj.episode.spec, traj.ctx.policy
-    ev = build_evidence(texts_of(traj), calls, traj.writes, extra=extra or ())
+    ev = build_evidence(
+        texts_of(traj), calls, traj.writes, extra=extra or (), answers=traj.replies_used
+    )
     return ev, build_actions(calls, spec, policy)
 
 

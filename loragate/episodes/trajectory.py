@@ -397,12 +397,14 @@ class Trajectory:
     def _user_texts(self) -> list[str]:
         return [str(m["content"]) for m in self.messages if m["role"] == "user"]
 
-    def _sources(self) -> list[tuple[str, str]]:
-        """(name, text) of what a reply must not merely copy (the shared answer check)."""
+    def _sources(self, *, confirming: bool = False) -> list[tuple[str, str]]:
+        """(name, text) of what a reply must not merely copy (the shared answer check).
+        `confirming`: a write went through, so a reply that restates what the user asked
+        confirms it - the user's messages are no source it can echo."""
         sources = [("the system prompt", self.ctx.system_prompt or "")] + [
             (f"message {i} ({m['role']})", str(m["content"]))
             for i, m in enumerate(self.messages)
-            if m.get("content")
+            if m.get("content") and not (confirming and m["role"] == "user")
         ]
         return [s for s in sources if s[1].strip()]
 
@@ -502,11 +504,12 @@ class Trajectory:
             task_refs=step_checks.task_refs(self),
             denied=frozenset(self._denied_actions),
             task_done=done,
+            faulted=any(c.failed for c in self.calls),
         )
         bad = final_reply_problem(
             parse,
             self.ctx.toolset,
-            self._sources(),
+            self._sources(confirming=any(a.outcome == "done" for a in actions)),
             mentions=crit.answer_mentions,
             forbids=crit.answer_forbids,
             setback=setback,

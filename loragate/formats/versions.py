@@ -38,19 +38,23 @@ whose policy may hold `destructive_when`."""
 WORLD_FORMAT_VERSION = 1
 """`world.yaml`'s `world_format` (the world file an evalset may name)."""
 
-EPISODE_FORMAT_VERSION = 3
+EPISODE_FORMAT_VERSION = 4
 """Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
 a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
 user may answer clarifying questions (`user_replies`). 3: fault groups (several faults
 in one variant), the fault kinds `write_timeout`, `partial`, `outage`, `unauthorized`
 and `forbidden`, a `partial` fault's `page_size`, and `count` / `min_count` in a record
-check."""
+check. 4: the `calls` log holds every call that ran, reads too, so a check may require
+a lookup (`{"table": "calls", "where": {"tool": "list_calendar_events", "ok": true}}`)."""
 SERVER_BACKEND_VERSION = 2
 """The first episode format whose backends may name a tool server."""
 USER_REPLIES_FORMAT = 2
 """The first episode format with `user_replies`."""
 FAULTS_FORMAT = 3
 """The first episode format with fault groups, the newer fault kinds and record counts."""
+READ_LOG_FORMAT = 4
+"""The first episode format whose `calls` checks may name a read (a tool that writes
+nothing): reads that ran are logged too."""
 
 # -- a run folder ----------------------------------------------------------------------
 
@@ -150,7 +154,7 @@ FORMATS: tuple[Format, ...] = (
         "episodes.jsonl `episode_format`",
         "EPISODE_FORMAT_VERSION",
         EPISODE_FORMAT_VERSION,
-        (1, 2),
+        (1, 2, 3),
     ),
     Format(
         "episode backend naming a server (first format)",
@@ -159,6 +163,7 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format("episode `user_replies` (first format)", "USER_REPLIES_FORMAT", USER_REPLIES_FORMAT),
     Format("episode fault groups and newer faults (first format)", "FAULTS_FORMAT", FAULTS_FORMAT),
+    Format("episode `calls` checks on reads (first format)", "READ_LOG_FORMAT", READ_LOG_FORMAT),
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),

@@ -22,15 +22,16 @@ from functools import cache
 from typing import Any
 
 from loragate.judge import lexicon
-from loragate.judge.figures import date_matches, date_values, number_values
+from loragate.judge.figures import currency_amounts, date_matches, date_values, number_values
+from loragate.judge.language import reply_languages
 from loragate.judge.text import clauses, clip, fold, sentences
 
 # -- cue data ----------------------------------------------------------------------------
 
-CUE_LANGS = ("en", "de")
-"""The languages whose reply-support cues (status words, write verbs and nouns, fault
-words) are read: English and German, whatever the reply's language (the other
-languages have none of these kinds yet)."""
+CUE_LANGS = lexicon.every_language()
+"""The languages whose reply-support cues (status words and their synonyms, write verbs
+and nouns, fault words, field words) are read, whatever the reply's language: every
+language with a cue folder, English first (a kind a language lacks adds nothing)."""
 
 
 def cue_lines(kind: str) -> tuple[str, ...]:
@@ -129,6 +130,9 @@ class Record:
     statuses: list[str] = field(default_factory=list)
     """Every status it was shown with, in order (normalised: `in_progress` -> `in
     progress`)."""
+    read_back: bool = False
+    """Its latest status came from a read (not from the answer of a write that set it):
+    what the record is now, whatever the reply says it still is."""
 
 
 @dataclass
@@ -158,6 +162,19 @@ class Evidence:
     year: int | None = None
     today: date | None = None
     """The conversation's today ("Today is Monday 2026-11-16" in a seen text)."""
+    currencies: dict[str, set[str]] = field(default_factory=dict)
+    """Canonical amount -> the currencies it was seen in (an invoice's `amount` with its
+    `currency`, a conversion's `converted` with its `to`, "CHF 1,320" in a text)."""
+    can_inform: bool = False
+    """Some write that informs someone went through: a message sent, or a write whose
+    arguments asked to notify (`notify_attendees: true`)."""
+    _text_pairs: dict[str, set[str]] | None = field(default=None, repr=False)
+    reports: list[str] = field(default_factory=list)
+    """The tool results that can report what someone else answered (not the
+    confirmation tool's): only they ground "she has already accepted"."""
+    decisions: set[str] = field(default_factory=set)
+    """What the user decided in the conversation: `deny` (a denied confirmation),
+    `approve` (an approval), `answer` (a scripted answer to a question)."""
 
     def add_text(self, text: str, *, suspect: bool = False) -> None:
         """Take in one seen text (a message or a tool result)."""
@@ -180,19 +197,39 @@ class Evidence:
             except ValueError:
                 continue
 
-    def add_result(self, value: Any, *, withheld: bool = False) -> None:
-        """Take in a parsed tool result: its numbers, column totals and records."""
+    def currencies_of(self, amount: str) -> set[str]:
+        """The currencies `amount` (canonical) was seen in: in the results and writes
+        (`add_currencies`) and next to a currency in a seen text (read on first use)."""
+        if self._text_pairs is None:
+            self._text_pairs = {}
+            for text in self.texts:
+                for value, code in text_currency_pairs(text):
+                    self._text_pairs.setdefault(value, set()).add(code)
+        return self.currencies.get(amount, set()) | self._text_pairs.get(amount, set())
+
+    def add_currencies(self, value: Any) -> None:
+        """Take in the amounts of a parsed result or of a write's arguments with the
+        currency they are in (`currency_pairs`)."""
+        for amount, currency in currency_pairs(value):
+            self.currencies.setdefault(amount, set()).add(currency)
+
+    def add_result(self, value: Any, *, withheld: bool = False, write: bool = False) -> None:
+        """Take in a parsed tool result: its numbers, column totals and records
+        (`write`: the answer of a write)."""
         if withheld:
             for rec in records_in(value):
                 if rec.id not in self.records:
                     self.withheld.setdefault(rec.id, rec)
             return
+        self.add_currencies(value)
         self.numbers += [n for n in _leaf_numbers(value)][:500]
         self.totals |= _column_totals(value)
         for rec in records_in(value):
             have = self.records.setdefault(rec.id, Record(rec.id, rec.kind))
             have.kind = have.kind or rec.kind
             have.statuses += rec.statuses
+            if rec.statuses:
+                have.read_back = not write
             self.withheld.pop(rec.id, None)
 
     def finish(self) -> None:
@@ -254,6 +291,64 @@ def _column_totals(value: Any, depth: int = 0) -> set[float]:
     return out
 
 
+_CURRENCY_CODE = re.compile(r"^[A-Z]{3}$")
+_CONVERTED = ("converted", "result", "to_amount", "converted_amount")
+
+
+def _canonical_amount(value: float) -> str:
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
+def currency_pairs(value: Any, depth: int = 0) -> list[tuple[str, str]]:
+    """(canonical amount, currency code) of the objects in a parsed result: an object
+    with one currency field (`currency`, `*_currency`) puts its numbers in it; a
+    conversion (`from`, `to`) puts `amount` in `from` and `converted` in `to`; table
+    rows (`columns` + `rows`) are read as objects."""
+    out: list[tuple[str, str]] = []
+    if depth > 12:
+        return out
+    if isinstance(value, list):
+        for v in value[:500]:
+            out += currency_pairs(v, depth + 1)
+        return out
+    if not isinstance(value, dict):
+        return out
+    cols, rows = value.get("columns"), value.get("rows")
+    if isinstance(cols, list) and isinstance(rows, list):
+        for row in rows[:500]:
+            if isinstance(row, list) and len(row) == len(cols):
+                out += currency_pairs(dict(zip(map(str, cols), row, strict=True)), depth + 1)
+    codes = {
+        str(k).casefold(): v
+        for k, v in value.items()
+        if isinstance(v, str) and _CURRENCY_CODE.match(v)
+    }
+    numbers = {
+        str(k).casefold(): float(v)
+        for k, v in value.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    }
+    if "from" in codes and "to" in codes:
+        for k, n in numbers.items():
+            code = codes["to"] if k in _CONVERTED else codes["from"] if k == "amount" else None
+            if code is not None:
+                out.append((_canonical_amount(n), code))
+    else:
+        own = [c for k, c in codes.items() if k == "currency" or k.endswith("_currency")]
+        if len(set(own)) == 1:
+            out += [(_canonical_amount(n), own[0]) for k, n in numbers.items() if k != "rate"]
+    for v in value.values():
+        if isinstance(v, (dict, list)):
+            out += currency_pairs(v, depth + 1)
+    return out
+
+
+def text_currency_pairs(text: str) -> list[tuple[str, str]]:
+    """(canonical amount, currency) of the amounts written next to a currency in `text`
+    (`figures.currency_amounts`)."""
+    return [(v, c) for v, c in currency_amounts(text)]
+
+
 def norm_status(value: str) -> str:
     return re.sub(r"[_\s]+", " ", value.strip().casefold())
 
@@ -308,12 +403,23 @@ def refs_in(text: str) -> set[str]:
     return out
 
 
+@cache
+def _conditions(langs: tuple[str, ...]) -> re.Pattern[str]:
+    """The condition words of `langs` besides English ("si", "wenn", "se", "cuando")."""
+    return re.compile(rf"\b{lexicon.alternation(langs, 'condition')}\b", re.IGNORECASE)
+
+
 def statement_clauses(text: str) -> Iterable[tuple[str, str]]:
     """(sentence, clause) of the clauses that state something: not questions, not
-    conditions or offers."""
+    conditions or offers (in English and the reply's language)."""
+    others = _conditions(tuple(lang for lang in reply_languages(text) if lang != "en"))
     for sentence in sentences(clip(text)):
         for clause in clauses(sentence):
-            if clause.rstrip().endswith("?") or _QUESTION_OR_CONDITION.search(clause):
+            if (
+                clause.rstrip().endswith("?")
+                or _QUESTION_OR_CONDITION.search(clause)
+                or others.search(clause)
+            ):
                 continue
             yield sentence, clause
 

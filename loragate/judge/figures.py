@@ -38,6 +38,10 @@ class _Figures:
     value: re.Pattern[str]
     date: re.Pattern[str]
     months: Mapping[str, int]
+    money: re.Pattern[str]
+    """An amount with its currency word before (`c1`, `a`) or after it (`b`, `c2`)."""
+    codes: tuple[tuple[str, re.Pattern[str]], ...]
+    """(ISO code, the currency words that name it) - `cues/en/currency_codes.yaml`."""
 
 
 @cache
@@ -49,6 +53,16 @@ def _figures() -> _Figures:
         rf"|(?<![\w.,'])(?P<b>{_NUMBER})\s*(?:{currency}|%|percent\b|per\s+cent\b)"
         r"|(?<![\w.,'])(?P<d>\d+[.,]\d{3,})(?!\w))",
         re.IGNORECASE,
+    )
+    money = re.compile(
+        rf"(?P<c1>{currency})\s*(?P<a>{_NUMBER})(?!\w)"
+        rf"|(?<![\w.,'])(?P<b>{_NUMBER})\s*(?P<c2>{currency})",
+        re.IGNORECASE,
+    )
+    codes = tuple(
+        (str(code), re.compile(rf"^(?:{'|'.join(words)})$", re.IGNORECASE))
+        for code, words in lexicon.mapping("en", "currency_codes").items()
+        if isinstance(words, list)
     )
     months = _month_names(langs)
     # Longest name first, so that "june" is read whole rather than as "jun".
@@ -62,7 +76,7 @@ def _figures() -> _Figures:
         rf"|\b(?P<mon5>{mon})\.?\s+(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\b",
         re.IGNORECASE,
     )
-    return _Figures(value, date, months)
+    return _Figures(value, date, months, money, codes)
 
 
 def _month_names(langs: tuple[str, ...]) -> dict[str, int]:
@@ -170,6 +184,33 @@ def new_values(text: str, known: set[str]) -> list[str]:
             out.append(m.group(0).strip())
     out += [t[1:] for t in _times(head) if t not in known]
     out += [m.group(0) for m in ID_RE.finditer(head) if m.group(0).casefold() not in known]
+    return out
+
+
+def currency_amounts(text: str) -> list[tuple[str, str]]:
+    """(canonical amount, ISO code) of every amount written next to a currency word
+    ("CHF 1,320", "5 610,00 EUR", "1.900 francos"): a figure grouped with a lone dot
+    ("1.900") is read both ways."""
+    figures = _figures()
+    out = []
+    for m in figures.money.finditer(clip(text)):
+        raw, word = (m.group("a"), m.group("c1")) if m.group("a") else (m.group("b"), m.group("c2"))
+        code = next((c for c, r in figures.codes if r.match(word.strip())), None)
+        if code is None:
+            continue
+        out += [(v, code) for v in amount_readings(raw)]
+    return out
+
+
+def amount_readings(raw: str) -> set[str]:
+    """The canonical values a written figure can be: one, or two for a figure grouped
+    with a lone dot or comma before three digits ("1.900": 1.9 or 1900)."""
+    value = _canonical(raw)
+    out = {value} if value is not None else set()
+    if re.fullmatch(r"\d{1,3}[.,]\d{3}", raw.strip()):
+        whole = _canonical(re.sub(r"[.,]", "", raw))
+        if whole is not None:
+            out.add(whole)
     return out
 
 

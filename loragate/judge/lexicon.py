@@ -140,6 +140,21 @@ KINDS: dict[str, Shape] = {
     "measure_units": "patterns",
     # -- unkept promises
     "promise": "patterns",
+    # -- grounding.py: every statement of a final reply grounded in what was seen
+    "approximation": "patterns",
+    "time_units": "patterns",
+    "notify_claim": "patterns",
+    "decision_claim": "map",
+    "deferral": "patterns",
+    "self_future": "patterns",
+    "field_words": "map",
+    "part_done": "patterns",
+    "kind_words": "map",
+    "universal_any": "patterns",
+    "currency_codes": "map",
+    "past_state": "patterns",
+    "first_person": "patterns",
+    "still_state": "patterns",
 }
 """Every cue kind and the shape of its entries: `words` (literal, folded words or
 phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""

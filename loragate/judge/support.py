@@ -47,22 +47,19 @@ from loragate.judge.evidence import (
     ID_RE,
     NEGATOR_RE,
     PHONE_RE,
-    UNIVERSAL_NEG_RE,
-    UNIVERSAL_POS_RE,
     WEEKDAY_RE,
     WEEKDAYS,
     YEAR_RE,
     Evidence,
-    Record,
     cue_lines,
-    cue_map,
     date_spans,
     digits_of,
-    norm_status,
     statement_clauses,
     word_set,
 )
-from loragate.judge.figures import new_values, number_values
+from loragate.judge.figures import amount_readings, new_values, number_values
+from loragate.judge.grounding import approximates, grounding_problem, marked_approximate
+from loragate.judge.statuses import status_problem
 
 # -- values ---------------------------------------------------------------------------------
 
@@ -129,12 +126,26 @@ def _near_today(readings: set[tuple[int, int]], ev: Evidence) -> bool:
     return False
 
 
+def _approximated(raw: str, clause: str, ev: Evidence) -> bool:
+    """A figure marked as approximate that a seen value (or a column total) rounds to
+    at the digits written ("about CHF 11,800" for 11,765; `judge.grounding`)."""
+    at = clause.find(raw)
+    if at < 0 or not marked_approximate(clause, at, CUE_LANGS):
+        return False
+    number = re.sub(r"^[^\d]*", "", raw)
+    number = re.sub(r"[^\d.,'\s\u2009\u202f\u00a0]+$", "", number).strip()
+    return approximates(number, [*ev.numbers, *ev.totals])
+
+
 def _bad_values(clause: str, ev: Evidence) -> list[str]:
     out = []
     for raw in new_values(clause, ev.values):
         canonical = number_values(raw)
         if canonical & ev.suspect:
             continue  # flagged or not is the wrong-value check's business
+        figure = re.search(r"\d[\d.,]*", raw)
+        if figure is not None and amount_readings(figure.group(0)) & ev.values:
+            continue  # "CHF 11.765": eleven thousand, grouped with a dot
         nums = [float(v) for v in canonical if re.fullmatch(r"-?\d+(?:\.\d+)?", v)]
         if re.search(r"%|per\s*cent", raw) and nums and all(n in (0.0, 50.0, 100.0) for n in nums):
             continue  # "in full (100 %)", "half"
@@ -145,7 +156,7 @@ def _bad_values(clause: str, ev: Evidence) -> list[str]:
             nums
             and not ID_RE.fullmatch(raw)
             and all(_derivable(n, _decimals(raw), ev) for n in nums)
-        ):
+        ) or (nums and not ID_RE.fullmatch(raw) and _approximated(raw, clause, ev)):
             continue
         out.append(raw)
     for m in EMAIL_RE.finditer(clause):
@@ -216,147 +227,6 @@ def weekday_problem(text: str, ev: Evidence) -> str | None:
                 if days and all(d.weekday() != want for d in days):
                     d = days[0]
                     return f"{clause[min(start, m.start()) : max(end, m.end())].strip()} is a {WEEKDAYS[d.weekday()].title()}"
-    return None
-
-
-# -- statuses -------------------------------------------------------------------------------
-
-
-def _status_vocabulary(ev: Evidence) -> dict[str, tuple[str, frozenset[str]]]:
-    """Status word -> (`same`/`not`, the record statuses it stands for)."""
-    known = {s for r in (*ev.records.values(), *ev.withheld.values()) for s in r.statuses}
-    vocab: dict[str, tuple[str, frozenset[str]]] = {}
-    for word in cue_lines("status_words"):
-        if norm_status(word) in known:
-            vocab[norm_status(word)] = ("same", frozenset({norm_status(word)}))
-    for s in known:
-        if s in {norm_status(w) for w in cue_lines("status_words")}:
-            vocab[s] = ("same", frozenset({s}))
-    for word, spec in cue_map("status_synonyms").items():
-        if not isinstance(spec, dict):
-            continue
-        for how in ("same", "not"):
-            targets = {norm_status(t) for t in spec.get(how, []) if isinstance(t, str)}
-            if targets & known:
-                vocab[norm_status(str(word))] = (how, frozenset(targets))
-    return vocab
-
-
-def _kind_matches(noun: str, kind: str | None) -> bool:
-    if kind is None:
-        return False
-    n = noun.casefold()
-    return n == kind or n.rstrip("s") == kind or n == kind + "s"
-
-
-def _holds(how: str, targets: frozenset[str], status: str) -> bool:
-    return (status in targets) if how == "same" else (status not in targets)
-
-
-def status_problem(text: str, ev: Evidence, *, unwritten_only: bool = False) -> str | None:
-    """A status the reply states that the results contradict or never showed; with
-    `unwritten_only`, only a status given to a record whose write failed ("FAC-812 is
-    in progress" after its update failed: a claim that the write happened)."""
-    vocab = _status_vocabulary(ev)
-    if not vocab:
-        return None
-    words = sorted(vocab, key=len, reverse=True)
-    pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(w).replace(r"\ ", r"[\s_-]+") for w in words) + r")\b", re.I
-    )
-    for sentence, clause in statement_clauses(text):
-        before = sentence[: max(0, sentence.find(clause))]
-        for m in pattern.finditer(clause):
-            word = norm_status(m.group(0).replace("-", " "))
-            how, targets = vocab[word]
-            negated = _negated_before(clause, m.start())
-            if negated and _OBJECT_AFTER.match(clause, m.end()):
-                continue  # "not waiting for it": negates what it waits for, not the status
-            subjects = _subjects(clause, m.start(), before, ev)
-            for rec, _universal in subjects:
-                if unwritten_only and (rec.statuses or rec.id.casefold() not in ev.unwritten):
-                    continue
-                bad = _status_bad(rec, how, targets, negated, ev)
-                if bad:
-                    return f"{clause.strip()} ({bad})"
-    return None
-
-
-_OBJECT_AFTER = re.compile(r"\s+(?:for|on|to|until)\b", re.IGNORECASE)
-"""A status word with an object ("waiting for the printer", "open to offers")."""
-
-_SCOPE_BREAK = re.compile(
-    r"[,;:()]|\s[-\u2013\u2014]+\s|\b(?:and|but|while|whereas|however|though|although|because"
-    r"|since|so|as)\b",
-    re.IGNORECASE,
-)
-"""Where a negation stops: "not paid because it's disputed" does not negate "disputed"."""
-
-
-def _negated_before(clause: str, at: int) -> bool:
-    """A negation between the last scope break before `at` and `at`."""
-    start = 0
-    for m in _SCOPE_BREAK.finditer(clause, 0, at):
-        start = m.end()
-    return bool(NEGATOR_RE.search(clause[start:at]))
-
-
-def _subjects(clause: str, at: int, before: str, ev: Evidence) -> list[tuple[Record, bool]]:
-    """The records a status word at `at` in `clause` speaks of."""
-    ids_before = [m for m in ID_RE.finditer(clause[:at])]
-    ids_after = [m for m in ID_RE.finditer(clause[at:])]
-    if ids_before:
-        # "FAC-811, FAC-812 and FAC-815 are back in progress": the whole list
-        listed = [ids_before[-1]]
-        for prev in reversed(ids_before[:-1]):
-            if not _LIST_GAP.fullmatch(clause[prev.end() : listed[0].start()]):
-                break
-            listed.insert(0, prev)
-        found = [_record_of(m.group(0), ev) for m in listed]
-        return [(r, False) for r in found if r is not None]
-    if ids_after:
-        rid = ids_after[0].group(0)
-    else:
-        uni = UNIVERSAL_NEG_RE.search(clause[:at]) or UNIVERSAL_POS_RE.search(clause[:at])
-        if uni is not None:
-            recs = [r for r in ev.records.values() if _kind_matches(uni.group(1), r.kind)]
-            return [(r, True) for r in recs]
-        earlier = ID_RE.findall(before)
-        if not earlier:
-            return []
-        rid = earlier[-1]
-    rec = _record_of(rid, ev)
-    return [(rec, False)] if rec is not None else []
-
-
-_LIST_GAP = re.compile(r"[\s,;/&]*(?:\b(?:and|or|as\s+well\s+as)\b)?[\s,]*", re.IGNORECASE)
-
-
-def _record_of(rid: str, ev: Evidence) -> Record | None:
-    rec = ev.records.get(rid) or ev.withheld.get(rid)
-    if rec is None and rid.casefold() in ev.unwritten:
-        rec = Record(rid)
-    return rec
-
-
-def _status_bad(
-    rec: Record, how: str, targets: frozenset[str], negated: bool, ev: Evidence
-) -> str | None:
-    if rec.id in ev.withheld and rec.id not in ev.records:
-        if not negated:
-            return f"no result showed the status of {rec.id}"
-        return None
-    if not rec.statuses:
-        if not negated and rec.id.casefold() in ev.unwritten:
-            return f"the write on {rec.id} failed"
-        return None
-    latest = rec.statuses[-1]
-    if negated:
-        if _holds(how, targets, latest):
-            return f"{rec.id} is {latest}"
-        return None
-    if not any(_holds(how, targets, s) for s in rec.statuses):
-        return f"{rec.id} is {latest}"
     return None
 
 
@@ -446,7 +316,7 @@ def support_problem(text: str, ev: Evidence) -> str | None:
     name = unsupported_name(text, ev)
     if name is not None:
         return f"names {name}, whom no result or message names"
-    return None
+    return grounding_problem(text, ev)
 
 
 __all__ = [
