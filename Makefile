@@ -57,8 +57,8 @@ lint: setup
 	# so type-check a plain install of the package instead.
 	rm -rf build/typecheck
 	$(PY) -m pip install -q --no-deps --no-build-isolation --target build/typecheck .
-	# The build leaves loragate.egg-info here; a stale one would hide the install's entry
-	# points (the runner registry) from anything run in this folder.
+	# The build leaves loragate.egg-info here; a stale one would hide the install's own
+	# metadata (a plugin's entry points) from anything run in this folder.
 	rm -rf loragate.egg-info
 	cd build/typecheck && ../../$(VENV)/bin/mypy --config-file ../../pyproject.toml -p loragate
 

@@ -40,6 +40,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # tests/_bfcl.py: BFCL's checker and the mutations
 
+import jsonschema_rs  # noqa: E402
+import orjson  # noqa: E402
+
+from loragate.calls.matchers import compile_matcher  # noqa: E402
 from loragate.common.files import replace_files  # noqa: E402
 from loragate.common.heap import no_cyclic_gc  # noqa: E402
 from loragate.evalset.bfcl import (  # noqa: E402
@@ -125,11 +129,6 @@ def time_floor(evalset: Evalset, records: list[GenerationRecord]) -> Timing:
     the compiled matchers of the expected call at the same position, stopping at the
     first difference. No reason, no detail, no records, no hygiene, no matching of
     reordered calls: what any judge in Python pays at least."""
-    import jsonschema_rs
-    import orjson
-
-    from loragate.calls.matchers import compile_matcher
-
     plans: dict[str, tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]] = {}
     for entry in evalset.entries:
         toolset = evalset.toolset_of(entry.id)

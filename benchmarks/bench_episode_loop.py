@@ -40,13 +40,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from loragate.episodes.definitions import select_episodes
+from loragate.episodes.episodes_file import load_episodes
+from loragate.episodes.loop import run_episodes
+from loragate.episodes.stage import context
+from loragate.formats.records import GenerationRecord
+from loragate.generate.config import RunConfig
+from loragate.generate.pipeline import plan_run
+from loragate.runners.vllm import VllmRunner
+
 REPO = Path(__file__).resolve().parent.parent
 
 
 def build_plan(model: str, max_new_tokens: int, work: Path) -> Any:
-    from loragate.generate.config import RunConfig
-    from loragate.generate.pipeline import plan_run
-
     base: dict[str, Any] = {
         "backend": "vllm",
         "evalset": str(REPO / "evalsets" / "agent20"),
@@ -55,8 +61,9 @@ def build_plan(model: str, max_new_tokens: int, work: Path) -> Any:
     }
     if model == "tiny":
         sys.path.insert(0, str(REPO))
-        from loragate.generate.embedded import embedded_checkpoint
-        from tests.runners.tiny import build_tiny_qwen3
+        # tests/ is on the path only for the tiny model (it builds one with transformers)
+        from loragate.generate.embedded import embedded_checkpoint  # noqa: PLC0415
+        from tests.runners.tiny import build_tiny_qwen3  # noqa: PLC0415
 
         path = build_tiny_qwen3(work / "qwen3-tiny", embedded_checkpoint())
         base |= {"model": str(path), "chat_template": "chatml-tools"}
@@ -101,10 +108,6 @@ def scripted_generate(
 
 
 def one_pass(runner: Any, plan: Any, episodes: list[Any], work: Path) -> dict[str, Any]:
-    from loragate.episodes.loop import run_episodes
-    from loragate.episodes.run import context
-    from loragate.formats.records import GenerationRecord
-
     scripts = json.loads(
         (REPO / "tests" / "data" / "agent20_episode_scripts.json").read_text(encoding="utf-8")
     )
@@ -156,10 +159,6 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-    from loragate.episodes.definitions import select_episodes
-    from loragate.episodes.load import load_episodes
-    from loragate.runners.vllm import VllmRunner
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

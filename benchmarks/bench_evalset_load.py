@@ -16,7 +16,9 @@ entries / 1,300 tools. Usage:
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import random
 import statistics
 import tempfile
@@ -119,9 +121,6 @@ def main(argv: list[str] | None = None) -> int:
         write_evalset(root, args.entries, args.tools)
         size = (root / "entries.jsonl").stat().st_size
         if args.profile:
-            import cProfile
-            import pstats
-
             prof = cProfile.Profile()
             prof.enable()
             load_evalset(root)

@@ -31,13 +31,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from loragate.common.resources import bundled
+from loragate.generate.config import load_config
+from loragate.generate.pipeline import plan_run
+from loragate.runners.hf import HfRunner, shared_prefix_length
+
 
 def plan_default(entries: int, max_new_tokens: int | None, out: Path) -> Any:
     """The default config's run plan (hf backend, base only) for `entries` entries."""
-    from loragate.common.resources import bundled
-    from loragate.generate.config import load_config
-    from loragate.generate.pipeline import plan_run
-
     overrides: dict[str, Any] = {
         "backend": "hf",
         "out": str(out),
@@ -68,8 +69,6 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-    from loragate.runners.hf import HfRunner, shared_prefix_length
 
     with tempfile.TemporaryDirectory() as tmp:
         plan = plan_default(args.entries, args.max_new_tokens, Path(tmp) / "run")

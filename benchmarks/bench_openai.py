@@ -34,6 +34,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import httpx2  # noqa: E402
+
 from loragate.formats.manifest import BASE_ADAPTER  # noqa: E402
 from loragate.formats.records import GenerationRecord  # noqa: E402
 from loragate.formats.sampling import SamplingConfig  # noqa: E402
@@ -81,8 +83,6 @@ def run_runner(url: str, jobs: list[PromptJob], concurrency: int) -> float:
 
 
 def run_bare(url: str, jobs: list[PromptJob], concurrency: int) -> float:
-    import httpx2
-
     async def main() -> None:
         gate = asyncio.Semaphore(concurrency)
         async with httpx2.AsyncClient(timeout=120) as client:

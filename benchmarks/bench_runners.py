@@ -35,6 +35,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from loragate.evaluation import finish_run
+from loragate.formats.runfolder import GenerationWriter, read_generations
+from loragate.generate.config import RunConfig
+from loragate.generate.embedded import embedded_checkpoint
+from loragate.generate.pipeline import plan_run
+from loragate.runners.vllm import VllmRunner
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -61,9 +68,6 @@ def build_adapter(base: Path, out: Path, seed: int) -> Path:
 def plan_for(
     adapters: dict[str, Path], include_base: bool, args: argparse.Namespace, out: Path
 ) -> Any:
-    from loragate.generate.config import RunConfig
-    from loragate.generate.pipeline import plan_run
-
     cfg = RunConfig.model_validate(
         {
             "embedded": "smollm2-135m",
@@ -102,8 +106,6 @@ def bare_generate(runner: Any, jobs: list[Any], *, skip_prefix: bool = False) ->
 
 
 def runner_generate(runner: Any, jobs: list[Any], path: Path) -> int:
-    from loragate.formats.runfolder import GenerationWriter
-
     path.unlink(missing_ok=True)
     count = 0
     with GenerationWriter(path) as writer:
@@ -120,9 +122,6 @@ def runner_generate(runner: Any, jobs: list[Any], path: Path) -> int:
 def bench_overhead(
     args: argparse.Namespace, work: Path, adapters: dict[str, Path]
 ) -> dict[str, Any]:
-    from loragate.run import finish_run
-    from loragate.runners.vllm import VllmRunner
-
     t_plan, plan = timed(lambda: plan_for(adapters, True, args, work / "plan"))
     jobs = list(plan.jobs)
     t_start, runner = timed(lambda: VllmRunner(plan.setup))
@@ -150,7 +149,6 @@ def bench_overhead(
     ab_jobs = [j for j in jobs if j.adapter != "base"]
     runner.llm.reset_prefix_cache()
     t_ab = timed(lambda: bare_generate(runner, ab_jobs))[0]
-    from loragate.formats.runfolder import read_generations
 
     records = read_generations(work / "gen.jsonl")
     by_key = {r.cache_key: r for r in records}
@@ -185,8 +183,6 @@ def bench_overhead(
 def bench_two_runs(
     args: argparse.Namespace, work: Path, adapters: dict[str, Path], together: dict[str, Any]
 ) -> dict[str, Any]:
-    from loragate.runners.vllm import VllmRunner
-
     total = 0.0
     for name, path in adapters.items():
         plan = plan_for({name: path}, False, args, work / f"plan-{name}")
@@ -231,7 +227,6 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from loragate.generate.embedded import embedded_checkpoint
 
     work = Path(tempfile.mkdtemp(prefix="bench-runners-"))
     try:

@@ -23,10 +23,14 @@ asked for >= 20,000 wall). Usage:
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import random
 import re
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -35,11 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evaluation import finish_run
 from loragate.families import CallSpec, get_family
 from loragate.formats.evalset import Entry
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
-from loragate.run import finish_run
 from loragate.score.scoring import score_records
 
 REPO = Path(__file__).resolve().parent.parent
@@ -209,9 +213,6 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     if args.profile:
-        import cProfile
-        import pstats
-
         prof = cProfile.Profile()
         prof.enable()
         score_records(evalset, records, args.parse_mode, progress=False)
@@ -267,9 +268,6 @@ def _end_to_end(
 ) -> dict[int, tuple[float, float]]:
     """Per `--jobs` value: median (wall seconds, CPU seconds of the process and its
     workers) of `loragate score` on `records` in a new process."""
-    import resource
-    import subprocess
-
     runs: dict[int, list[tuple[float, float]]] = {1: [], 0: []}
     with tempfile.TemporaryDirectory() as tmp:
         gens = Path(tmp) / "generations.jsonl"

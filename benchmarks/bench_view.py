@@ -29,10 +29,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from loragate.evaluation import finish_run  # noqa: E402
 from loragate.formats.runfolder import VIEW, read_results, read_summary  # noqa: E402
-from loragate.results.view.data import find_evalset, sides_of, view_data  # noqa: E402
 from loragate.results.view.html import render_view  # noqa: E402
-from loragate.run import finish_run  # noqa: E402
+from loragate.results.view.page_data import find_evalset, sides_of, view_data  # noqa: E402
 from tests._browser import LAUNCH_TIMEOUT_MS, chromium_path  # noqa: E402
 from tests._view_runs import ADAPTERS, agent20, agent20_generations  # noqa: E402
 

@@ -25,14 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loragate.calls.parsing import parse_output
-from tests._vllm_agreement import (
-    CLASSES,
-    VllmPipeline,
-    build_tokenizer,
-    compare,
-    corpus,
-    toolset,
-)
+from tests._vllm_agreement import CLASSES, VllmPipeline, build_tokenizer, compare
+from tests._vllm_corpus import corpus, toolset
 
 
 def main() -> None:

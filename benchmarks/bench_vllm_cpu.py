@@ -32,14 +32,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from loragate.common.resources import bundled
+from loragate.generate.config import load_config
+from loragate.generate.pipeline import plan_run
+
 
 def child(prompts: int) -> dict[str, Any]:
     """Time one engine in this process; the caller set the environment."""
     from vllm import LLM, SamplingParams
-
-    from loragate.common.resources import bundled
-    from loragate.generate.config import load_config
-    from loragate.generate.pipeline import plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
         config = load_config(bundled("configs/default.yaml"), {"out": str(Path(tmp) / "run")})

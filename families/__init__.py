@@ -1,7 +1,8 @@
 """Behaviour families: one module each, registered by name.
 
 The package exports the contract (`Family`, `Sample`, `ScoringContext`, `CallSpec`) and
-the registry (`get_families`, `get_family`) only; what the families share with the rest
+the registry (`get_families`, `get_family`, and `family_label` / `family_order` for
+whatever shows families) only; what the families share with the rest
 of loragate lives below them (`loragate.calls.checks`, `loragate.judge`). Third-party
 packages add families through the entry-point group `loragate.families` (each entry
 point names a `Family` subclass).
@@ -9,7 +10,7 @@ point names a `Family` subclass).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib.metadata import entry_points
 from types import MappingProxyType
@@ -17,7 +18,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput, unknown_name
 from loragate.common.plugins import plugin_classes
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families.abstain import Abstain
 from loragate.families.clarify import Clarify
 from loragate.families.governance import Governance
@@ -58,6 +59,20 @@ def get_families() -> Mapping[str, Family[Any]]:
     return MappingProxyType(found)
 
 
+def family_label(name: str) -> tuple[str, str]:
+    """(letter, name) of a family, for tables and charts; `?` for a family this
+    installation does not know."""
+    fam = get_families().get(name)
+    return (fam.letter if fam is not None else "?", name)
+
+
+def family_order(names: Iterable[str]) -> list[str]:
+    """`names` once each, in registry order (the built-ins A..H, then plugins), names
+    the registry does not know last, sorted."""
+    rank = {name: i for i, name in enumerate(get_families())}
+    return sorted(set(names), key=lambda n: (rank.get(n, len(rank)), n))
+
+
 def get_family(name: str) -> Family[Any]:
     """The family called `name`; a clear error with the known names otherwise."""
     fams = get_families()
@@ -73,6 +88,8 @@ __all__ = [
     "Family",
     "Sample",
     "ScoringContext",
+    "family_label",
+    "family_order",
     "get_families",
     "get_family",
 ]

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from loragate.calls.checks import Call, call_attempt
-from loragate.families._base import Sample
+from loragate.families._family import Sample
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.answer import answer_problem, conversation_sources, quoted
 from loragate.judge.claims import invented_result, unknown_data

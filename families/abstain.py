@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.calls.checks import call_attempt, calls_of, fail, names, short
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families._replies import reply_problem
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.abstention import (

@@ -37,7 +37,7 @@ from loragate.calls.checks import (
     names,
     short,
 )
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families._replies import invented_result_problem, sample_sources
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.clarification import (

@@ -56,7 +56,7 @@ from loragate.calls.checks import (
     spec_problems,
 )
 from loragate.calls.matchers import match_arguments
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families._replies import invented_result_problem, reply_problem
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from pydantic import ConfigDict, Field
 
-from loragate.families._base import Family, Sample
+from loragate.families._family import Family, Sample
 from loragate.families.tool_call import ToolCallExpect, judge_expected_calls
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import Verdict

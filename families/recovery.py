@@ -64,7 +64,7 @@ from loragate.calls.checks import (
 )
 from loragate.calls.matchers import match_arguments
 from loragate.common.regex import Pattern
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families._replies import (
     invented_result_problem,
     text_reply_problem,

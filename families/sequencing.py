@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.calls.checks import calls_of, fail, hygiene, match_calls, names, no_call_verdict
-from loragate.families._base import Family, Sample, ScoringContext
+from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families._replies import invented_result_problem
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict

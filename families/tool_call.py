@@ -7,7 +7,7 @@ from typing import ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from loragate.calls.checks import calls_of, expect_calls_prelude, match_calls
-from loragate.families._base import Family, Sample
+from loragate.families._family import Family, Sample
 from loragate.families._replies import invented_result_problem
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import Verdict

@@ -1,12 +1,14 @@
 """Generation backends, looked up by name: `vllm`, `hf`, `openai`, `replay`, and any a
 plugin adds.
 
-Every backend registers through the entry-point group `loragate.runners` (the built-ins
-in loragate's own `pyproject.toml`, a plugin in its package's): the entry point names a
-`Backend` subclass, whose `create(setup)` makes the `Runner` and whose `options` model
-validates the run config's block named after it. A backend module imports its engine
-only inside `create`, so `import loragate.runners` and listing the backends pull in no
-torch, vLLM or HTTP client. The contract is in `loragate.runners._base`.
+The built-ins are registered here, in code (`BUILTIN_BACKENDS`), as the built-in
+families are, so they work without package metadata; a plugin adds a backend through the
+entry-point group `loragate.runners` in its package's metadata. Either way an entry point
+names a `Backend` subclass, whose `create(setup)` makes the `Runner` and whose `options`
+model validates the run config's block named after it. A backend module is imported when
+the registry is first read, and imports its engine only inside `create`, so `import
+loragate.runners` and listing the backends pull in no torch, vLLM or HTTP client. The
+contract is in `loragate.runners._runner`.
 """
 
 from __future__ import annotations
@@ -14,14 +16,14 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from types import MappingProxyType
 
 from pydantic import BaseModel
 
 from loragate.common.errors import BadInput, unknown_name
 from loragate.common.plugins import plugin_classes
-from loragate.runners._base import (
+from loragate.runners._runner import (
     Backend,
     PromptJob,
     RankLimit,
@@ -35,12 +37,27 @@ ENTRY_POINT_GROUP = "loragate.runners"
 
 RunnerFactory = Callable[[RunnerSetup], Runner]
 
+BUILTIN_BACKENDS: tuple[EntryPoint, ...] = tuple(
+    EntryPoint(name, f"loragate.runners.{name}:{cls}", ENTRY_POINT_GROUP)
+    for name, cls in (
+        ("hf", "HfBackend"),
+        ("openai", "OpenAIBackend"),
+        ("replay", "ReplayBackend"),
+        ("vllm", "VllmBackend"),
+    )
+)
+"""The built-in backends, registered in code (each module imported on first use)."""
+
 
 @lru_cache(maxsize=1)
 def get_backends() -> Mapping[str, Backend]:
-    """Every registered backend by name (the entry points of `loragate.runners`)."""
+    """Every backend by name: the built-ins, then the plugins of the entry-point group
+    `loragate.runners` (an entry point that names a built-in again, as an older install's
+    metadata may, adds nothing)."""
     found: dict[str, Backend] = {}
-    eps = entry_points(group=ENTRY_POINT_GROUP)
+    builtin = {ep.value for ep in BUILTIN_BACKENDS}
+    plugins = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.value not in builtin]
+    eps = [*BUILTIN_BACKENDS, *plugins]
     for ep, cls in plugin_classes(eps, ENTRY_POINT_GROUP, Backend, "loragate.runners.Backend"):
         backend: Backend = cls()
         if backend.name != ep.name or backend.name in found:
@@ -57,16 +74,11 @@ def get_backends() -> Mapping[str, Backend]:
                 fix='set model_config = ConfigDict(extra="forbid") on the options model',
             )
         found[backend.name] = backend
-    if not found:
-        raise BadInput(
-            f"no generation backend is registered (entry-point group {ENTRY_POINT_GROUP})",
-            fix="reinstall loragate (`pip install -e .` in a checkout) and delete a stale "
-            "`loragate.egg-info` folder in the current directory, which hides the install",
-        )
     return MappingProxyType(dict(sorted(found.items())))
 
 
 def runner_names() -> list[str]:
+    """The names of every registered backend, sorted."""
     return list(get_backends())
 
 
@@ -98,6 +110,7 @@ def get_runner(name: str) -> RunnerFactory:
 
 
 __all__ = [
+    "BUILTIN_BACKENDS",
     "ENTRY_POINT_GROUP",
     "Backend",
     "PromptJob",

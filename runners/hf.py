@@ -30,6 +30,7 @@ without (reproducible for the same jobs and batch size).
 from __future__ import annotations
 
 import copy
+import gc
 import inspect
 import os
 from collections.abc import Iterator, Sequence
@@ -43,7 +44,7 @@ from loragate.common.errors import MissingDependency
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
 from loragate.formats.sampling import RepetitionStop
-from loragate.runners._base import (
+from loragate.runners._runner import (
     Backend,
     PromptJob,
     Runner,
@@ -276,7 +277,6 @@ class HfRunner(Runner):
         if getattr(self, "model", None) is None:
             return
         self.model = None
-        import gc
 
         gc.collect()
 

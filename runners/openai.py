@@ -84,7 +84,7 @@ from loragate.common.errors import (
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
 from loragate.formats.sampling import SamplingConfig
-from loragate.runners._base import Backend, PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners._runner import Backend, PromptJob, Runner, RunnerSetup, Sink
 from loragate.runners.openai_output import message_text
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
-from loragate.runners._base import Backend, PromptJob, Runner, RunnerSetup, Sink
+from loragate.runners._runner import Backend, PromptJob, Runner, RunnerSetup, Sink
 
 
 class ReplayRunner(Runner):

@@ -27,6 +27,7 @@ Must run under an `if __name__ == "__main__":` guard (vLLM spawns processes).
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 from collections.abc import Iterable, Sequence
@@ -38,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.sampling import RepetitionStop
-from loragate.runners._base import Backend, PromptJob, RankLimit, Runner, RunnerSetup, Sink
+from loragate.runners._runner import Backend, PromptJob, RankLimit, Runner, RunnerSetup, Sink
 
 
 class VllmOptions(BaseModel):
@@ -327,7 +328,6 @@ class VllmRunner(Runner):
         if shutdown is not None and hasattr(shutdown, "shutdown"):
             shutdown.shutdown()
         del llm
-        import gc
 
         gc.collect()
 

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evaluation import finish_run
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import read_generations
-from loragate.run import finish_run
 
 CASE = Path(__file__).resolve().parent / "data" / "casestudy"
 ROUND1_LOG = CASE / "round1" / "trainer_state.json"

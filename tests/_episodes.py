@@ -225,9 +225,9 @@ def fixture_script(adapter: str) -> Script:
 
 def build_fixture(out_dir: Path) -> None:
     """Run the two scripted adapters over agent20's episodes into `out_dir`."""
-    from loragate.episodes.load import load_episodes
+    from loragate.episodes.episodes_file import load_episodes
     from loragate.episodes.loop import run_episodes
-    from loragate.episodes.run import context
+    from loragate.episodes.stage import context
     from loragate.evalset.load import load_evalset
 
     ev = load_evalset(REPO / "evalsets" / "agent20")

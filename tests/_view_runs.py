@@ -16,8 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evaluation import finish_run
 from loragate.formats.records import GenerationRecord
-from loragate.run import finish_run
 
 REPO = Path(__file__).resolve().parent.parent
 AGENT20 = REPO / "evalsets" / "agent20"

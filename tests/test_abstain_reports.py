@@ -13,7 +13,7 @@ from loragate.results.compare import compare_runs
 from loragate.results.compare_render import render_markdown
 from loragate.results.gate import GatePolicy, evaluate_gate, load_policy
 from loragate.results.runs import load_run
-from loragate.results.view.data import load_sides, view_data
+from loragate.results.view.page_data import load_sides, view_data
 from tests._casestudy import build_rounds
 from tests._view_runs import agent20, agent20_run
 
@@ -53,7 +53,7 @@ def test_shipped_policies_floor_abstain_when_the_run_has_it(run: Path) -> None:
 
 
 def test_if_present_skips_a_family_the_run_lacks_and_says_so(tmp_path: Path) -> None:
-    _, round2 = build_rounds(tmp_path)  # the case study: families A-G only
+    _, round2 = build_rounds(tmp_path)  # the case study: families A, D and F only
     res = evaluate_gate(load_policy(DEFAULT), load_run(str(round2)))
     assert not any(r.family == "abstain" for r in res.rules)
     assert any("no entries of abstain" in n for n in res.notes)

@@ -6,8 +6,9 @@ import pytest
 
 from loragate.common.errors import BadInput
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.families import family_order
 from loragate.formats.records import ParseResult, ParseStatus, ReasonCode, ResultRecord, Verdict
-from loragate.score.aggregate import family_order, missing_entries, summarize
+from loragate.score.aggregate import missing_entries, summarize
 from loragate.stats.binomial import wilson_interval
 from tests._mini_evalset import ENTRY_IDS, write_evalset
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from loragate.episodes.answers import episode_verdicts
-from loragate.episodes.load import load_episodes
+from loragate.episodes.answer_replay import episode_verdicts
+from loragate.episodes.episodes_file import load_episodes
 from loragate.evalset import load_evalset
 from loragate.evalset.answers import AnswerVerdict, entry_verdicts, read_answers
 from loragate.formats.evalset import FAULT_SEPARATOR

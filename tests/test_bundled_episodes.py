@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from loragate.episodes.definitions import Episode
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.evalset.load import load_evalset
 

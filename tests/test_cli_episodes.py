@@ -12,7 +12,7 @@ import pytest
 from loragate.cli.app import main
 from loragate.cli.run import parse_episodes_option
 from loragate.common.errors import BadInput
-from loragate.episodes.run import pick_episodes, run_episode_set
+from loragate.episodes.stage import pick_episodes, run_episode_set
 from loragate.evalset.load import load_evalset
 from loragate.formats.trajectories import EPISODE_RESULTS, EPISODES_SUMMARY, TRAJECTORIES
 from loragate.generate.config import load_config

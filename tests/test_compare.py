@@ -150,7 +150,7 @@ def _without(tmp: Path, name: str, drop: set[str]) -> Path:
     gens = [
         g for g in read_generations(CASE / "round2" / "generations.jsonl") if g.entry_id not in drop
     ]
-    from loragate.run import finish_run
+    from loragate.evaluation import finish_run
     from tests._casestudy import casestudy_evalset
 
     finish_run(casestudy_evalset(), gens, tmp / name, allow_missing=True, progress=False)

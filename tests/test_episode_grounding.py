@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from loragate.episodes.checks import episode_problems
 from loragate.episodes.definitions import EpisodeSpec
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.servers.base import ToolReply, crash_reply
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.episodes.validation import episode_problems
 from loragate.evalset.load import load_evalset
 from loragate.formats.trajectories import TrajectoryResult
 from tests._episodes import call

@@ -13,7 +13,7 @@ import pytest
 
 from loragate.common.errors import BadInput
 from loragate.episodes.definitions import Episode
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.loop import read_steps, run_episodes, write_episode_results
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.evalset.load import load_evalset

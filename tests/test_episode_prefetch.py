@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 import loragate.runners as runners_pkg
-from loragate.episodes.run import EpisodeRunner, run_episode_set, run_plan_episodes
+from loragate.episodes.stage import EpisodeRunner, run_episode_set, run_plan_episodes
 from loragate.formats.runfolder import read_generations
 from loragate.formats.trajectories import TRAJECTORIES
 from loragate.generate.config import RunConfig

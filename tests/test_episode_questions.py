@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from loragate.common.errors import BadInput
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.loop import read_steps, run_episodes
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import load_evalset

@@ -11,7 +11,7 @@ import pytest
 
 from loragate.common.errors import BadInput
 from loragate.episodes.definitions import EpisodeSpec, expand
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.stats import summarize_adapter
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.evalset.load import Evalset, load_evalset

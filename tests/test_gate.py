@@ -250,8 +250,8 @@ def test_missing_policy_and_run(
 def test_baseline_over_other_entries_exit_2(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from loragate.evaluation import finish_run
     from loragate.formats.runfolder import read_generations
-    from loragate.run import finish_run
     from tests._casestudy import casestudy_evalset
 
     r1, _ = rounds

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from loragate.cli.app import main
-from loragate.episodes.run import rescore_episodes
+from loragate.episodes.stage import rescore_episodes
 from loragate.evalset.load import load_evalset
 from tests._episodes import FIXTURE, REPO
 
@@ -102,7 +102,7 @@ def test_report_and_view_show_episodes(tmp_path: Path, monkeypatch: pytest.Monke
     from loragate.formats.records import Summary
     from loragate.formats.runfolder import read_episodes_summary, read_results
     from loragate.results.report import render_markdown
-    from loragate.results.view.data import load_sides, view_data
+    from loragate.results.view.page_data import load_sides, view_data
 
     run = scored_run(tmp_path, monkeypatch, "round0")
     summary = Summary.model_validate_json((run / "summary.json").read_text())

@@ -210,7 +210,7 @@ def test_baseline_with_another_sample_count_is_still_paired_per_entry(
 
 
 def test_runs_over_different_entries_are_refused(rounds: dict[str, Path], tmp_path: Path) -> None:
-    from loragate.run import finish_run
+    from loragate.evaluation import finish_run
     from tests._casestudy import casestudy_evalset
 
     gens = [
@@ -290,7 +290,7 @@ def test_validate_prints_the_plan(capsys: pytest.CaptureFixture[str], tmp_path: 
 def test_the_view_shows_the_detectable_drop_and_an_inconclusive_gate(
     rounds: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from loragate.results.view.data import load_sides, view_data
+    from loragate.results.view.page_data import load_sides, view_data
 
     code, _, _ = run_cli(
         ["gate", str(rounds["round2"]), "-p", str(DEFAULT), "-b", str(rounds["round1"])], capsys

@@ -15,6 +15,7 @@ import pytest
 import loragate.runners as runners_pkg
 from loragate.common.errors import BadInput
 from loragate.evalset.load import load_evalset
+from loragate.evaluation import finish_run
 from loragate.formats.records import (
     GenerationRecord,
     ResultRecord,
@@ -26,7 +27,6 @@ from loragate.generate.harness import HarnessConfig, HarnessVariant, select_vari
 from loragate.generate.harness_apply import NO_TOOL_ROUTED
 from loragate.generate.harness_tools import admissible, load_pool, routed_tools, transform_tools
 from loragate.generate.pipeline import execute_run, plan_run
-from loragate.run import finish_run
 from tests._scripted import ScriptedRunner, right_answers, scripted_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -370,7 +370,7 @@ def test_card_has_a_robustness_table(sensitivity: tuple[Path, Summary, int, int]
 def test_view_holds_the_table_and_each_harness_samples(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
-    from loragate.results.view.data import load_sides, view_data
+    from loragate.results.view.page_data import load_sides, view_data
 
     out, summary, _, _ = sensitivity
     sides = load_sides([f"{out}:system-overfit"])

@@ -25,11 +25,11 @@ import pytest
 import loragate.runners as runners_pkg
 from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput
+from loragate.evaluation import finish_run
 from loragate.formats.records import Summary
 from loragate.generate.config import RunConfig
 from loragate.generate.harness import FormatTransform, HarnessVariant
 from loragate.generate.pipeline import execute_run, plan_run
-from loragate.run import finish_run
 from loragate.runners import Backend, PromptJob, Runner, RunnerSetup, Sink
 from tests._scripted import right_answers
 

@@ -100,6 +100,8 @@ def test_make_run_installs_nothing_outside_the_venv_and_the_quick_start_says_wha
     assert prereqs["run"] == ["$(VENV)/.installed"]
     assert "browser" in prereqs["setup"] and "setup" in prereqs["test"]
     assert "make setup" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    quick = section((REPO / "README.md").read_text(encoding="utf-8"), "## Quick start")
+    quick = " ".join(
+        section((REPO / "README.md").read_text(encoding="utf-8"), "## Quick start").split()
+    )
     assert "chromium" in quick and "apt-get" in quick and "as root" in quick
     assert "nothing is installed outside `./.venv`" in quick

@@ -27,6 +27,7 @@ import loragate
 from loragate.episodes.loop import read_steps
 from loragate.episodes.servers.pool import ToolServers
 from loragate.evalset.load import load_evalset
+from loragate.evaluation import NoHooks
 from loragate.formats.records import ParseResult, Verdict
 from loragate.formats.runfolder import read_summary
 from loragate.formats.trajectories import TRAJECTORIES, StepRecord
@@ -121,7 +122,7 @@ class Warnings:
         self.seen: list[str] = []
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(loragate.run.NoHooks(), name)
+        return getattr(NoHooks(), name)
 
     def warning(self, text: str) -> None:
         self.seen.append(text)
@@ -240,8 +241,8 @@ def test_a_manifest_of_other_adapters_or_variants_is_named() -> None:
 def read_summary_of_round1() -> Any:
     import tempfile
 
+    from loragate.evaluation import finish_run
     from loragate.formats.runfolder import read_generations
-    from loragate.run import finish_run
     from tests._casestudy import casestudy_evalset
 
     with tempfile.TemporaryDirectory() as tmp:

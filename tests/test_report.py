@@ -46,7 +46,7 @@ def test_family_table_with_k(evalset: Evalset) -> None:
     assert "| B | parallel | 1 | 100.0 % [20.7, 100.0] | 100.0 % | 100.0 % | 0/2 / 0/2 |" in md
     # Overall: (0.5 + 1 + 1 + 1 + 1 + 0.5 + 1 + 1) / 8 = 7/8 = 87.5 %.
     assert "|  | **overall** | 8 | 87.5 %" in md
-    # Families in registry order A..G.
+    # Families in registry order A..H.
     letters = [line.split("|")[1].strip() for line in md.splitlines() if "| 1 |" in line]
     assert letters[:6] == ["A", "B", "C", "D", "E", "F"]
 

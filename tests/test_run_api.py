@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,9 +13,9 @@ import pytest
 
 import loragate
 from loragate.common.errors import BadInput
+from loragate.evaluation import RunOutcome, evaluate_jobs, finish_run, run
 from loragate.formats import runfolder
 from loragate.generate.config import RunConfig
-from loragate.run import RunOutcome, evaluate, finish_run, run
 from loragate.runners import PromptJob, Runner, Sink
 from tests._casestudy import casestudy_evalset, replay_run_config, texts
 from tests._mini_evalset import gen
@@ -74,11 +75,11 @@ def test_bad_input_is_raised_before_anything_is_written(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_loragate_run_is_the_module_and_callable() -> None:
+def test_loragate_run_is_the_function() -> None:
     from loragate import run as imported
 
-    assert callable(imported) and imported.run is run
-    code = "import sys, loragate; print('loragate.run' in sys.modules, loragate.__version__)"
+    assert imported is run and isinstance(imported, types.FunctionType)
+    code = "import sys, loragate; print('loragate.evaluation' in sys.modules, loragate.__version__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", loragate.__version__]
 
@@ -95,7 +96,7 @@ def test_evaluate_judges_an_open_runners_outputs_in_memory(tmp_path: Path) -> No
     outputs = texts("round1")
     chosen = ["F-001", "F-002", "D-001"]
     jobs = [PromptJob(e, "base", 0, "p", [], "0" * 64, e) for e in chosen]
-    found = evaluate(casestudy_evalset(), jobs, _Replay(outputs))
+    found = evaluate_jobs(casestudy_evalset(), jobs, _Replay(outputs))
     assert sorted(r.entry_id for r in found.results) == sorted(chosen)
     fam = found.summary.adapters["base"].families["should_not_call"]
     assert (fam.passes, fam.samples) == (1, 2)

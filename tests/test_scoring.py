@@ -9,6 +9,7 @@ import pytest
 
 from loragate.common.errors import BadInput
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.evaluation import finish_run
 from loragate.families import get_family
 from loragate.formats.records import GenerationRecord, ReasonCode, ResultRecord, Verdict
 from loragate.formats.runfolder import (
@@ -22,7 +23,6 @@ from loragate.formats.runfolder import (
     read_results,
     read_summary,
 )
-from loragate.run import finish_run
 from loragate.score.scoring import (
     Scorer,
     ScorerError,

@@ -16,12 +16,12 @@ import yaml
 from loragate.cli.app import main
 from loragate.common.errors import BadInput
 from loragate.episodes.definitions import Episode, EpisodeSpec, ServerBackend
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.loop import read_steps, run_episodes
-from loragate.episodes.run import context, rescore_episodes
 from loragate.episodes.servers.base import ToolReply, ToolServerError
 from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.simulator import Simulator
+from loragate.episodes.stage import context, rescore_episodes
 from loragate.episodes.trajectory import Trajectory
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.evalset import Policy

@@ -16,8 +16,8 @@ import pytest
 
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import SUMMARY, VIEW, read_summary
-from loragate.results.view.data import find_evalset, load_sides, view_data
 from loragate.results.view.html import embed_json, render_view
+from loragate.results.view.page_data import find_evalset, load_sides, view_data
 from tests._casestudy import CASE, build_rounds, casestudy_evalset, replay, run_cli, texts
 from tests._view_runs import agent20_run
 

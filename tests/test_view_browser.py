@@ -18,8 +18,8 @@ import pytest
 
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import VIEW, read_results
-from loragate.results.view.data import find_evalset, load_sides, side_headlines, view_data
 from loragate.results.view.html import write_view
+from loragate.results.view.page_data import find_evalset, load_sides, side_headlines, view_data
 from tests._browser import artifacts_dir, launch_browser
 from tests._casestudy import ROUND1_LOG, ROUND2_LOG, build_rounds, casestudy_evalset, replay, texts
 from tests._view_runs import agent20_run
@@ -216,7 +216,7 @@ def test_agent20_three_adapters(open_page: Any, tmp_path: Path) -> None:
 
 
 def test_episodes_tab(open_page: Any, tmp_path: Path) -> None:
-    from loragate.episodes.run import rescore_episodes
+    from loragate.episodes.stage import rescore_episodes
     from tests._episodes import FIXTURE
     from tests._view_runs import agent20
 
@@ -305,9 +305,9 @@ def test_harness_strip_marks_each_variant(open_page: Any, tmp_path: Path) -> Non
     # two synthetic adapters under the default harness and two variants: each row shows,
     # per adapter, one mark a harness, and the harness filter switches the badges
     import loragate.runners as runners_pkg
+    from loragate.evaluation import finish_run
     from loragate.generate.config import RunConfig
     from loragate.generate.pipeline import execute_run, plan_run
-    from loragate.run import finish_run
     from tests._scripted import ScriptedRunner, right_answers, scripted_config
 
     agent20 = Path(__file__).resolve().parents[1] / "evalsets" / "agent20"

@@ -21,20 +21,8 @@ import pytest
 
 from loragate.calls.parsing import ServingStack, parse_output
 from loragate.calls.qwen_xml import coerce_to_schema_type, schema_types, xml_arguments
-from tests._vllm_agreement import (
-    CLASSES,
-    STACKS,
-    TOOLS,
-    Case,
-    VllmPipeline,
-    build_tokenizer,
-    classify,
-    compare,
-    corpus,
-    hermes_block,
-    toolset,
-    xml_block,
-)
+from tests._vllm_agreement import CLASSES, VllmPipeline, build_tokenizer, classify, compare
+from tests._vllm_corpus import STACKS, TOOLS, Case, corpus, hermes_block, toolset, xml_block
 
 pytest.importorskip("vllm")
 pytestmark = pytest.mark.slow

@@ -5,7 +5,7 @@ the last one; `every_steps=None`: only after the last) the callback renders a su
 the evalset - or all of it - with the same renderer as `loragate run`, generates
 greedily with the `hf` backend around the in-memory model (no reload, no checkpoint;
 with `prefix_cache` the shared prefix's key/value cache is recomputed at every
-evaluation, since the weights changed), judges with `loragate.run.evaluate` (a run's
+evaluation, since the weights changed), judges with `loragate.evaluation.evaluate_jobs` (a run's
 scoring, in memory), and logs per-family pass@1 beside the loss:
 
 - into `trainer.state.log_history` (hence `trainer_state.json`) as
@@ -28,10 +28,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from transformers import TrainerCallback
+from transformers import TrainerCallback  # noqa: TID253 (imported only by `train`, lazily)
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.common.errors import BadInput
+from loragate.evaluation import evaluate_jobs
+from loragate.formats.manifest import BASE_ADAPTER
+from loragate.generate.config import RunConfig
+from loragate.generate.prompt import evalset_messages, prompt_sha256
+from loragate.runners import PromptJob, RunnerSetup, get_backend
 
 if TYPE_CHECKING:
     from loragate.evalset.load import Evalset
@@ -85,9 +90,6 @@ def _in_process_runner(
     model: Any, tokenizer: Any, max_new_tokens: int, batch_size: int, prefix_cache: bool
 ) -> Runner:
     """The `hf` backend's runner around the trainer's model, decoding greedily."""
-    from loragate.generate.config import RunConfig
-    from loragate.runners import RunnerSetup, get_backend
-
     config = RunConfig.model_validate(
         {
             "sampling": {"samples": 1, "temperature": 0.0, "max_new_tokens": max_new_tokens},
@@ -129,7 +131,6 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
                 "callback.every_steps must be at least 1 (or None: only at the end)",
                 fix="set callback.every_steps to 1 or more, or null",
             )
-        from loragate.generate.prompt import evalset_messages, prompt_sha256
 
         self.evalset = evalset
         self.entries = list(entries) if entries is not None else list(evalset.entries)
@@ -166,9 +167,6 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
 
     def evaluate(self, model: Any) -> tuple[Summary, list[dict[str, Any]]]:
         """Generate and score the subset on `model`; (summary, per-output records)."""
-        from loragate.formats.manifest import BASE_ADAPTER
-        from loragate.run import evaluate
-        from loragate.runners import PromptJob
 
         # A peft model generates under its active adapter; a plain model is the base.
         adapter = (
@@ -194,7 +192,7 @@ class BehaviouralEvalCallback(TrainerCallback):  # type: ignore[misc]
             runner = _in_process_runner(
                 model, self.tokenizer, self.max_new_tokens, self.batch_size, self.prefix_cache
             )
-            found = evaluate(self.evalset, jobs, runner, stack=self.stack)
+            found = evaluate_jobs(self.evalset, jobs, runner, stack=self.stack)
         finally:
             if was_training:
                 model.train()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
+from loragate.families import get_families
 from loragate.training.curriculum_spec import (
     CONFIRMATION_TOOL,
     CURRICULUM_EXAMPLE,
@@ -25,7 +26,7 @@ from loragate.training.curriculum_spec import (
     Each,
     OneOf,
     Pick,
-    Sample,
+    SampleStep,
     Say,
     Scope,
     Step,
@@ -170,8 +171,6 @@ class _Checker:
         self.found.append(Problem(self.file, message, field=where, fix=fix))
 
     def problems(self) -> list[Problem]:
-        from loragate.families import get_families
-
         known = list(get_families())
         if CONFIRMATION_TOOL in self.spec.tables:
             self.problem(
@@ -296,7 +295,7 @@ class _Checker:
         source: Any = None
         if isinstance(step, Pick):
             source = step.pick
-        elif isinstance(step, Sample):
+        elif isinstance(step, SampleStep):
             source = step.sample
         elif isinstance(step, Say):
             source = step.say

@@ -166,7 +166,7 @@ class RandInt(_Model):
         scope[self.let] = rng.randint(*self.randint)
 
 
-class Sample(_Model):
+class SampleStep(_Model):
     """`k` distinct items of a list."""
 
     let: Ident
@@ -313,7 +313,7 @@ Step = Annotated[
     | Annotated[Say, Tag("Say")]
     | Annotated[Value, Tag("Value")]
     | Annotated[RandInt, Tag("RandInt")]
-    | Annotated[Sample, Tag("Sample")]
+    | Annotated[SampleStep, Tag("Sample")]
     | Annotated[Number, Tag("Number")]
     | Annotated[Sum, Tag("Sum")]
     | Annotated[ToolName, Tag("ToolName")]
@@ -375,7 +375,7 @@ class ResultTurn(_Model):
         return {"role": "tool", "tool_call_id": ids.latest, "content": content}
 
 
-class Call(_Model):
+class TurnCall(_Model):
     """One tool call (or one per item of the `each` lists)."""
 
     tool: str = Field(description="a tool name, or `{name}` of one")
@@ -396,7 +396,7 @@ class Call(_Model):
 
 
 class CallsTurn(_Model):
-    calls: list[Call] = Field(min_length=1)
+    calls: list[TurnCall] = Field(min_length=1)
 
     def build(self, scope: Scope, ids: CallIds) -> dict[str, Any]:
         return {
@@ -414,7 +414,7 @@ class CallsTurn(_Model):
         }
 
 
-Message = Annotated[
+TemplateTurn = Annotated[
     Annotated[UserTurn, Tag("UserTurn")]
     | Annotated[AnswerTurn, Tag("AnswerTurn")]
     | Annotated[ResultTurn, Tag("ResultTurn")]
@@ -439,7 +439,7 @@ class Template(_Model):
         "clarify question is for); a recipe's `tools: called` shows them too",
     )
     steps: list[Step] = Field(default_factory=list)
-    messages: list[Message] = Field(min_length=2)
+    messages: list[TemplateTurn] = Field(min_length=2)
 
     @model_validator(mode="after")
     def _ends_with_the_turn_to_learn(self) -> Template:
@@ -493,11 +493,11 @@ def child_steps(step: Step, fragments: Fragments) -> Iterator[tuple[str, list[St
 
 def step_texts(step: Step) -> Iterator[str]:
     """Every template string a step fills in or resolves (its own, not its children's)."""
-    if isinstance(step, Pick | Sample):
+    if isinstance(step, Pick | SampleStep):
         source = step.pick if isinstance(step, Pick) else step.sample
         if isinstance(source, str):
             yield source
-        if isinstance(step, Sample) and isinstance(step.k, str):
+        if isinstance(step, SampleStep) and isinstance(step.k, str):
             yield step.k
     elif isinstance(step, Say):
         yield from [step.say] if isinstance(step.say, str) else step.say
@@ -521,7 +521,7 @@ def json_texts(value: Any) -> Iterator[str]:
             yield from json_texts(v)
 
 
-def message_texts(message: Message) -> Iterator[str]:
+def message_texts(message: TemplateTurn) -> Iterator[str]:
     """Every template string of a message."""
     if isinstance(message, UserTurn):
         yield message.user

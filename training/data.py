@@ -29,169 +29,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
 from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_text
 from loragate.common.resources import user_or_bundled
-from loragate.formats.versions import DATA_MANIFEST_SCHEMA_VERSION
+from loragate.training.curriculum import generate_curriculum
+from loragate.training.curriculum_load import curriculum_path, load_curriculum
+from loragate.training.data_spec import (
+    CurriculumSpec,
+    DataConfig,
+    DataManifest,
+    SourceSpec,
+    SourceStats,
+)
 from loragate.training.example import TrainingExample, example_problems
+from loragate.training.leakage import LeakageIndex, check_leakage
 from loragate.training.sources import messages_example, read_rows, sniff_format, xlam_example
 
 if TYPE_CHECKING:
     from loragate.evalset.load import Evalset
     from loragate.generate.prompt import ChatRenderer
     from loragate.training.leakage import LeakageReport
-
-DATA_MANIFEST = "data_manifest.json"
-_NAME = r"^[A-Za-z0-9_.\-]{1,64}$"
-
-# -- config ----------------------------------------------------------------------------
-
-
-class CurriculumSpec(BaseModel):
-    """Generate the source at training time from the evalset's `curriculum.yaml`
-    (`loragate.training.curriculum`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    families: dict[str, int] = Field(description="family -> number of distinct examples")
-    seed: int = Field(default=0, ge=0, description="generator seed (same seed, same examples)")
-
-
-class SourceSpec(BaseModel):
-    """One data source of a recipe: a file or a generated curriculum."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(pattern=_NAME, description="shown in the mix table and the manifest")
-    path: str | None = Field(
-        default=None, description="JSON, JSONL or parquet file (relative: to cwd)"
-    )
-    format: Literal["auto", "xlam", "messages"] = "auto"
-    curriculum: CurriculumSpec | None = None
-    weight: float = Field(
-        default=1.0,
-        ge=0.0,
-        le=100.0,
-        description="upweighting: every example appears int(weight) times, plus a seeded "
-        "share of (weight - int(weight)) once more (3 = three times, 0.5 = half)",
-    )
-    limit: int | None = Field(
-        default=None, ge=1, description="keep at most this many (seeded sample)"
-    )
-    system_prompt: Literal["auto", "evalset", "none"] = Field(
-        default="auto",
-        description="put the evalset's system prompt in front (auto: yes unless xlam)",
-    )
-    tools: Literal["all", "called"] = Field(
-        default="all",
-        description="examples on the evalset toolset: show all its tools, or only the tools "
-        "the example calls or is about plus `distractor_tools` others (shorter prompts)",
-    )
-    distractor_tools: int = Field(
-        default=0, ge=0, description="extra tools shown with `tools: called`"
-    )
-    skip_invalid: bool = Field(
-        default=False, description="drop (and count) invalid rows instead of failing on them"
-    )
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> SourceSpec:
-        if (self.path is None) == (self.curriculum is None):
-            raise ValueError("give exactly one of `path` and `curriculum`")
-        if self.curriculum is not None and self.format == "xlam":
-            raise ValueError("a curriculum source is in the `messages` format, not `xlam`")
-        return self
-
-
-class LeakageConfig(BaseModel):
-    """The train/eval overlap check run before training."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    threshold: float = Field(
-        default=0.6, gt=0, le=1, description="near-duplicate Jaccard similarity"
-    )
-    containment: float = Field(
-        default=0.8, gt=0, le=1, description="share of an eval turn contained"
-    )
-    drop: bool = Field(
-        default=False, description="drop overlapping examples and go on (default: refuse to train)"
-    )
-
-
-class DataConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    sources: list[SourceSpec] = Field(min_length=1)
-    leakage: LeakageConfig = Field(default_factory=lambda: LeakageConfig())
-    seed: int = Field(default=0, ge=0, description="seed of sampling, upweighting and shuffling")
-
-    @model_validator(mode="after")
-    def _unique_names(self) -> DataConfig:
-        names = [s.name for s in self.sources]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"source names must be unique; repeated: {', '.join(dupes)}")
-        return self
-
-
-# -- manifest --------------------------------------------------------------------------
-
-
-class SourceStats(BaseModel):
-    """One source's line in the data manifest and the mix table."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    kind: Literal["file", "curriculum"]
-    path: str | None = None
-    format: str
-    sha256: str
-    """Of the file (path sources) or of the generated JSONL (curriculum sources)."""
-    curriculum: dict[str, Any] | None = None
-    rows: int
-    """Rows read (before validation, leakage, limit and length filtering)."""
-    dropped: dict[str, int] = Field(default_factory=dict)
-    """Rows dropped per reason (`invalid`, `leakage`, `limit`, `too_long`)."""
-    examples: int
-    """Distinct examples kept."""
-    families: dict[str, int] = Field(default_factory=dict)
-    """Kept examples per behaviour family (curriculum sources)."""
-    weight: float
-    in_mix: int
-    """Training rows this source contributes after upweighting."""
-    share: float
-    """in_mix / total rows of the mix (fraction)."""
-    tokens: int
-    """Tokens (prompt + completion) this source contributes to one epoch of the mix."""
-    completion_tokens: int
-    """Of which are trained on (the final assistant turns)."""
-
-
-class DataManifest(BaseModel):
-    """`data_manifest.json` in a training output folder."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = DATA_MANIFEST_SCHEMA_VERSION
-    evalset: dict[str, str]
-    seed: int
-    max_length: int
-    chat_template: str
-    """Where the template came from and its sha256."""
-    sources: list[SourceStats]
-    total_rows: int
-    total_tokens: int
-    total_completion_tokens: int
-    mix_sha256: str
-    """sha256 over the tokenised rows in training order."""
-    leakage: dict[str, Any]
-    warnings: list[str] = Field(default_factory=list)
-    """Things a model card must carry (e.g. training with allowed eval leakage)."""
-
 
 # -- loading ---------------------------------------------------------------------------
 
@@ -226,36 +83,74 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
     `BadInput` lists invalid rows unless the source has `skip_invalid: true`.
     """
     if spec.curriculum is not None:
-        from loragate.training.curriculum import generate_curriculum, load_curriculum
-
-        generated = generate_curriculum(
-            spec.curriculum.families,
-            load_curriculum(evalset.root),
-            evalset.toolset,
-            evalset.policy,
-            spec.curriculum.seed,
+        return _curriculum_source(spec, spec.curriculum, evalset)
+    path = _source_path(spec, base_dir)
+    fmt: Literal["xlam", "messages"] = sniff_format(path) if spec.format == "auto" else spec.format
+    rows = read_rows(path, fmt)
+    examples, problems = _valid_examples(spec.name, path, fmt, rows, evalset)
+    if problems and not spec.skip_invalid:
+        raise BadInput(
+            f"data source `{spec.name}`: {len(rows) - len(examples)} invalid row(s) in {path}"
+            + (" (first 20 problems listed)" if len(problems) > 20 else ""),
+            [
+                *problems[:20],
+                Problem(
+                    "recipe",
+                    "invalid rows fail the run",
+                    field=f"data.sources.{spec.name}.skip_invalid",
+                    fix="fix the rows, or set `skip_invalid: true` to drop and count them",
+                ),
+            ],
         )
-        renamed = [
-            TrainingExample(
-                id=f"{spec.name}:{e.id}",
-                messages=e.messages,
-                source=spec.name,
-                family=e.family,
-                tools=e.tools,
-                tags=e.tags,
-            )
-            for e in generated
-        ]
-        jsonl = "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in renamed)
-        return LoadedSource(
-            spec=spec,
-            examples=renamed,
-            format="messages",
-            sha256=hashlib.sha256(jsonl.encode("utf-8")).hexdigest(),
-            rows=len(renamed),
-            jsonl=jsonl,
-        )
+    dropped: Counter[str] = Counter()
+    if len(examples) < len(rows):
+        dropped["invalid"] = len(rows) - len(examples)
+    return LoadedSource(
+        spec=spec,
+        examples=examples,
+        format=fmt,
+        sha256=file_sha256(path),
+        rows=len(rows),
+        dropped=dropped,
+    )
 
+
+def _curriculum_source(
+    spec: SourceSpec, curriculum: CurriculumSpec, evalset: Evalset
+) -> LoadedSource:
+    """A source generated from the evalset's curriculum, its examples named after it."""
+    generated = generate_curriculum(
+        curriculum.families,
+        load_curriculum(evalset.root),
+        evalset.toolset,
+        evalset.policy,
+        curriculum.seed,
+    )
+    renamed = [
+        TrainingExample(
+            id=f"{spec.name}:{e.id}",
+            messages=e.messages,
+            source=spec.name,
+            family=e.family,
+            tools=e.tools,
+            tags=e.tags,
+        )
+        for e in generated
+    ]
+    jsonl = "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in renamed)
+    return LoadedSource(
+        spec=spec,
+        examples=renamed,
+        format="messages",
+        sha256=hashlib.sha256(jsonl.encode("utf-8")).hexdigest(),
+        rows=len(renamed),
+        jsonl=jsonl,
+    )
+
+
+def _source_path(spec: SourceSpec, base_dir: Path | None) -> Path:
+    """The file of a `path` source: a user's or a bundled file, else relative to the
+    recipe's folder; `BadInput` when there is none."""
     if spec.path is None:  # SourceSpec's validator makes this unreachable
         raise BadInput(
             f"data source `{spec.name}` has neither `path` nor `curriculum`",
@@ -269,22 +164,26 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
             f"data source `{spec.name}`: file {spec.path} does not exist",
             [Problem("recipe", "no such file", field=f"data.sources.{spec.name}.path")],
         )
-    fmt: Literal["xlam", "messages"] = sniff_format(path) if spec.format == "auto" else spec.format
-    rows = read_rows(path, fmt)
+    return path
+
+
+def _valid_examples(
+    name: str,
+    path: Path,
+    fmt: Literal["xlam", "messages"],
+    rows: Sequence[Any],
+    evalset: Evalset,
+) -> tuple[list[TrainingExample], list[Problem]]:
+    """The rows that make valid examples, and the problems of the others."""
     maker = xlam_example if fmt == "xlam" else messages_example
     examples: list[TrainingExample] = []
     problems: list[Problem] = []
-    dropped: Counter[str] = Counter()
     for i, row in enumerate(rows):
         try:
-            ex = maker(row, i, spec.name)
+            ex = maker(row, i, name)
         except ValueError as exc:
-            problems.append(
-                Problem(
-                    str(path), str(exc), line=i + 1 if fmt == "messages" else None, field=f"row {i}"
-                )
-            )
-            dropped["invalid"] += 1
+            line = i + 1 if fmt == "messages" else None
+            problems.append(Problem(str(path), str(exc), line=line, field=f"row {i}"))
             continue
         own_tools = ex.tools is not None
         issues = example_problems(
@@ -292,31 +191,9 @@ def load_source(spec: SourceSpec, evalset: Evalset, base_dir: Path | None = None
         )
         if issues:
             problems += [Problem(str(path), p, field=f"row {i} ({ex.id})") for p in issues]
-            dropped["invalid"] += 1
             continue
         examples.append(ex)
-    if problems and not spec.skip_invalid:
-        raise BadInput(
-            f"data source `{spec.name}`: {dropped['invalid']} invalid row(s) in {path}"
-            + (" (first 20 problems listed)" if len(problems) > 20 else ""),
-            [
-                *problems[:20],
-                Problem(
-                    "recipe",
-                    "invalid rows fail the run",
-                    field=f"data.sources.{spec.name}.skip_invalid",
-                    fix="fix the rows, or set `skip_invalid: true` to drop and count them",
-                ),
-            ],
-        )
-    return LoadedSource(
-        spec=spec,
-        examples=examples,
-        format=fmt,
-        sha256=file_sha256(path),
-        rows=len(rows),
-        dropped=dropped,
-    )
+    return examples, problems
 
 
 # -- shaping and rendering -------------------------------------------------------------
@@ -326,8 +203,6 @@ def related_tools(evalset: Evalset) -> dict[str, tuple[str, ...]]:
     """Curriculum template name -> the tools its examples are about without calling
     them (a clarify question's tool), from the evalset's `curriculum.yaml`; none when
     the evalset has no curriculum."""
-    from loragate.training.curriculum_load import curriculum_path, load_curriculum
-
     if not curriculum_path(evalset.root).is_file():
         return {}
     return load_curriculum(evalset.root).related
@@ -471,100 +346,15 @@ def prepare_data(
     than `max_length` tokens are dropped and counted, never truncated: a cut-off
     completion would teach the model to stop mid-call.
     """
-    from loragate.training.leakage import LeakageIndex, check_leakage
-
     say = echo or (lambda _msg: None)
     loaded = [load_source(spec, evalset, base_dir) for spec in config.sources]
-
-    index = LeakageIndex.from_evalset(evalset, config.leakage.threshold, config.leakage.containment)
-    report = check_leakage((ex for src in loaded for ex in src.examples), index)
-    warnings: list[str] = []
-    flagged = report.flagged_ids
-    if flagged:
-        say(
-            f"leakage check: {len(flagged)} training example(s) overlap the eval entries "
-            f"of {evalset.name} {evalset.version} ({report.counts()}):"
-        )
-        for line in report.lines():
-            say("  " + line)
-        if allow_leakage:
-            msg = (
-                f"trained with {len(flagged)} example(s) that overlap the eval entries of "
-                f"{evalset.name} {evalset.version} (--allow-leakage); the eval scores of this "
-                "adapter may be inflated"
-            )
-            warnings.append(msg)
-            say("WARNING: " + msg)
-        elif config.leakage.drop:
-            say(f"dropping the {len(flagged)} overlapping example(s) (leakage.drop: true)")
-            for src in loaded:
-                before = len(src.examples)
-                src.examples = [e for e in src.examples if e.id not in flagged]
-                if before - len(src.examples):
-                    src.dropped["leakage"] += before - len(src.examples)
-        else:
-            raise BadInput(
-                f"{len(flagged)} training example(s) overlap the eval entries "
-                f"(exact or near-duplicate user turns); refusing to train",
-                [
-                    Problem(
-                        h.source or "data",
-                        f"{h.kind} match ({h.similarity:.2f}) with eval entry {h.entry_id}: {h.train_text[:80]!r}",
-                        field=h.example_id,
-                    )
-                    for h in report.hits[:20]
-                ]
-                + [
-                    Problem(
-                        "recipe",
-                        "eval entries must not be trained on",
-                        field="data.leakage",
-                        fix="remove them, set `leakage: {drop: true}`, or pass --allow-leakage "
-                        "(the model card will then carry a warning)",
-                    )
-                ],
-            )
-    else:
-        say(
-            f"leakage check: {report.examples_checked} examples against "
-            f"{report.eval_turns} eval user turns: no overlap"
-        )
-
+    report, warnings = _check_leakage(loaded, evalset, config, allow_leakage, say)
     related = related_tools(evalset) if any(s.spec.tools == "called" for s in loaded) else {}
     rng = random.Random(f"loragate-mix:{config.seed}")
-    per_source: list[list[TokenizedExample]] = []
-    for src in loaded:
-        spec = src.spec
-        if spec.limit is not None and len(src.examples) > spec.limit:
-            src.dropped["limit"] += len(src.examples) - spec.limit
-            src.examples = _take(
-                src.examples, spec.limit, f"loragate-limit:{config.seed}:{spec.name}"
-            )
-        rows: list[TokenizedExample] = []
-        for ex in src.examples:
-            messages, tools = shaped_messages(ex, spec, src.format, evalset, config.seed, related)
-            ids, mask = tokenize_example(renderer, tokenizer, messages, tools)
-            if len(ids) > max_length:
-                src.dropped["too_long"] += 1
-                continue
-            rows.append(TokenizedExample(ex.id, spec.name, ids, mask))
-        if not rows and spec.weight > 0:
-            raise BadInput(
-                f"data source `{spec.name}` has no usable example left "
-                f"(dropped: {dict(src.dropped) or 'none'})",
-                [
-                    Problem(
-                        "recipe",
-                        "empty source",
-                        field=f"data.sources.{spec.name}",
-                        fix="raise `max_length` or check the data",
-                    )
-                ],
-            )
-        kept_ids = {r.example_id for r in rows}
-        src.examples = [e for e in src.examples if e.id in kept_ids]
-        per_source.append(rows)
-
+    per_source = [
+        _tokenized(src, config.seed, evalset, renderer, tokenizer, max_length, related)
+        for src in loaded
+    ]
     mix: list[TokenizedExample] = []
     for src, rows in zip(loaded, per_source, strict=True):
         mix += [rows[i] for i in upweight(len(rows), src.spec.weight, rng)]
@@ -574,41 +364,18 @@ def prepare_data(
             "the training mix is empty (every source has weight 0)",
             fix="give at least one source a positive weight",
         )
-
     h = hashlib.sha256()
     for r in mix:
         h.update(json.dumps([r.input_ids, r.completion_mask], separators=(",", ":")).encode())
-    total_tokens = sum(len(r.input_ids) for r in mix)
-    stats: list[SourceStats] = []
-    for src in loaded:
-        mine = [r for r in mix if r.source == src.spec.name]
-        stats.append(
-            SourceStats(
-                name=src.spec.name,
-                kind="curriculum" if src.spec.curriculum is not None else "file",
-                path=src.spec.path,
-                format=src.format,
-                sha256=src.sha256,
-                curriculum=src.spec.curriculum.model_dump() if src.spec.curriculum else None,
-                rows=src.rows,
-                dropped=dict(src.dropped),
-                examples=len(src.examples),
-                families=dict(Counter(e.family for e in src.examples if e.family)),
-                weight=src.spec.weight,
-                in_mix=len(mine),
-                share=len(mine) / len(mix),
-                tokens=sum(len(r.input_ids) for r in mine),
-                completion_tokens=sum(sum(r.completion_mask) for r in mine),
-            )
-        )
+    flagged = report.flagged_ids
     manifest = DataManifest(
         evalset={"name": evalset.name, "version": evalset.version, "sha256": evalset.sha256},
         seed=config.seed,
         max_length=max_length,
         chat_template=f"{renderer.source} sha256:{renderer.template_sha256}",
-        sources=stats,
+        sources=[_source_stats(src, mix) for src in loaded],
         total_rows=len(mix),
-        total_tokens=total_tokens,
+        total_tokens=sum(len(r.input_ids) for r in mix),
         total_completion_tokens=sum(sum(r.completion_mask) for r in mix),
         mix_sha256=h.hexdigest(),
         leakage={
@@ -619,6 +386,134 @@ def prepare_data(
         warnings=warnings,
     )
     return PreparedData(rows=mix, manifest=manifest, leakage=report, sources=loaded)
+
+
+def _check_leakage(
+    loaded: list[LoadedSource],
+    evalset: Evalset,
+    config: DataConfig,
+    allow_leakage: bool,
+    say: Any,
+) -> tuple[LeakageReport, list[str]]:
+    """(the leakage report, the manifest's warnings): overlapping examples fail the run
+    (`BadInput`), are dropped from their sources (`leakage.drop`), or kept with a
+    warning (`allow_leakage`)."""
+    index = LeakageIndex.from_evalset(evalset, config.leakage.threshold, config.leakage.containment)
+    report = check_leakage((ex for src in loaded for ex in src.examples), index)
+    flagged = report.flagged_ids
+    if not flagged:
+        say(
+            f"leakage check: {report.examples_checked} examples against "
+            f"{report.eval_turns} eval user turns: no overlap"
+        )
+        return report, []
+    say(
+        f"leakage check: {len(flagged)} training example(s) overlap the eval entries "
+        f"of {evalset.name} {evalset.version} ({report.counts()}):"
+    )
+    for line in report.lines():
+        say("  " + line)
+    if allow_leakage:
+        msg = (
+            f"trained with {len(flagged)} example(s) that overlap the eval entries of "
+            f"{evalset.name} {evalset.version} (--allow-leakage); the eval scores of this "
+            "adapter may be inflated"
+        )
+        say("WARNING: " + msg)
+        return report, [msg]
+    if not config.leakage.drop:
+        raise BadInput(
+            f"{len(flagged)} training example(s) overlap the eval entries "
+            f"(exact or near-duplicate user turns); refusing to train",
+            [
+                Problem(
+                    h.source or "data",
+                    f"{h.kind} match ({h.similarity:.2f}) with eval entry {h.entry_id}: {h.train_text[:80]!r}",
+                    field=h.example_id,
+                )
+                for h in report.hits[:20]
+            ]
+            + [
+                Problem(
+                    "recipe",
+                    "eval entries must not be trained on",
+                    field="data.leakage",
+                    fix="remove them, set `leakage: {drop: true}`, or pass --allow-leakage "
+                    "(the model card will then carry a warning)",
+                )
+            ],
+        )
+    say(f"dropping the {len(flagged)} overlapping example(s) (leakage.drop: true)")
+    for src in loaded:
+        before = len(src.examples)
+        src.examples = [e for e in src.examples if e.id not in flagged]
+        if before - len(src.examples):
+            src.dropped["leakage"] += before - len(src.examples)
+    return report, []
+
+
+def _tokenized(
+    src: LoadedSource,
+    seed: int,
+    evalset: Evalset,
+    renderer: ChatRenderer,
+    tokenizer: Any,
+    max_length: int,
+    related: dict[str, tuple[str, ...]],
+) -> list[TokenizedExample]:
+    """One source's examples (at most its `limit`), shaped, rendered and tokenised; those
+    longer than `max_length` dropped and counted; `BadInput` when none is left of a
+    source with weight."""
+    spec = src.spec
+    if spec.limit is not None and len(src.examples) > spec.limit:
+        src.dropped["limit"] += len(src.examples) - spec.limit
+        src.examples = _take(src.examples, spec.limit, f"loragate-limit:{seed}:{spec.name}")
+    rows: list[TokenizedExample] = []
+    for ex in src.examples:
+        messages, tools = shaped_messages(ex, spec, src.format, evalset, seed, related)
+        ids, mask = tokenize_example(renderer, tokenizer, messages, tools)
+        if len(ids) > max_length:
+            src.dropped["too_long"] += 1
+            continue
+        rows.append(TokenizedExample(ex.id, spec.name, ids, mask))
+    if not rows and spec.weight > 0:
+        raise BadInput(
+            f"data source `{spec.name}` has no usable example left "
+            f"(dropped: {dict(src.dropped) or 'none'})",
+            [
+                Problem(
+                    "recipe",
+                    "empty source",
+                    field=f"data.sources.{spec.name}",
+                    fix="raise `max_length` or check the data",
+                )
+            ],
+        )
+    kept_ids = {r.example_id for r in rows}
+    src.examples = [e for e in src.examples if e.id in kept_ids]
+    return rows
+
+
+def _source_stats(src: LoadedSource, mix: list[TokenizedExample]) -> SourceStats:
+    """A source's line of the data manifest: what it held, what was dropped, its share."""
+    mine = [r for r in mix if r.source == src.spec.name]
+    return SourceStats(
+        name=src.spec.name,
+        kind="curriculum" if src.spec.curriculum is not None else "file",
+        path=src.spec.path,
+        format=src.format,
+        sha256=src.sha256,
+        curriculum=src.spec.curriculum.model_dump() if src.spec.curriculum else None,
+        rows=src.rows,
+        dropped=dict(src.dropped),
+        examples=len(src.examples),
+        families=dict(Counter(e.family for e in src.examples if e.family)),
+        weight=src.spec.weight,
+        in_mix=len(mine),
+        share=len(mine) / len(mix),
+        tokens=sum(len(r.input_ids) for r in mine),
+        completion_tokens=sum(sum(r.completion_mask) for r in mine),
+    )
 
 
 def mix_table(manifest: DataManifest) -> str:
@@ -647,15 +542,8 @@ def write_jsonl(path: Path, examples: Sequence[TrainingExample]) -> None:
 
 
 __all__ = [
-    "DATA_MANIFEST",
-    "CurriculumSpec",
-    "DataConfig",
-    "DataManifest",
-    "LeakageConfig",
     "LoadedSource",
     "PreparedData",
-    "SourceSpec",
-    "SourceStats",
     "TokenizedExample",
     "load_source",
     "mix_table",

@@ -26,6 +26,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +41,11 @@ from loragate.calls.stack import (
 )
 from loragate.common.errors import BadInput, MissingDependency, Problem
 from loragate.common.loading import load_yaml_model
-from loragate.training.data import DATA_MANIFEST, DataConfig, PreparedData
+from loragate.evalset.load import Evalset, load_evalset
+from loragate.generate.embedded import EMBEDDED, embedded_checkpoint
+from loragate.generate.prompt import ChatRenderer, load_renderer
+from loragate.training.data import PreparedData, mix_table, prepare_data
+from loragate.training.data_spec import DATA_MANIFEST, DataConfig
 
 RECIPE_FILE = "recipe.yaml"
 TRAIN_REPORT = "train_report.json"
@@ -221,8 +226,6 @@ def load_recipe(path: Path, overrides: dict[str, Any] | None = None) -> Recipe:
 def resolve_model(recipe: Recipe) -> tuple[str, str, str | None]:
     """(path to load, model id for manifests, chat template) of the recipe's model."""
     if recipe.embedded:
-        from loragate.generate.embedded import EMBEDDED, embedded_checkpoint
-
         spec = EMBEDDED[recipe.embedded]
         return (
             str(embedded_checkpoint(recipe.embedded)),
@@ -317,8 +320,6 @@ class TrainResult:
 
 
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
     out: dict[str, str] = {}
     for pkg in ("loragate", "torch", "transformers", "trl", "peft", "datasets"):
         try:
@@ -332,6 +333,18 @@ def _dump_recipe(recipe: Recipe, model_path: str, model_id: str, template: str |
     data = recipe.model_dump(mode="json")
     data["resolved"] = {"model_path": model_path, "model_id": model_id, "chat_template": template}
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+@dataclass
+class _Prepared:
+    """The recipe's model, renderer, tokenizer and data, ready to train on."""
+
+    evalset: Evalset
+    model_path: str
+    model_id: str
+    renderer: ChatRenderer
+    tokenizer: Any
+    data: PreparedData
 
 
 def train(
@@ -349,22 +362,71 @@ def train(
     for bad recipes, data, leakage (unless allowed) or an output folder that already
     holds an adapter (unless `overwrite`).
     """
-    from loragate.evalset.load import load_evalset
-    from loragate.generate.prompt import load_renderer
-    from loragate.training.data import mix_table, prepare_data
-
     out = Path(output_dir or recipe.output_dir)
     if (out / ADAPTER_WEIGHTS).exists() and not overwrite:
         raise BadInput(
             f"{out} already holds an adapter",
             [Problem(str(out), "output folder not empty", fix="pass --overwrite or choose --out")],
         )
+    ready = _prepare(recipe, out, allow_leakage, echo)
+    if dry_run:
+        echo(f"dry run: data manifest written to {out / DATA_MANIFEST}; no training")
+        return TrainResult(out, ready.data, {})
     try:
+        import datasets  # noqa: F401 (here, so that a missing one is said before any work)
+        import peft
         import torch
+        import trl
+    except ImportError as exc:
+        raise MissingDependency("trl + peft + datasets", "train") from exc
+    use_cpu = _on_cpu(recipe)
+    model = _load_model(recipe, ready.model_path, use_cpu)
+    if ready.tokenizer.pad_token is None:
+        ready.tokenizer.pad_token = ready.tokenizer.eos_token
+    callbacks, behaviour = _callbacks(recipe, out, ready, echo)
+    trainer = trl.SFTTrainer(
+        model=model,
+        args=trl.SFTConfig(**sft_config_kwargs(recipe, out, use_cpu=use_cpu)),
+        train_dataset=_dataset(ready.data),
+        processing_class=ready.tokenizer,
+        peft_config=peft.LoraConfig(**lora_config_kwargs(recipe)),
+        callbacks=callbacks,
+    )
+    if behaviour is not None:
+        behaviour.attach(trainer)
+    trainable, total = trainer.model.get_nb_trainable_parameters()
+    echo(
+        f"LoRA r={recipe.lora.r} alpha={recipe.lora.alpha:g}: {trainable:,} trainable of "
+        f"{total:,} parameters ({trainable / total:.2%}); device {'cpu' if use_cpu else 'cuda'}, "
+        f"{len(ready.data.rows)} rows, {ready.data.manifest.total_tokens:,} tokens per epoch"
+    )
+    started = time.perf_counter()
+    result = trainer.train()
+    wall = time.perf_counter() - started
+    trainer.model.save_pretrained(str(out))
+    trainer.state.save_to_json(str(out / "trainer_state.json"))
+    callback_seconds = sum(float(h["seconds"]) for h in behaviour.history) if behaviour else 0.0
+    device = "cpu" if use_cpu else torch.cuda.get_device_name(0)
+    report = _train_report(recipe, ready, trainer, result, wall, callback_seconds, device)
+    (out / TRAIN_REPORT).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    echo(
+        f"trained {trainer.state.global_step} steps in {wall:.0f} s "
+        f"({callback_seconds:.0f} s of it behavioural eval); {report['tokens_per_second']} "
+        f"tokens/s; final adapter in {out}"
+    )
+    return TrainResult(out, ready.data, report, trainer.model)
+
+
+def _prepare(
+    recipe: Recipe, out: Path, allow_leakage: bool, echo: Callable[[str], None]
+) -> _Prepared:
+    """Load the evalset, the renderer and the tokenizer, prepare the data (leakage check,
+    mix) and write the data manifest, the resolved recipe and generated sources to `out`."""
+    try:
+        import torch  # noqa: F401 (here, so that a missing one is said before any work)
         import transformers
     except ImportError as exc:
         raise MissingDependency("torch + transformers", "train") from exc
-
     evalset = load_evalset(recipe.evalset)
     model_path, model_id, template = resolve_model(recipe)
     if recipe.embedded:
@@ -379,7 +441,6 @@ def train(
     tokenizer = transformers.AutoTokenizer.from_pretrained(
         model_path, trust_remote_code=recipe.trust_remote_code, revision=recipe.revision
     )
-
     echo(f"recipe {recipe.name}: model {model_id}, evalset {evalset.name} {evalset.version}")
     data = prepare_data(
         recipe.data,
@@ -391,7 +452,6 @@ def train(
         echo=echo,
     )
     echo(mix_table(data.manifest))
-
     out.mkdir(parents=True, exist_ok=True)
     (out / DATA_MANIFEST).write_text(
         data.manifest.model_dump_json(indent=2) + "\n", encoding="utf-8"
@@ -403,16 +463,14 @@ def train(
         if src.jsonl is not None:
             (out / "data").mkdir(exist_ok=True)
             (out / "data" / f"{src.spec.name}.jsonl").write_text(src.jsonl, encoding="utf-8")
-    if dry_run:
-        echo(f"dry run: data manifest written to {out / DATA_MANIFEST}; no training")
-        return TrainResult(out, data, {})
+    return _Prepared(evalset, model_path, model_id, renderer, tokenizer, data)
 
-    try:
-        import datasets
-        import peft
-        import trl
-    except ImportError as exc:
-        raise MissingDependency("trl + peft + datasets", "train") from exc
+
+def _on_cpu(recipe: Recipe) -> bool:
+    """Whether the run trains on the CPU; `BadInput` for settings the device cannot do.
+    Also sets the thread count and the seeds."""
+    import torch
+    import transformers
 
     t = recipe.training
     cuda = torch.cuda.is_available()
@@ -444,101 +502,114 @@ def train(
         torch.set_num_threads(t.torch_threads)
     random.seed(recipe.seed)
     transformers.set_seed(recipe.seed)
+    return use_cpu
+
+
+def _load_model(recipe: Recipe, model_path: str, use_cpu: bool) -> Any:
+    """The base model in the recipe's dtype (`auto`: float32 on the CPU, else bfloat16)."""
+    import torch
+    import transformers
 
     dtype_name = recipe.dtype
     if dtype_name == "auto":
         dtype_name = "float32" if use_cpu else "bfloat16"
-    model = transformers.AutoModelForCausalLM.from_pretrained(
+    return transformers.AutoModelForCausalLM.from_pretrained(
         model_path,
         dtype=getattr(torch, dtype_name),
-        attn_implementation=t.attn_implementation,
+        attn_implementation=recipe.training.attn_implementation,
         trust_remote_code=recipe.trust_remote_code,
         revision=recipe.revision,
     )
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
 
-    dataset = datasets.Dataset.from_dict(
+
+def _dataset(data: PreparedData) -> Any:
+    """The tokenised mix as a `datasets.Dataset` (`input_ids`, `completion_mask`)."""
+    import datasets
+
+    return datasets.Dataset.from_dict(
         {
             "input_ids": [r.input_ids for r in data.rows],
             "completion_mask": [r.completion_mask for r in data.rows],
         }
     )
-    args = trl.SFTConfig(**sft_config_kwargs(recipe, out, use_cpu=use_cpu))
+
+
+def _callbacks(
+    recipe: Recipe, out: Path, ready: _Prepared, echo: Callable[[str], None]
+) -> tuple[list[Any], Any]:
+    """(the trainer's callbacks, the behavioural callback or None): TensorBoard into
+    `out/tensorboard` and the behavioural evaluation, as the recipe asks."""
+    import transformers
+
     callbacks: list[Any] = []
-    tb_dir = out / "tensorboard"
     if recipe.tensorboard:
         from transformers.integrations import TensorBoardCallback
 
         tb = TensorBoardCallback()
-        tb.logging_dir = str(tb_dir)  # instead of output_dir/runs/<date>_<host>
+        tb.logging_dir = str(out / "tensorboard")  # instead of output_dir/runs/<date>_<host>
         callbacks.append(tb)
-    behaviour = None
-    if recipe.callback.enabled:
-        from loragate.training.callback import (
-            BEHAVIOUR_LOG,
-            BehaviouralEvalCallback,
-            select_entries,
-        )
-
-        c = recipe.callback
-        (out / BEHAVIOUR_LOG).unlink(missing_ok=True)
-        stack = recipe_stack(recipe, renderer.template, renderer.source, model_id, model_path)
-        echo(f"behavioural callback judges as: {stack.stack.describe()}")
-        gen_tokenizer = transformers.AutoTokenizer.from_pretrained(
-            model_path, trust_remote_code=recipe.trust_remote_code, revision=recipe.revision
-        )
-        behaviour = BehaviouralEvalCallback(
-            evalset,
-            renderer,
-            gen_tokenizer,
-            every_steps=c.every_steps,
-            entries=select_entries(evalset, c.entries_per_family, c.entry_ids),
-            at_start=c.at_start,
-            max_new_tokens=c.max_new_tokens,
-            batch_size=c.batch_size,
-            prefix_cache=c.prefix_cache,
-            log_file=out / BEHAVIOUR_LOG,
-            echo=echo,
-            stack=stack.stack,
-        )
-        callbacks.append(behaviour)
-        every = f"every {c.every_steps} steps and " if c.every_steps else ""
-        echo(
-            f"behavioural callback: {len(behaviour.entries)} entries {every}after the last step"
-            + (" and before the first" if c.at_start else "")
-        )
-
-    trainer = trl.SFTTrainer(
-        model=model,
-        args=args,
-        train_dataset=dataset,
-        processing_class=tokenizer,
-        peft_config=peft.LoraConfig(**lora_config_kwargs(recipe)),
-        callbacks=callbacks,
+    if not recipe.callback.enabled:
+        return callbacks, None
+    # The callback subclasses transformers' TrainerCallback: loaded with the trainer.
+    from loragate.training.callback import (  # noqa: PLC0415
+        BEHAVIOUR_LOG,
+        BehaviouralEvalCallback,
+        select_entries,
     )
-    if behaviour is not None:
-        behaviour.attach(trainer)
-    trainable, total = trainer.model.get_nb_trainable_parameters()
+
+    c = recipe.callback
+    (out / BEHAVIOUR_LOG).unlink(missing_ok=True)
+    renderer = ready.renderer
+    stack = recipe_stack(
+        recipe, renderer.template, renderer.source, ready.model_id, ready.model_path
+    )
+    echo(f"behavioural callback judges as: {stack.stack.describe()}")
+    gen_tokenizer = transformers.AutoTokenizer.from_pretrained(
+        ready.model_path, trust_remote_code=recipe.trust_remote_code, revision=recipe.revision
+    )
+    behaviour = BehaviouralEvalCallback(
+        ready.evalset,
+        renderer,
+        gen_tokenizer,
+        every_steps=c.every_steps,
+        entries=select_entries(ready.evalset, c.entries_per_family, c.entry_ids),
+        at_start=c.at_start,
+        max_new_tokens=c.max_new_tokens,
+        batch_size=c.batch_size,
+        prefix_cache=c.prefix_cache,
+        log_file=out / BEHAVIOUR_LOG,
+        echo=echo,
+        stack=stack.stack,
+    )
+    callbacks.append(behaviour)
+    every = f"every {c.every_steps} steps and " if c.every_steps else ""
     echo(
-        f"LoRA r={recipe.lora.r} alpha={recipe.lora.alpha:g}: {trainable:,} trainable of "
-        f"{total:,} parameters ({trainable / total:.2%}); device {'cpu' if use_cpu else 'cuda'}, "
-        f"{len(data.rows)} rows, {data.manifest.total_tokens:,} tokens per epoch"
+        f"behavioural callback: {len(behaviour.entries)} entries {every}after the last step"
+        + (" and before the first" if c.at_start else "")
     )
+    return callbacks, behaviour
 
-    started = time.perf_counter()
-    result = trainer.train()
-    wall = time.perf_counter() - started
 
-    trainer.model.save_pretrained(str(out))
-    trainer.state.save_to_json(str(out / "trainer_state.json"))
-    callback_seconds = sum(float(h["seconds"]) for h in behaviour.history) if behaviour else 0.0
+def _train_report(
+    recipe: Recipe,
+    ready: _Prepared,
+    trainer: Any,
+    result: Any,
+    wall: float,
+    callback_seconds: float,
+    device: str,
+) -> dict[str, Any]:
+    """`train_report.json`: what was trained, where, how long, how fast."""
+    import torch
+
+    trainable, total = trainer.model.get_nb_trainable_parameters()
     tokens_seen = int(trainer.state.num_input_tokens_seen or 0)
     train_seconds = max(wall - callback_seconds, 1e-9)
-    report: dict[str, Any] = {
+    data = ready.data
+    return {
         "recipe": recipe.name,
-        "model": model_id,
-        "device": "cpu" if use_cpu else torch.cuda.get_device_name(0),
+        "model": ready.model_id,
+        "device": device,
         "torch_threads": torch.get_num_threads(),
         "host": platform.node(),
         "started_unix": round(time.time() - wall, 1),
@@ -558,13 +629,6 @@ def train(
         "warnings": data.manifest.warnings,
         "versions": _versions(),
     }
-    (out / TRAIN_REPORT).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    echo(
-        f"trained {trainer.state.global_step} steps in {wall:.0f} s "
-        f"({callback_seconds:.0f} s of it behavioural eval); {report['tokens_per_second']} "
-        f"tokens/s; final adapter in {out}"
-    )
-    return TrainResult(out, data, report, trainer.model)
 
 
 __all__ = [

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from loragate.common.errors import BadInput
+from loragate.common.errors import BadInput, MissingDependency
 from loragate.common.jsonl import read_objects
 from loragate.training.example import TrainingExample
 
@@ -26,8 +26,6 @@ def _read_with_datasets(path: Path) -> list[dict[str, Any]]:
     try:
         import datasets
     except ImportError as exc:
-        from loragate.common.errors import MissingDependency
-
         raise MissingDependency("datasets", "train") from exc
     suffix = path.suffix.lower()
     builder = "parquet" if suffix == ".parquet" else "json"

@@ -7,4 +7,33 @@ Above formats in the layer order; below the judge and the families.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import TYPE_CHECKING
+
+from loragate.common.faces import lazy_face
+
+if TYPE_CHECKING:
+    from loragate.calls.checks import Call, calls_of
+    from loragate.calls.matchers import match_arguments, register_text_operator
+    from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack, parse_output
+    from loragate.calls.reasoning import REASONING_PARSERS, split_reasoning
+    from loragate.calls.stack import resolve_stack
+    from loragate.calls.tools import ToolDef, Toolset
+
+__all__ = [
+    "CALL_FORMATS",
+    "DEFAULT_STACK",
+    "REASONING_PARSERS",
+    "Call",
+    "ServingStack",
+    "ToolDef",
+    "Toolset",
+    "calls_of",
+    "match_arguments",
+    "parse_output",
+    "register_text_operator",
+    "resolve_stack",
+    "split_reasoning",
+]
+
+if not TYPE_CHECKING:  # each name imported on first use (loragate.common.faces)
+    __getattr__, __dir__ = lazy_face(__name__)

@@ -19,7 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from loragate.common.jsonguard import too_deep
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.records import ToolCall, trusted
 
 __all__ = [

@@ -116,7 +116,7 @@ from loragate.calls.qwen_xml import (
     xml_arguments,
 )
 from loragate.calls.reasoning import ReasoningParserName, ReasoningSplit, split_reasoning
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.records import (
     CallFormat,
     ParseResult,

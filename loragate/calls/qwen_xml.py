@@ -132,87 +132,113 @@ def scan_xml(text: str, start: int, *, bare: bool, limit: int) -> tuple[list[Xml
 
     At most `limit` calls are read; the rest of the text is then left unread (the
     caller reports the overflow)."""
-    calls: list[XmlCall] = []
-    gt = Cursor(text, ">")
-    func_prefix = Cursor(text, FUNC_PREFIX)
-    tool_close = Cursor(text, TOOL_CLOSE)
-    tool_open = Cursor(text, TOOL_OPEN)
-    func_end = Cursor(text, FUNC_END)
-    pos = start
-    call = XmlCall(bare=bare)
-    calls.append(call)
-    state = "name" if bare else "preamble"
-    if bare:
-        pos += len(FUNC_PREFIX)
-        call.has_function = True
-    end = len(text)
-    while True:
-        if state == "preamble":
-            f = func_prefix.next(pos)
-            c = tool_close.next(pos)
-            if f >= 0 and (c < 0 or f < c):
-                call.preamble += text[pos:f]
-                call.has_function = True
-                pos = f + len(FUNC_PREFIX)
-                state = "name"
-                continue
-            if c >= 0:
-                call.preamble += text[pos:c]
-                call.block_closed = True
-                return calls, c + len(TOOL_CLOSE)
-            call.preamble += text[pos:]
-            return calls, end
-        if state == "name":
-            at, is_end = _name_end(text, pos, gt)
-            if at < 0:
-                call.name += text[pos:]
-                return calls, end
-            call.name += text[pos:at]
-            if is_end:
-                call.function_closed = True
-                pos = at + len(FUNC_END)
-                state = "between"
-            else:
-                call.name_closed = True
-                pos = at + 1
-                state = "args"
-            continue
-        if state == "args":
-            f = func_end.next(pos)
-            if f < 0:
-                call.args += text[pos:]
-                return calls, end
-            call.args += text[pos:f]
+    scan = _XmlScan(text, start, bare=bare, limit=limit)
+    state: str | None = "name" if bare else "preamble"
+    steps = {
+        "preamble": scan.preamble,
+        "name": scan.name,
+        "args": scan.args,
+        "between": scan.between,
+    }
+    while state is not None:
+        state = steps[state]()
+    return scan.calls, scan.resume
+
+
+class _XmlScan:
+    """The state of `scan_xml`: one method a state of vLLM's XML call lexer, each
+    returning the next state, or None once `resume` (where text resumes) is set."""
+
+    def __init__(self, text: str, start: int, *, bare: bool, limit: int) -> None:
+        self.text = text
+        self.limit = limit
+        self.gt = Cursor(text, ">")
+        self.func_prefix = Cursor(text, FUNC_PREFIX)
+        self.tool_close = Cursor(text, TOOL_CLOSE)
+        self.tool_open = Cursor(text, TOOL_OPEN)
+        self.func_end = Cursor(text, FUNC_END)
+        self.call = XmlCall(bare=bare)
+        self.calls: list[XmlCall] = [self.call]
+        self.pos = start
+        self.resume = len(text)
+        if bare:
+            self.pos += len(FUNC_PREFIX)
+            self.call.has_function = True
+
+    def _done(self, resume: int) -> str | None:
+        """No next state: text resumes at `resume`."""
+        self.resume = resume
+        return None
+
+    def preamble(self) -> str | None:
+        text, pos, call = self.text, self.pos, self.call
+        f = self.func_prefix.next(pos)
+        c = self.tool_close.next(pos)
+        if f >= 0 and (c < 0 or f < c):
+            call.preamble += text[pos:f]
+            call.has_function = True
+            self.pos = f + len(FUNC_PREFIX)
+            return "name"
+        if c >= 0:
+            call.preamble += text[pos:c]
+            call.block_closed = True
+            return self._done(c + len(TOOL_CLOSE))
+        call.preamble += text[pos:]
+        return self._done(len(text))
+
+    def name(self) -> str | None:
+        text, pos, call = self.text, self.pos, self.call
+        at, is_end = _name_end(text, pos, self.gt)
+        if at < 0:
+            call.name += text[pos:]
+            return self._done(len(text))
+        call.name += text[pos:at]
+        if is_end:
             call.function_closed = True
-            pos = f + len(FUNC_END)
-            state = "between"
-            continue
-        # between: `</tool_call>` ends the block, `<tool_call>` / `<function=` start a call
-        c = tool_close.next(pos)
-        o = tool_open.next(pos)
-        f = func_prefix.next(pos)
+            self.pos = at + len(FUNC_END)
+            return "between"
+        call.name_closed = True
+        self.pos = at + 1
+        return "args"
+
+    def args(self) -> str | None:
+        text, pos, call = self.text, self.pos, self.call
+        f = self.func_end.next(pos)
+        if f < 0:
+            call.args += text[pos:]
+            return self._done(len(text))
+        call.args += text[pos:f]
+        call.function_closed = True
+        self.pos = f + len(FUNC_END)
+        return "between"
+
+    def between(self) -> str | None:
+        """`</tool_call>` ends the block, `<tool_call>` / `<function=` start a call."""
+        text, pos, call = self.text, self.pos, self.call
+        c = self.tool_close.next(pos)
+        o = self.tool_open.next(pos)
+        f = self.func_prefix.next(pos)
         hits = [(i, k) for i, k in ((c, 0), (o, 1), (f, 2)) if i >= 0]
         if not hits:
             call.between += text[pos:]
-            return calls, end
+            return self._done(len(text))
         at, kind = min(hits)
         call.between += text[pos:at]
         if kind == 0:
             call.block_closed = True
-            return calls, at + len(TOOL_CLOSE)
-        if len(calls) >= limit:
-            return calls, at
+            return self._done(at + len(TOOL_CLOSE))
+        if len(self.calls) >= self.limit:
+            return self._done(at)
         if kind == 2:
             call.block_closed = True  # the next function continues the same block
-        call = XmlCall(bare=False)
-        calls.append(call)
+        self.call = XmlCall(bare=False)
+        self.calls.append(self.call)
         if kind == 1:
-            pos = at + len(TOOL_OPEN)
-            state = "preamble"
-        else:
-            call.has_function = True
-            pos = at + len(FUNC_PREFIX)
-            state = "name"
+            self.pos = at + len(TOOL_OPEN)
+            return "preamble"
+        self.call.has_function = True
+        self.pos = at + len(FUNC_PREFIX)
+        return "name"
 
 
 # -- arguments -----------------------------------------------------------------------

@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+import jsonschema_rs
 import orjson
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
@@ -130,8 +131,6 @@ def _values_at(instance: Any, path: tuple[Step, ...]) -> Iterator[Any]:
 def _fast_validator(schema: Any) -> tuple[Any, list[tuple[tuple[Step, ...], Pattern]]] | None:
     """(compiled jsonschema-rs validator of `schema` less its patterns, the RE2 patterns
     with their paths), or None when the schema has no fast path."""
-    import jsonschema_rs
-
     try:
         stripped, patterns = _split_patterns(schema, ())
         compiled = [(path, compile_pattern(p)) for path, p in patterns]

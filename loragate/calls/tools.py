@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import Any, Literal
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,8 +57,6 @@ def _patterns(schema: Any, path: str = "") -> Iterator[tuple[str, Any]]:
 @cache
 def _meta_validator() -> Any:
     """The Draft 2020-12 meta-schema, compiled once by `jsonschema-rs` (a few us a check)."""
-    import jsonschema_rs
-
     return jsonschema_rs.validator_for(Draft202012Validator.META_SCHEMA, validate_formats=True)
 
 

@@ -1,4 +1,4 @@
-"""What `loragate run` shows while it runs (`loragate.run.RunHooks`): the header, a
+"""What `loragate run` shows while it runs (`loragate.evaluation.RunHooks`): the header, a
 progress bar, the backend's start, the episode rounds, warnings - and nothing of the
 engine's own output, which goes to the run folder's `run.log` (`--verbose`: the
 terminal). It also knows what the run has kept so far, for the line an interruption

@@ -110,15 +110,31 @@ def _force_exit() -> None:
     os._exit(exit_code(signum))
 
 
+def _running_loop() -> Any:
+    """The asyncio event loop running in this thread, if any (asyncio not imported: none)."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio._get_running_loop() if asyncio is not None else None
+
+
 def bounded_interrupt(signum: int, frame: FrameType | None) -> None:
     """The handler of every signal in `HANDLED`: the first arms the deadline of
     `INTERRUPT_GRACE_S`; each raises `Interrupted` (a second one interrupts the
-    unwinding itself, as a second Ctrl-C does)."""
-    if not _received:
+    unwinding itself, as a second Ctrl-C does). The first one inside an asyncio event
+    loop (the openai backend's requests) cancels the loop's tasks instead, as
+    `asyncio.run` does on Ctrl-C: raised in the middle of a task, it would end that task
+    with an exception nobody reads, which asyncio then prints with its traceback."""
+    first = not _received
+    if first:
         timer = threading.Timer(INTERRUPT_GRACE_S, _force_exit)
         timer.daemon = True
         timer.start()
     _received.append(signum)
+    loop = _running_loop()
+    if first and loop is not None:
+        for task in sys.modules["asyncio"].all_tasks(loop):
+            task.cancel()
+        loop.call_soon_threadsafe(lambda: None)  # wake a loop waiting in select()
+        return
     raise Interrupted(signum)
 
 

@@ -109,8 +109,8 @@ def view_path_beside(out: Path) -> Path:
 
 
 def _write_view_beside(out: Path, runs: list[str], headlines: list[str | None]) -> None:
-    from loragate.results.view.data import find_evalset, load_sides, view_data
     from loragate.results.view.html import write_view
+    from loragate.results.view.page_data import find_evalset, load_sides, view_data
 
     sides = load_sides(runs)
     # compare's sides are its runs, one adapter each: its headlines are theirs

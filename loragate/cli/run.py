@@ -290,13 +290,13 @@ def run_and_report(
     harness: list[str] | None = None,
     policy: Path | None = None,
 ) -> Any:
-    """`loragate.run.run` with a progress bar and the console lines, then the tables and
+    """`loragate.evaluation.run` with a progress bar and the console lines, then the tables and
     the next steps. Returns the `RunOutcome`. `harness`: the `--harness` variants (None:
     the config's `harness.run`). An interruption raises `Interrupted` saying what the
     run folder kept."""
     from loragate.cli._run_console import ConsoleHooks
     from loragate.cli._signals import Interrupted, received
-    from loragate.run import run
+    from loragate.evaluation import run
 
     hooks = ConsoleHooks(console, quiet=quiet, verbose=verbose, policy=policy)
     try:

@@ -15,69 +15,9 @@ import typer
 
 from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import REASONING_PARSERS
-from loragate.common.errors import BadInput, Problem
-from loragate.common.files import same_bytes
-from loragate.common.jsonl import ReadReport
-from loragate.common.locking import writing
-from loragate.evalset.load import Evalset, load_evalset
-from loragate.formats.records import GenerationRecord
-from loragate.formats.runfolder import (
-    GENERATIONS,
-    SUMMARY,
-    clear_run,
-    dump_jsonl,
-    read_generations,
-    read_summary,
-)
+from loragate.common.errors import BadInput
 
 EXIT_SCORER_BUG = 3
-
-
-def _check_out_is_folder(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise BadInput(
-            f"--out {out} exists and is not a folder",
-            [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
-        )
-
-
-def _same_generations(existing: Path, generations: Path, records: list[GenerationRecord]) -> bool:
-    """Whether the folder's `existing` generations are the input: the file itself, a copy,
-    or the copy `score` wrote of `records` (one record a line)."""
-    return (
-        existing.samefile(generations)
-        or same_bytes(existing, generations)
-        or existing.read_text(encoding="utf-8", errors="replace") == dump_jsonl(records)
-    )
-
-
-def _check_out(
-    out: Path,
-    generations: Path,
-    records: list[GenerationRecord],
-    evalset: Evalset,
-    overwrite: bool,
-) -> None:
-    """`--out` holds no run, or this one: the same generations (scored again in place)
-    of the same evalset. Another run is refused, or with `overwrite` removed first."""
-    existing = out / GENERATIONS
-    other = ""
-    if existing.exists() and not _same_generations(existing, generations, records):
-        other = f"its {GENERATIONS} is not {generations}"
-    elif (out / SUMMARY).is_file():
-        scored = read_summary(out, one_run=False).evalset
-        if (scored.name, scored.sha256) != (evalset.name, evalset.sha256):
-            other = f"it scores evalset {scored.name} {scored.version}, not {evalset.name} {evalset.version}"
-    if not other:
-        return
-    if overwrite:
-        removed = clear_run(out)
-        typer.echo(f"--overwrite: removed {out}'s run ({', '.join(removed)})", err=True)
-        return
-    raise BadInput(
-        f"--out {out} holds another run ({other}); scoring into it would mix two runs",
-        fix=f"pass a new --out folder, or add --overwrite to replace the run in {out}",
-    )
 
 
 def command(
@@ -243,49 +183,27 @@ def _score(
 ) -> None:
     from rich.console import Console
 
+    from loragate.evaluation import score_generations
     from loragate.results.report import print_summary
-    from loragate.run import finish_run
     from loragate.score.scoring import ScorerError
 
-    loaded = load_evalset(evalset)
-    mended = ReadReport()
-    records = read_generations(generations, report=mended)
-    if not records:
-        raise BadInput(
-            f"{generations} holds no generation records",
-            [Problem(str(generations), "empty", fix="generate some with `loragate run`")],
+    try:
+        done = score_generations(
+            generations,
+            evalset,
+            out,
+            parse_mode=parse_mode,
+            k=k,
+            allow_missing=allow_missing,
+            jobs=jobs,
+            stack=stack,
+            warn=lambda text: typer.echo(f"warning: {text}", err=True),
+            overwrite=overwrite,
         )
-    for warning in mended.warnings(generations):
-        typer.echo(f"warning: {warning}", err=True)
-    variants = sorted({r.harness for r in records if r.harness is not None})
-    if variants:  # their prompts are built from a run config: `loragate run` scores them
-        records = [r for r in records if r.harness is None]
-        typer.echo(
-            f"warning: the samples of harness variants {', '.join(variants)} are left out: "
-            "`loragate run` with the run's config and --harness scores them (a rerun reuses "
-            "every cached generation; docs/harness.md)",
-            err=True,
-        )
-    _check_out_is_folder(out)
-    with writing(out):
-        _check_out(out, generations, records, loaded, overwrite)
-        try:
-            done = finish_run(
-                loaded,
-                records,
-                out,
-                parse_mode,
-                k,
-                allow_missing=allow_missing,
-                source=generations,
-                include_generations=True,
-                jobs=jobs,
-                stack=stack,
-            )
-        except ScorerError as exc:
-            traceback.print_exception(exc.__cause__ or exc)
-            typer.echo(f"internal error: {exc}", err=True)
-            raise typer.Exit(EXIT_SCORER_BUG) from None
+    except ScorerError as exc:
+        traceback.print_exception(exc.__cause__ or exc)
+        typer.echo(f"internal error: {exc}", err=True)
+        raise typer.Exit(EXIT_SCORER_BUG) from None
     console = Console()
     print_summary(done.summary, console)
     console.print(f"Wrote {out} (results.jsonl, summary.json, report.md, view.html)")

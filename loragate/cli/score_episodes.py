@@ -66,7 +66,7 @@ def command(
 
     from loragate.common.files import refuse_special
     from loragate.common.locking import writing
-    from loragate.episodes.run import rescore_episodes
+    from loragate.episodes.stage import rescore_episodes
     from loragate.evalset.load import load_evalset
     from loragate.results.episode_report import print_episodes
 

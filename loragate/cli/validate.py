@@ -9,13 +9,12 @@ from typing import Annotated, NoReturn
 import typer
 
 from loragate.common.errors import BadInput
-from loragate.episodes.answers import episode_verdicts
-from loragate.episodes.load import load_episodes
+from loragate.episodes.answer_replay import episode_verdicts
+from loragate.episodes.episodes_file import load_episodes
 from loragate.evalset.answers import entry_verdicts
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world
-from loragate.results.report import family_label
-from loragate.score.aggregate import family_order
+from loragate.families import family_label, family_order
 
 
 def describe(evalset: Evalset) -> str:

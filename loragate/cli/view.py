@@ -50,8 +50,8 @@ def command(
     from loragate.common.locking import writing
     from loragate.formats.runfolder import VIEW
     from loragate.results.runs import assign_training_logs, parse_run_ref
-    from loragate.results.view.data import find_evalset, load_sides, side_headlines, view_data
     from loragate.results.view.html import write_view
+    from loragate.results.view.page_data import find_evalset, load_sides, side_headlines, view_data
 
     notes: list[str] = []
     sides = load_sides(runs, notes)

@@ -231,6 +231,8 @@ def building_folder(target: Path, done: str) -> Iterator[Path]:
 
 
 def atomic_write_json(path: Path, value: Any) -> None:
+    """`value` as indented JSON (UTF-8, a final newline), written as `atomic_write_text`
+    writes."""
     atomic_write_text(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 

@@ -26,7 +26,7 @@ import json
 import re
 from typing import Any, Literal
 
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 
 MAX_FILE_DEPTH = 128
 """Nesting levels of a JSON document or line read from a file: above what loragate

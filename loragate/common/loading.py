@@ -8,6 +8,7 @@ every validation problem names the file, the field and the fix.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -20,7 +21,7 @@ from loragate.common.resources import user_or_bundled
 M = TypeVar("M", bound=BaseModel)
 
 
-def apply_overrides(raw: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
+def apply_overrides(raw: dict[str, Any], overrides: Mapping[str, Any] | None) -> dict[str, Any]:
     """Put dotted overrides (`{"sampling.samples": 4}`) into `raw` (changed in place).
     `None` values are skipped (an option not given leaves the file's value); a mapping
     value is merged into the mapping it overrides, any other value replaces it."""
@@ -48,7 +49,7 @@ def load_yaml_model(
     *,
     what: str,
     example: str,
-    overrides: dict[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
     unknown_key_fix: str | None = None,
 ) -> M:
     """`model` validated from the YAML file `path` (None: from the overrides alone).

@@ -7,4 +7,24 @@ Above scoring in the layer order; below results.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import TYPE_CHECKING
+
+from loragate.common.faces import lazy_face
+
+if TYPE_CHECKING:
+    from loragate.episodes.definitions import EpisodeSet, EpisodeSpec
+    from loragate.episodes.episodes_file import load_episodes
+    from loragate.episodes.simulator import Simulator
+    from loragate.episodes.stage import rescore_episodes, run_episode_set
+
+__all__ = [
+    "EpisodeSet",
+    "EpisodeSpec",
+    "Simulator",
+    "load_episodes",
+    "rescore_episodes",
+    "run_episode_set",
+]
+
+if not TYPE_CHECKING:  # each name imported on first use (loragate.common.faces)
+    __getattr__, __dir__ = lazy_face(__name__)

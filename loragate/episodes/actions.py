@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from loragate.episodes.definitions import ToolBackend
+from loragate.episodes.validation import logged_tools
 from loragate.judge import lexicon
 from loragate.judge.acknowledgements import acknowledges_failure, topic_terms
 from loragate.judge.claims import claim_cues
@@ -161,14 +163,13 @@ class Action:
 
 def write_tools(spec: EpisodeSpec, policy: Policy) -> list[str]:
     """The offered tools whose calls change something (logged in the `calls` table)."""
-    from loragate.episodes.checks import logged_tools
-
     return logged_tools(spec, policy)
 
 
-def _key(spec: EpisodeSpec, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
-    from loragate.episodes.definitions import ToolBackend
-
+def write_key(spec: EpisodeSpec, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
+    """What a write acts on, so that writes to one record make one action: the values of
+    its effect's key arguments (a simulated tool's `effect.key`), else the ids its
+    arguments name."""
     backend = spec.backend.get(name)
     if isinstance(backend, ToolBackend) and backend.effect is not None and backend.effect.key:
         return tuple(str(arguments.get(arg, "")) for arg in backend.effect.key.values())
@@ -185,7 +186,7 @@ def build_actions(calls: Sequence[CallEvent], spec: EpisodeSpec, policy: Policy)
     for i, call in enumerate(calls):
         if call.name not in writes:
             continue
-        key = _key(spec, call.name, call.arguments)
+        key = write_key(spec, call.name, call.arguments)
         action = actions.setdefault((call.name, key), Action(call.name, key))
         action.attempts.append(call)
         action.refs |= refs_in(arg_text(call.arguments))
@@ -432,8 +433,6 @@ def _state(action: Action) -> str:
 
 
 def _extra_ack(sentence: str, kind: str) -> bool:
-    import re
-
     group = _EXTRA_ACK.get(kind)
     words = [*cue_map("fault_words").get(group or "", []), *cue_map("fault_words").get("any", [])]
     return any(

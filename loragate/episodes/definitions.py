@@ -150,11 +150,12 @@ def _backend_kind(value: Any) -> str:
     return "server" if isinstance(value, ServerBackend) else "simulated"
 
 
-Backend = Annotated[
+AnyToolBackend = Annotated[
     Annotated[ToolBackend, Tag("simulated")] | Annotated[ServerBackend, Tag("server")],
     Discriminator(_backend_kind),
 ]
-"""A simulated tool, or one answered by a tool server."""
+"""How an episode answers one tool: simulated (`ToolBackend`) or by a tool server
+(`ServerBackend`). Not a generation backend (`loragate.runners.Backend`)."""
 
 
 class ConfirmationAnswer(BaseModel):
@@ -295,7 +296,7 @@ class EpisodeSpec(BaseModel):
     task: list[Message] = Field(min_length=1)
     tools: list[str] = Field(min_length=1)
     state: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
-    backend: dict[str, Backend] = Field(default_factory=dict)
+    backend: dict[str, AnyToolBackend] = Field(default_factory=dict)
     confirmations: list[Literal["approve", "deny"] | ConfirmationAnswer] = Field(
         default_factory=list
     )

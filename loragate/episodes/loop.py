@@ -28,15 +28,17 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from loragate.calls.parsing import parse_output
-from loragate.common.errors import BadInput, Problem
+from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.files import atomic_write_json, atomic_write_text
-from loragate.common.jsonl import ReadReport
+from loragate.common.jsonl import ReadReport, read_objects
 from loragate.episodes.definitions import Episode
 from loragate.episodes.stats import summarize_episodes
 from loragate.episodes.step_log import StepLog
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
-from loragate.formats.records import GenerationRecord
+from loragate.formats.records import GenerationRecord, Verdict
 from loragate.formats.runfolder import dump_jsonl, read_jsonl
 from loragate.formats.trajectories import (
     EPISODE_RESULTS,
@@ -82,12 +84,6 @@ def read_trajectory_input(path: Path, report: ReadReport | None = None) -> list[
     `verdict` and the other fields of a run's steps are not needed. A torn last line
     (a run killed mid-write) is dropped; with `report`, text that is not UTF-8 or holds
     lone surrogates is mended and counted there."""
-    from pydantic import ValidationError
-
-    from loragate.common.errors import validation_problems
-    from loragate.common.jsonl import read_objects
-    from loragate.formats.records import Verdict
-
     problems: list[Problem] = []
     out: list[StepRecord] = []
     fix = 'write {"episode_id": ID, "outputs": [...]} or a run\'s trajectories.jsonl line'

@@ -1,5 +1,5 @@
 """What the step checks (`episodes.step_checks`) and the recovery judgement
-(`episodes.recovery`) read of a running trajectory: the `TrajectoryState` protocol
+(`episodes.fault_recovery`) read of a running trajectory: the `TrajectoryState` protocol
 that `episodes.trajectory.Trajectory` meets, so that those modules need not import it
 (the trajectory imports them)."""
 

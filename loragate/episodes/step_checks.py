@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from loragate.episodes.actions import (
@@ -30,8 +31,9 @@ from loragate.episodes.actions import (
     build_actions,
     claim_problems,
     result_text,
+    write_key,
 )
-from loragate.episodes.evidence import build_evidence
+from loragate.episodes.trajectory_evidence import build_evidence
 from loragate.formats.records import ReasonCode, Verdict
 from loragate.judge.evidence import EMAIL_RE, ID_RE, Evidence, refs_in
 from loragate.judge.support import support_problem
@@ -45,9 +47,7 @@ tool server that died during the call (`server_crash`, recorded by the run)."""
 
 
 def action_key(traj: TrajectoryState, name: str, arguments: dict[str, Any]) -> tuple[str, ...]:
-    from loragate.episodes.actions import _key
-
-    return _key(traj.episode.spec, name, arguments)
+    return write_key(traj.episode.spec, name, arguments)
 
 
 def note_result(traj: TrajectoryState, event: CallEvent) -> None:
@@ -65,8 +65,6 @@ def note_result(traj: TrajectoryState, event: CallEvent) -> None:
 
 
 def _identical(name: str, arguments: dict[str, Any]) -> str:
-    import json
-
     try:
         return name + "\0" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):

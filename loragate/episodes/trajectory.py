@@ -45,6 +45,7 @@ from loragate.calls.tools import Toolset
 from loragate.episodes import step_checks
 from loragate.episodes.actions import CallEvent, write_tools
 from loragate.episodes.definitions import EPISODE_FAULT_KINDS, Episode
+from loragate.episodes.fault_recovery import recoveries
 from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_problem
 from loragate.episodes.running import CLAIM_REASONS
 from loragate.episodes.simulator import Simulator, count_matching, holds
@@ -549,7 +550,6 @@ class Trajectory:
         if reason == "ok" and claim is not None:
             reason = "claim"
             detail = f"step {claim.step}: {claim.verdict.reason.value}: {claim.verdict.detail}"
-        from loragate.episodes.recovery import recoveries
 
         per_fault = recoveries(self)
         judged = [r.recovered for r in per_fault if r.recovered is not None]

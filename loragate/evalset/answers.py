@@ -24,6 +24,7 @@ from loragate.calls.parsing import parse_output
 from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.jsonl import read_objects
 from loragate.evalset.load import Evalset
+from loragate.families import Sample, ScoringContext, get_family
 
 _MAX_OUTPUTS = 40
 
@@ -113,8 +114,6 @@ def unknown_ids(path: Path, kind: str, unknown: list[tuple[int, str]], fix: str)
 def entry_verdicts(evalset: Evalset, path: Path) -> list[AnswerVerdict]:
     """Every entry answer of `path` scored against its entry; unknown entry ids are bad
     input."""
-    from loragate.families import Sample, ScoringContext, get_family
-
     rows = [(n, a) for n, a in read_answers(path) if a.entry_id is not None]
     unknown = [(n, str(a.entry_id)) for n, a in rows if a.entry_id not in evalset.by_id]
     if unknown:

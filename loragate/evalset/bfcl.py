@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
+
 from loragate.calls.schemacheck import SchemaChecker
 from loragate.common.errors import BadInput, MissingDependency, Problem, unknown_name_fix
 from loragate.common.jsonl import MAX_PROBLEMS, ReadReport, read_objects
@@ -414,8 +416,6 @@ def evalset_files(
     entries: list[dict[str, Any]], categories: list[str], semantics: Semantics, version: str
 ) -> dict[str, str]:
     """The files of the evalset folder, name -> text (`evalset.yaml` last)."""
-    import yaml
-
     manifest = {
         "name": "bfcl",
         "version": version,

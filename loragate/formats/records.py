@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from loragate.common.names import Name
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.formats.sampling import MAX_SAMPLES
 from loragate.formats.versions import (
     RECORD_SCHEMA_VERSION,
@@ -331,6 +331,9 @@ class RateStats(BaseModel):
 
 
 class AdapterSummary(BaseModel):
+    """One adapter's figures in `summary.json`: overall, per family, fault, tag, reason,
+    call format and language."""
+
     model_config = ConfigDict(extra="forbid")
 
     overall: RateStats

@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from functools import cache
+from os import PathLike
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from loragate.common.errors import BadInput, Problem, validation_problems
-from loragate.common.files import read_json
+from loragate.common.files import read_json, same_bytes
 from loragate.common.jsonl import MAX_PROBLEMS, ReadReport, plain_objects, read_objects
 from loragate.common.locking import LOCK_NAME
 from loragate.formats.records import GenerationRecord, ResultRecord, Summary
@@ -129,6 +130,8 @@ def read_jsonl(
 def read_generations(
     path: Path, *, tolerate_torn_tail: bool = False, report: ReadReport | None = None
 ) -> list[GenerationRecord]:
+    """The generation records of a `generations.jsonl` (`BadInput` naming each bad line;
+    `tolerate_torn_tail`: a last line cut short by a killed writer is dropped)."""
     return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report)
 
 
@@ -209,37 +212,42 @@ class GenerationWriter:
         self.close()
 
 
-def read_results(run_dir: Path, report: ReadReport | None = None) -> list[ResultRecord]:
+def read_results(
+    run_dir: str | PathLike[str], report: ReadReport | None = None
+) -> list[ResultRecord]:
     """The scored samples of a run folder (text that is not UTF-8 or holds lone
     surrogates mended, counted in `report`)."""
-    path = run_dir / RESULTS
+    folder = Path(run_dir)
+    path = folder / RESULTS
     if not path.is_file():
         raise BadInput(
-            f"{run_dir} is not a scored run folder: {RESULTS} is missing (run `loragate score` or `loragate run`)"
+            f"{folder} is not a scored run folder: {RESULTS} is missing (run `loragate score` or `loragate run`)"
         )
     return read_jsonl(path, ResultRecord, report=report)
 
 
-def read_summary(run_dir: Path, *, one_run: bool = True) -> Summary:
-    """The run folder's `summary.json`. With `one_run` (every reader), `BadInput` when the
-    folder's `manifest.json` describes another run than the summary scores."""
-    path = run_dir / SUMMARY
+def read_summary(run_dir: str | PathLike[str], *, one_run: bool = True) -> Summary:
+    """The `summary.json` of a run folder (`BadInput` for a schema version this loragate
+    does not read). With `one_run` (every reader), `BadInput` when the folder's
+    `manifest.json` describes another run than the summary scores."""
+    folder = Path(run_dir)
+    path = folder / SUMMARY
     if not path.is_file():
-        manifest = read_manifest(run_dir)
+        manifest = read_manifest(folder)
         if manifest and manifest.get("finished_at") is None:
             raise BadInput(
-                f"{run_dir} is not a scored run folder: the run that wrote its "
+                f"{folder} is not a scored run folder: the run that wrote its "
                 f"{MANIFEST} ({describe(manifest)}) did not finish",
                 fix="rerun the same `loragate run` command: it reuses every cached "
                 "generation and scores the run",
             )
         raise BadInput(
-            f"{run_dir} is not a scored run folder: {SUMMARY} is missing",
+            f"{folder} is not a scored run folder: {SUMMARY} is missing",
             fix="run `loragate score` or `loragate run` first",
         )
     summary = _read_summary_file(path)
     if one_run:
-        check_one_run(run_dir, summary)
+        check_one_run(folder, summary)
     return summary
 
 
@@ -355,6 +363,30 @@ def retire_scored(run_dir: Path) -> list[str]:
         (card / LOCK_NAME).unlink(missing_ok=True)  # what `card` locked it with
         card.rmdir()
     return removed
+
+
+def other_run_in(
+    folder: Path,
+    source: Path,
+    records: list[GenerationRecord],
+    evalset_name: str,
+    evalset_sha256: str,
+) -> str:
+    """Why `folder` holds another run than the generations `records` (read from
+    `source`) of the evalset named: its generations are others, or its scores are of
+    another evalset; empty when it holds none or this one."""
+    existing = folder / GENERATIONS
+    if existing.exists() and not (
+        existing.samefile(source)
+        or same_bytes(existing, source)
+        or existing.read_text(encoding="utf-8", errors="replace") == dump_jsonl(records)
+    ):
+        return f"its {GENERATIONS} is not {source}"
+    if (folder / SUMMARY).is_file():
+        scored = read_summary(folder, one_run=False).evalset
+        if (scored.name, scored.sha256) != (evalset_name, evalset_sha256):
+            return f"it scores evalset {scored.name} {scored.version}, not {evalset_name}"
+    return ""
 
 
 def clear_run(run_dir: Path) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonguard import JsonRefused, loads
@@ -85,6 +85,40 @@ def inspect_adapter(
     """Inspect one adapter folder; append problems and return `None` when it is unusable."""
     where = f"{source} {name}"
     path = Path(path_text).expanduser()
+    cfg = _adapter_config(name, path, where, problems)
+    if cfg is None:
+        return None
+    weights = _weights(path, where, problems)
+    if weights is None:
+        return None
+    files, fmt = weights
+    cfg_path = path / ADAPTER_CONFIG
+    found = [_pickle_problem(path, where)] if fmt == "pickle" and not allow_pickle else []
+    found += _rank_problems(cfg, cfg_path, max_rank, rank_fix)
+    found += _base_problems(cfg, cfg_path, base_aliases, ignore_base_mismatch)
+    if found:
+        problems.extend(found)
+        return None
+    base = cfg.get("base_model_name_or_path")
+    alpha = cfg.get("lora_alpha")
+    return AdapterInfo(
+        name=name,
+        path=path.resolve(),
+        sha256=weights_sha256(files),
+        rank=adapter_rank(cfg),
+        alpha=float(alpha) if isinstance(alpha, (int, float)) else None,
+        target_modules=_target_modules(cfg),
+        base_model_name_or_path=base if isinstance(base, str) and base else None,
+        weights_format=fmt,
+    )
+
+
+def _adapter_config(
+    name: str, path: Path, where: str, problems: list[Problem]
+) -> dict[str, Any] | None:
+    """The adapter's `adapter_config.json` of a LoRA adapter, or None with the problem
+    appended (a reserved name, no folder, no config, a config that is no JSON object,
+    another peft type)."""
     if name == BASE_ADAPTER:
         problems.append(
             Problem(
@@ -137,78 +171,84 @@ def inspect_adapter(
             )
         )
         return None
-    ok = True
+    return cfg
+
+
+def _weights(
+    path: Path, where: str, problems: list[Problem]
+) -> tuple[list[Path], Literal["safetensors", "pickle"]] | None:
+    """The adapter's weight files and their format (safetensors first), or None with the
+    problem appended when it has none."""
     safetensors = sorted(path.glob("adapter_model*.safetensors"))
-    pickles = sorted(path.glob("adapter_model*.bin"))
     if safetensors:
-        files, fmt = safetensors, "safetensors"
-    elif pickles:
-        files, fmt = pickles, "pickle"
-        if not allow_pickle:
-            problems.append(
-                Problem(
-                    where,
-                    f"{path} holds pickle weights ({PICKLE_WEIGHTS}); loading a pickle can run code",
-                    fix="convert it to safetensors, or pass --allow-pickle if you trust its source",
-                )
-            )
-            ok = False
-    else:
-        problems.append(
-            Problem(
-                where,
-                f"{path} has no weights ({SAFETENSORS_WEIGHTS})",
-                fix="give the folder written by `model.save_pretrained` of a peft model",
-            )
+        return safetensors, "safetensors"
+    pickles = sorted(path.glob("adapter_model*.bin"))
+    if pickles:
+        return pickles, "pickle"
+    problems.append(
+        Problem(
+            where,
+            f"{path} has no weights ({SAFETENSORS_WEIGHTS})",
+            fix="give the folder written by `model.save_pretrained` of a peft model",
         )
-        return None
+    )
+    return None
+
+
+def _pickle_problem(path: Path, where: str) -> Problem:
+    return Problem(
+        where,
+        f"{path} holds pickle weights ({PICKLE_WEIGHTS}); loading a pickle can run code",
+        fix="convert it to safetensors, or pass --allow-pickle if you trust its source",
+    )
+
+
+def _rank_problems(
+    cfg: dict[str, Any], cfg_path: Path, max_rank: int | None, rank_fix: str
+) -> list[Problem]:
+    """No integer LoRA rank, or one above the engine's limit."""
     rank = adapter_rank(cfg)
     if rank is None:
-        problems.append(Problem(str(cfg_path), "no integer LoRA rank `r`", field="r"))
-        ok = False
-    elif max_rank is not None and rank > max_rank:
-        problems.append(
+        return [Problem(str(cfg_path), "no integer LoRA rank `r`", field="r")]
+    if max_rank is not None and rank > max_rank:
+        return [
             Problem(
                 str(cfg_path),
                 f"LoRA rank {rank} is above the engine's maximum {max_rank}",
                 field="r",
                 fix=rank_fix,
             )
-        )
-        ok = False
+        ]
+    return []
+
+
+def _base_problems(
+    cfg: dict[str, Any], cfg_path: Path, base_aliases: Sequence[str], ignore_mismatch: bool
+) -> list[Problem]:
+    """The adapter was trained on another base model than the configured one."""
     base = cfg.get("base_model_name_or_path")
-    base = base if isinstance(base, str) and base else None
-    if base and base_aliases and not ignore_base_mismatch and not same_base(base, base_aliases):
-        problems.append(
-            Problem(
-                str(cfg_path),
-                f"adapter was trained on `{base}`, but the configured base model is "
-                f"`{base_aliases[0]}`",
-                field="base_model_name_or_path",
-                fix="use the matching base model, or pass --ignore-base-mismatch if they are the same weights",
-            )
+    if not (isinstance(base, str) and base) or not base_aliases or ignore_mismatch:
+        return []
+    if same_base(base, base_aliases):
+        return []
+    return [
+        Problem(
+            str(cfg_path),
+            f"adapter was trained on `{base}`, but the configured base model is "
+            f"`{base_aliases[0]}`",
+            field="base_model_name_or_path",
+            fix="use the matching base model, or pass --ignore-base-mismatch if they are the same weights",
         )
-        ok = False
-    if not ok:
-        return None
+    ]
+
+
+def _target_modules(cfg: dict[str, Any]) -> tuple[str, ...]:
     targets = cfg.get("target_modules")
     if isinstance(targets, str):
-        target_modules: tuple[str, ...] = (targets,)
-    elif isinstance(targets, list):
-        target_modules = tuple(sorted(str(t) for t in targets))
-    else:
-        target_modules = ()
-    alpha = cfg.get("lora_alpha")
-    return AdapterInfo(
-        name=name,
-        path=path.resolve(),
-        sha256=weights_sha256(files),
-        rank=rank,
-        alpha=float(alpha) if isinstance(alpha, (int, float)) else None,
-        target_modules=target_modules,
-        base_model_name_or_path=base,
-        weights_format=fmt,
-    )
+        return (targets,)
+    if isinstance(targets, list):
+        return tuple(sorted(str(t) for t in targets))
+    return ()
 
 
 def inspect_adapters(

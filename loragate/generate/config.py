@@ -13,6 +13,9 @@ when the config has none); `config.vllm` reads the same.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
 
@@ -190,8 +193,6 @@ class RunConfig(BaseModel):
     @field_validator("adapters")
     @classmethod
     def _adapter_names(cls, value: dict[str, str]) -> dict[str, str]:
-        import re
-
         for name in value:
             if name == "base":
                 raise ValueError("`base` is reserved for the bare base model; rename the adapter")
@@ -209,13 +210,17 @@ def _nested_error(block: str | None, err: Any) -> Any:
     return out
 
 
-def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
-    """The config of `path` (or the defaults) with `overrides` applied on top.
+def load_config(
+    path: str | PathLike[str] | None = None, overrides: Mapping[str, Any] | None = None
+) -> RunConfig:
+    """The run config of the YAML file `path` (None: the defaults, the embedded model on
+    the bundled agent20) with `overrides` applied on top.
 
     `overrides` maps dotted field names to values (`{"sampling.samples": 4}`); `None`
     values are skipped, so CLI options that were not given leave the file's values.
     Raises `BadInput` naming the file and field of every problem.
     """
+    path = Path(path) if path is not None else None
     cfg = load_yaml_model(
         path, RunConfig, what="run config", example="configs/default.yaml", overrides=overrides
     )

@@ -17,6 +17,7 @@ branch, padding targets beyond the model's context length) and builds, per varia
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from loragate.formats.evalset import Entry
 from loragate.formats.manifest import HarnessRecord
 from loragate.formats.records import CallFormat
 from loragate.generate.config import RunConfig
+from loragate.generate.embedded import EMBEDDED, embedded_name
 from loragate.generate.harness import (
     DEFAULT_HARNESS,
     FORMAT_TEMPLATES,
@@ -348,7 +350,6 @@ def apply_variant(
     """`variant` applied to `entries` (see the module docstring); `BadInput` for
     anything that would make the variant unsound, before any generation."""
     evalset = setup.evalset
-    data: dict[str, str] = {}
     kept: list[Entry] = []
     skipped: dict[str, str] = {}
     for e in entries:
@@ -357,6 +358,49 @@ def apply_variant(
             kept.append(e)
         else:
             skipped[e.id] = reason
+    data: dict[str, str] = {}
+    system_prompt = _system_prompt(variant, setup, kept, data)
+    renderer = _format_renderer(variant, setup)
+    call_format: CallFormat | None = None
+    if renderer is not None:
+        data["template"] = renderer.template_sha256
+        call_format = template_call_format(renderer.template)
+        if call_format is not None:
+            data["call_format"] = call_format
+    _check_target(variant, setup)
+    scoring_manifest = evalset.manifest.model_copy(update={"system_prompt": system_prompt})
+    scoring_view = dataclasses.replace(evalset, manifest=scoring_manifest)
+    out, toolsets = _variant_entries(variant, setup, kept, scoring_view, renderer)
+    if variant.context is not None:
+        data["donors"] = _donors_sha(setup.donors)
+        data["tokenizer"] = "estimate" if setup.counter.estimated else "model"
+    scoring = dataclasses.replace(
+        evalset,
+        manifest=scoring_manifest,
+        entries=kept,
+        expects={e.id: evalset.expects[e.id] for e in kept},
+        by_id={},
+        entry_toolsets=toolsets,
+    )
+    return AppliedVariant(
+        variant=variant,
+        key=variant_key(variant, data),
+        entries=out,
+        skipped=skipped,
+        scoring=scoring,
+        renderer=renderer,
+        call_format=call_format,
+        data=data,
+        tokens_estimated=variant.context is not None and setup.counter.estimated,
+    )
+
+
+def _system_prompt(
+    variant: HarnessVariant, setup: HarnessSetup, kept: list[Entry], data: dict[str, str]
+) -> str | None:
+    """The variant's system prompt (a paraphrase, checked, or the evalset's); records the
+    paraphrase and the distractor pool it uses in `data`."""
+    evalset = setup.evalset
     system_prompt = evalset.manifest.system_prompt
     if variant.system_prompt is not None:
         check_paraphrase(setup.paraphrases, variant.system_prompt, variant.name, kept)
@@ -368,16 +412,19 @@ def apply_variant(
         if pool_sha is not None:
             data["pool"] = pool_sha
             data["pool_version"] = load_pool(variant.tools.pool).version
-    renderer = _format_renderer(variant, setup)
-    call_format: CallFormat | None = None
-    if renderer is not None:
-        data["template"] = renderer.template_sha256
-        call_format = template_call_format(renderer.template)
-        if call_format is not None:
-            data["call_format"] = call_format
-    _check_target(variant, setup)
-    scoring_manifest = evalset.manifest.model_copy(update={"system_prompt": system_prompt})
-    scoring_view = dataclasses.replace(evalset, manifest=scoring_manifest)
+    return system_prompt
+
+
+def _variant_entries(
+    variant: HarnessVariant,
+    setup: HarnessSetup,
+    kept: list[Entry],
+    scoring_view: Evalset,
+    renderer: ChatRenderer | None,
+) -> tuple[dict[str, VariantEntry], dict[str, Toolset]]:
+    """Each kept entry's messages and tools under the variant, and the toolsets that
+    differ from the evalset's; `BadInput` when a padded prompt would not fit."""
+    evalset = setup.evalset
     render = renderer or setup.renderer
     out: dict[str, VariantEntry] = {}
     toolsets: dict[str, Toolset] = {}
@@ -416,33 +463,10 @@ def apply_variant(
             "length; nothing was generated",
             problems[:50],
         )
-    if variant.context is not None:
-        data["donors"] = _donors_sha(setup.donors)
-        data["tokenizer"] = "estimate" if setup.counter.estimated else "model"
-    scoring = dataclasses.replace(
-        evalset,
-        manifest=scoring_manifest,
-        entries=kept,
-        expects={e.id: evalset.expects[e.id] for e in kept},
-        by_id={},
-        entry_toolsets=toolsets,
-    )
-    return AppliedVariant(
-        variant=variant,
-        key=variant_key(variant, data),
-        entries=out,
-        skipped=skipped,
-        scoring=scoring,
-        renderer=renderer,
-        call_format=call_format,
-        data=data,
-        tokens_estimated=variant.context is not None and setup.counter.estimated,
-    )
+    return out, toolsets
 
 
 def _donors_sha(donors: list[Donor]) -> str:
-    import hashlib
-
     blob = json.dumps([d.messages for d in donors], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -559,7 +583,6 @@ def run_harness(config: RunConfig, backend: str, names: list[str] | None) -> Har
     only what its file holds)."""
     if "harness" in config.model_fields_set or backend == "replay" or names is not None:
         return config.harness
-    from loragate.generate.embedded import EMBEDDED, embedded_name
 
     name = embedded_name(config.model, config.embedded)
     if name is None or not EMBEDDED[name].harness:

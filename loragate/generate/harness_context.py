@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from loragate.common.errors import BadInput, Problem
+from loragate.evalset.answers import read_answers
 from loragate.evalset.load import Evalset
 from loragate.formats.evalset import FAULT_SEPARATOR, Entry
 from loragate.generate.harness_tools import name_nouns
@@ -123,8 +124,6 @@ def load_donors(evalset: Evalset, answers_path: Path | None) -> list[Donor]:
     and each conversation prefix that already ends with an assistant reply."""
     replies: dict[str, str] = {}
     if answers_path is not None and answers_path.is_file():
-        from loragate.evalset.answers import read_answers
-
         for _, answer in read_answers(answers_path):
             eid = answer.entry_id
             text = answer.text or ""

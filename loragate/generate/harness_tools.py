@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,9 @@ from loragate.calls.tools import CompiledTool, ToolDef, Toolset
 from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.files import read_yaml
 from loragate.common.resources import bundled
+from loragate.evalset.bfcl import data_dir, tool_definition
 from loragate.evalset.load import Evalset
+from loragate.families import get_families
 from loragate.formats.evalset import Entry
 from loragate.generate.harness import HarnessVariant, ToolsTransform
 
@@ -194,8 +197,6 @@ def load_pool(name: str) -> Pool:
 
 
 def _bfcl_pool() -> Pool:
-    from loragate.evalset.bfcl import data_dir, tool_definition
-
     root = data_dir()
     functions: dict[str, dict[str, Any]] = {}
     for file in BFCL_POOL_FILES:
@@ -233,8 +234,6 @@ def _bfcl_pool() -> Pool:
 
 
 def _bfcl_version() -> str:
-    from importlib import metadata
-
     try:
         return metadata.version("bfcl-eval")
     except metadata.PackageNotFoundError:
@@ -263,8 +262,6 @@ def _says(text_words: set[str], text: str, phrase: str) -> bool:
 
 def routed_tools(evalset: Evalset, entry: Entry) -> list[str]:
     """The names of the tools `entry` needs, in its toolset's order."""
-    from loragate.families import get_families
-
     family = get_families()[entry.family]
     expect = evalset.expects[entry.id]
     needed = {spec.name for spec in family.referenced_calls(expect)}

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.stack import ResolvedStack, resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
@@ -62,6 +63,12 @@ from loragate.formats.runfolder import (
 )
 from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
+from loragate.generate.embedded import (
+    EMBEDDED,
+    embedded_checkpoint,
+    embedded_info,
+    embedded_name,
+)
 from loragate.generate.harness_apply import (
     AppliedVariant,
     harness_records,
@@ -74,7 +81,13 @@ from loragate.generate.prompt import (
     load_renderer,
     resolve_template,
 )
-from loragate.runners import PromptJob, Runner, RunnerSetup, get_backend
+from loragate.runners import (
+    PromptJob,
+    Runner,
+    RunnerSetup,
+    check_available,
+    get_backend,
+)
 
 
 @dataclass
@@ -187,8 +200,6 @@ def default_run_name(config: RunConfig, config_path: Path | None) -> str:
     """The run folder name: `name`, else the config file's stem, else the model's (the
     embedded model's name when the config names none: `loragate run` alone writes
     `runs/smollm2-135m`)."""
-    from loragate.generate.embedded import embedded_name
-
     if config.name:
         return config.name
     label = config_path.stem if config_path is not None else None
@@ -209,13 +220,6 @@ class _Model:
 
 
 def _resolve_model(config: RunConfig, backend: str) -> _Model:
-    from loragate.generate.embedded import (
-        EMBEDDED,
-        embedded_checkpoint,
-        embedded_info,
-        embedded_name,
-    )
-
     embedded = embedded_name(config.model, config.embedded)
     if embedded is not None:
         spec = EMBEDDED[embedded]
@@ -344,8 +348,6 @@ def plan_run(
 def _load_inputs(config: RunConfig, *, limit: int | None, families: list[str] | None) -> _Inputs:
     """The backend (its extra installed), the evalset and its selection, the model, the
     adapters (inspected) and, for a local backend, the chat renderer."""
-    from loragate.runners import check_available
-
     backend = resolve_backend(config.backend)
     check_available(backend)
     full = load_evalset(config.evalset)
@@ -461,9 +463,7 @@ class LazyRunner:
 
     def get(self) -> Runner:
         if self._runner is None:
-            from loragate.runners import get_runner
-
-            self._runner = get_runner(self.backend)(self.setup)
+            self._runner = runners.get_runner(self.backend)(self.setup)
         return self._runner
 
     def close(self) -> None:

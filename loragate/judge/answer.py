@@ -49,9 +49,9 @@ from loragate.judge.language import (
 )
 from loragate.judge.refusals import (
     REFUSAL_MAX_OTHER_WORDS,
-    _is_refusal,
     answer_cues,
     is_filler,
+    is_refusal,
 )
 from loragate.judge.text import clip, sentences, words
 
@@ -197,7 +197,7 @@ def answer_problem(answer: str, sources: Sequence[tuple[str, str]]) -> Verdict |
     for sentence in sentences(text):
         if is_filler(sentence, langs=cues.langs):
             kinds.append("filler")
-        elif _is_refusal(sentence, cues):
+        elif is_refusal(sentence, cues=cues):
             kinds.append("refusal")
         else:
             return None

@@ -262,6 +262,12 @@ def remember_language(text: str, language: str | None) -> None:
     _cache[text] = language
 
 
+def forget_languages() -> None:
+    """Forget every language `detect_language` remembered (a benchmark times detection,
+    not the memory of it)."""
+    _cache.clear()
+
+
 def is_unsupported(language: str | None) -> bool:
     """True for a detected language the judge has no cue lists for."""
     return language is not None and language not in supported()

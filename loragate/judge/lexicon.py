@@ -10,13 +10,13 @@ are maps, `<kind>.yaml`. A `.txt` file:
 - in a pattern kind, `{=name}` stands for the kind `name` of the same language as one
   group of alternatives, `(?:first|second|...)`: `{=done_verbs}` in `success.txt`.
 
-`KINDS` names every kind and what its entries are. Files are read once (cached) and
-checked when read: an unknown kind, a pattern Python's `re` cannot compile, a
-reference to a kind that does not exist or a word with blanks around it raises
-`CueError` naming the file and line (`check_all`; at run time a list is compiled as a
-whole, and only when that fails is each line compiled to name the bad one);
-`tests/test_cues.py` reads every file of every language, so a bad entry fails the
-tests, never a run.
+`KINDS` (the data file `cues/kinds.yaml`) names every kind and what its entries are.
+Files are read once (cached) and checked when read: an unknown kind, a pattern Python's
+`re` cannot compile, a reference to a kind that does not exist or a word with blanks
+around it raises `CueError` naming the file and line (`check_all`; at run time a list is
+compiled as a whole, and only when that fails is each line compiled to name the bad
+one); `tests/test_cues.py` reads every file of every language, so a bad entry fails
+the tests, never a run.
 
 A judge module asks for the union of several languages (`alternation(("en", "de"),
 "negation")`): the entries of each language in turn, so English entries keep their
@@ -29,135 +29,11 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import yaml
 
 Shape = Literal["words", "patterns", "map"]
-
-KINDS: dict[str, Shape] = {
-    # -- text.py: sentences, clauses, statements
-    "abbreviations": "words",
-    "clause_break": "patterns",
-    "statement_break": "patterns",
-    "statement_break_after_comma": "patterns",
-    "statement_negation": "patterns",
-    "mention_negation": "patterns",
-    "not_a_negation": "patterns",
-    "clause_link": "patterns",
-    # -- answer.py: refusals, filler, stop words
-    "stopwords": "words",
-    "filler": "patterns",
-    "refusal": "patterns",
-    "refusal_object": "patterns",
-    "continuation": "patterns",
-    # -- questions.py
-    "wh": "patterns",
-    "aux": "patterns",
-    "question_verb": "patterns",
-    "subject": "patterns",
-    "lead": "patterns",
-    "question_opener": "patterns",
-    "question_fragment": "patterns",
-    "inversion": "patterns",
-    "offer": "patterns",
-    "offer_opener": "patterns",
-    "offer_verbs": "patterns",
-    "choice": "patterns",
-    "or": "patterns",
-    "exclamation": "patterns",
-    "request": "patterns",
-    "you": "patterns",
-    "conditional": "patterns",
-    "permission_words": "words",
-    # -- claims: success, results, negation
-    "done_verbs": "patterns",
-    "state_words": "patterns",
-    "success": "patterns",
-    "negation": "patterns",
-    "negation_suffix": "patterns",
-    "condition": "patterns",
-    "modal": "patterns",
-    "not_a_problem": "patterns",
-    "recovered": "patterns",
-    "not_gerunds": "patterns",
-    "lead_in": "patterns",
-    "intent": "patterns",
-    "lookup_claim": "patterns",
-    "result": "patterns",
-    "record_state": "patterns",
-    "record_states": "patterns",
-    "currency": "patterns",
-    "confirmation": "patterns",
-    # -- claims: failures and non-actions
-    "negated": "patterns",
-    "failure_generic": "patterns",
-    "failure_strong": "patterns",
-    "failure_by_kind": "map",
-    "tool_words": "words",
-    "tool_word_forms": "map",
-    "common": "words",
-    "users_request": "patterns",
-    "action_verbs": "patterns",
-    "non_action_self_evident": "patterns",
-    "non_action": "patterns",
-    # -- claims: dates and answers despite a failure
-    "months": "map",
-    "contrast": "patterns",
-    "contrast_after_comma": "patterns",
-    "yes_no": "patterns",
-    "concessive": "patterns",
-    "not_an_answer": "patterns",
-    "asserts": "patterns",
-    "modal_words": "patterns",
-    # -- support.py and episodes: replies checked against tool results
-    "status_words": "words",
-    "status_synonyms": "map",
-    "write_verbs": "map",
-    "write_nouns": "map",
-    "done_openers": "words",
-    "name_stopwords": "words",
-    "fault_words": "map",
-    "hedge": "patterns",
-    "no_change": "patterns",
-    # -- abstention.py: declining where no tool fits (family H)
-    "decline": "patterns",
-    "ignorance": "patterns",
-    "decline_reason": "patterns",
-    "redirect": "patterns",
-    "capability_statement": "patterns",
-    "missing_tool": "patterns",
-    "policy_blame": "patterns",
-    "habitual": "patterns",
-    "live_states": "words",
-    "failure_report": "patterns",
-    "and": "patterns",
-    "root_suffixes": "words",
-    "generic_objects": "words",
-    "not_permitted": "patterns",
-    "not_a_claim": "patterns",
-    "state_verb": "patterns",
-    "measure_units": "patterns",
-    # -- unkept promises
-    "promise": "patterns",
-    # -- grounding.py: every statement of a final reply grounded in what was seen
-    "approximation": "patterns",
-    "time_units": "patterns",
-    "notify_claim": "patterns",
-    "decision_claim": "map",
-    "deferral": "patterns",
-    "self_future": "patterns",
-    "field_words": "map",
-    "part_done": "patterns",
-    "kind_words": "map",
-    "universal_any": "patterns",
-    "currency_codes": "map",
-    "past_state": "patterns",
-    "first_person": "patterns",
-    "still_state": "patterns",
-}
-"""Every cue kind and the shape of its entries: `words` (literal, folded words or
-phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML)."""
 
 _REFERENCE = re.compile(r"\{=([a-z_]+)\}")
 _MAX_DEPTH = 4
@@ -167,6 +43,28 @@ _LANG = re.compile(r"[a-z]{2,3}")
 
 class CueError(ValueError):
     """A cue file that cannot be used; the message names the file, the line and the fix."""
+
+
+def _read_kinds() -> dict[str, Shape]:
+    """`cues/kinds.yaml`: every kind and its shape (`CueError` for a shape not known)."""
+    text = resources.files("loragate.judge").joinpath("cues", "kinds.yaml").read_text("utf-8")
+    # libyaml's safe loader when present: read at import, 30x faster than pure Python
+    found = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    shapes = get_args(Shape)
+    bad = (
+        [f"{k}: {v}" for k, v in found.items() if v not in shapes]
+        if isinstance(found, dict)
+        else []
+    )
+    if not isinstance(found, dict) or bad:
+        raise CueError(f"cues/kinds.yaml: {bad or found!r}; map each kind to one of {shapes}")
+    return found
+
+
+KINDS: Mapping[str, Shape] = _read_kinds()
+"""Every cue kind and the shape of its entries: `words` (literal, folded words or
+phrases), `patterns` (regular-expression fragments, see the module doc), `map` (YAML);
+data, in `cues/kinds.yaml`."""
 
 
 def _folder(lang: str) -> Any:

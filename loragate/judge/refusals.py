@@ -75,12 +75,16 @@ def is_filler(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
     return not norm or answer_cues(langs or supported()).filler.match(norm) is not None
 
 
-def is_refusal(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
-    """True when `sentence` is a refusal or capability excuse with little else in it."""
-    return _is_refusal(sentence, answer_cues(langs or supported()))
+def is_refusal(
+    sentence: str, *, langs: tuple[str, ...] | None = None, cues: AnswerCues | None = None
+) -> bool:
+    """True when `sentence` is a refusal or capability excuse with little else in it
+    (`cues`: the cues of `langs` when the caller holds them already; see
+    `_refusal_with`)."""
+    return _refusal_with(sentence, cues or answer_cues(langs or supported()))
 
 
-def _is_refusal(sentence: str, cues: AnswerCues) -> bool:
+def _refusal_with(sentence: str, cues: AnswerCues) -> bool:
     """A sentence whose refusal part (the piece that holds a refusal pattern, with the
     pieces around it cut at but / however / so / ; / : / a dash) is joined by at most
     `REFUSAL_MAX_OTHER_WORDS` content words elsewhere: "I'm sorry, but I can't provide

@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from loragate.judge.claims import claim_cues
 from loragate.judge.evidence import (
     ASSERTS_RE,
     CUE_LANGS,
@@ -181,8 +182,6 @@ def unsupported_value(text: str, ev: Evidence) -> str | None:
     """The first value of `text` no evidence supports (see the module doc), or None.
     A clause that announces what the model will do ("I'll follow up by 17:00") is a
     plan, not a statement of a result."""
-    from loragate.judge.claims import claim_cues
-
     intent = claim_cues(CUE_LANGS).intent
     for _, clause in statement_clauses(text):
         if intent.search(clause):

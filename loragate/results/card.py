@@ -31,10 +31,13 @@ import yaml
 
 from loragate.common.errors import BadInput, MissingDependency
 from loragate.common.files import atomic_write_text
+from loragate.common.version import __version__
+from loragate.families import family_label, family_order, get_families
 from loragate.formats.records import RateStats
-from loragate.formats.runfolder import CHART_NAME, SURVIVAL_CHART_NAME
+from loragate.formats.runfolder import CHART_NAME, SURVIVAL_CHART_NAME, read_episodes_summary
 from loragate.results.compare import Comparison, compare_runs
 from loragate.results.compare_render import HINT_MARGIN_POINTS, fmt_detectable
+from loragate.results.episode_report import adapter_rows, hazard_table, survival_line
 from loragate.results.formatting import (
     UNPARSEABLE,
     fmt_p,
@@ -48,7 +51,10 @@ from loragate.results.formatting import (
     md_text,
 )
 from loragate.results.languages import unsupported_note
+from loragate.results.report import formats_line
+from loragate.results.robustness import robustness_markdown
 from loragate.results.runs import LoadedRun
+from loragate.score.aggregate import grouping_tags
 from loragate.stats.power import entries_to_detect
 from loragate.stats.reliability import percent, percent_floor, project
 
@@ -92,8 +98,6 @@ class Card:
 
 def model_index(run: LoadedRun, model_name: str) -> dict[str, Any]:
     """The Hub `model-index` of a run: one pass@1 metric (percent) per family, and overall."""
-    from loragate.results.report import family_label
-
     ev = run.summary.evalset
     metrics: list[dict[str, Any]] = []
     for fam, stats in run.stats.families.items():
@@ -139,9 +143,6 @@ def model_index(run: LoadedRun, model_name: str) -> dict[str, Any]:
 
 
 def _family_rows(run: LoadedRun) -> list[list[str]]:
-    from loragate.families import get_families
-    from loragate.results.report import family_label
-
     rows: list[list[str]] = []
     items: list[tuple[str, RateStats]] = list(run.stats.families.items())
     items.append(("overall", run.stats.overall))
@@ -170,8 +171,6 @@ def _call_lines(run: LoadedRun) -> list[str]:
     the serving stack it was judged as, the format mix, calls inside reasoning,
     samples cut off in their reasoning, reasoning tokens. Empty when there is nothing
     to say."""
-    from loragate.results.report import formats_line
-
     s, o = run.summary, run.stats.overall
     out: list[str] = []
     formats = formats_line(s, run.stats)
@@ -195,8 +194,6 @@ def _call_lines(run: LoadedRun) -> list[str]:
 def _tag_lines(run: LoadedRun, c: Comparison | None) -> list[str]:
     """pass@1 per grouping tag (e.g. BFCL category); with a baseline, paired like the
     families. Empty when the run's entries carry no grouping tag."""
-    from loragate.score.aggregate import grouping_tags
-
     tags = [t for t in grouping_tags(run.stats.tags) if run.stats.tags[t].entries > 0]
     if not tags:
         return []
@@ -388,9 +385,6 @@ def _projection_lines(run: LoadedRun, steps: Sequence[int], focus: str | None) -
 def _episode_lines(run: LoadedRun, chart: str | None) -> list[str]:
     """The adapter's episode figures, survival line (and chart) and hazard table, when
     the run has episodes."""
-    from loragate.formats.runfolder import read_episodes_summary
-    from loragate.results.episode_report import adapter_rows, hazard_table, survival_line
-
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None
     if summary is None or adapter is None:
@@ -428,8 +422,6 @@ def build_card(
     `survival_chart` that of the episodes' survival chart (`None`: none).
     Nothing in the output depends on the clock, so the same inputs give the same bytes.
     """
-    from loragate.common.version import __version__
-
     if not steps or any(n < 1 for n in steps):
         raise BadInput(
             f"--steps must be positive step counts, got {list(steps)}",
@@ -486,7 +478,6 @@ def build_card(
     tag_lines = _tag_lines(run, comparison)
     if tag_lines:
         lines += ["", *tag_lines]
-    from loragate.results.sensitivity import robustness_markdown
 
     robust = robustness_markdown(run.summary, run.adapter)
     if robust:
@@ -606,8 +597,6 @@ def write_chart(path: Path, runs: Sequence[LoadedRun]) -> None:
         raise MissingDependency(
             "matplotlib (for the card's chart)", "card", "pass --no-chart"
         ) from None
-    from loragate.results.report import family_label
-    from loragate.score.aggregate import family_order
 
     families = family_order(f for r in runs for f in r.stats.families)
     fig = Figure(figsize=(max(4.0, 1.1 * len(families) + 2.0), 3.6), dpi=100)

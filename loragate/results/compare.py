@@ -19,19 +19,22 @@ as a terminal table, Markdown or JSON.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from loragate.common.errors import BadInput, Problem
+from loragate.families import family_label, family_order
 from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel, format_rate
 from loragate.results.languages import unsupported_note
+from loragate.results.robustness import RobustnessRow, robustness_rows
 from loragate.results.runs import LoadedRun
-from loragate.results.sensitivity import RobustnessRow, robustness_rows
 from loragate.results.training_logs import ACCURACY_KEYS, LOSS_KEYS
+from loragate.score.aggregate import grouping_tags, rate_stats, summary_stack, with_call_figures
 from loragate.stats.paired import PairedTest, paired_test
 from loragate.stats.power import paired_power
 
@@ -156,9 +159,13 @@ class Comparison(BaseModel):
     robustness: list[RobustnessRow] = Field(default_factory=list)
     """Per family, each run's default and worst-variant figures (runs made with
     `--harness`, docs/harness.md); empty when no run has harness variants."""
-    headlines: list[str]
-    """One per non-baseline run: the contrast in one line."""
     notes: list[str] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def headlines(self) -> list[str]:
+        """One per non-baseline run: the contrast in one line (`headline`)."""
+        return [headline(self, j) for j in range(1, len(self.runs))]
 
     def family(self, name: str) -> FamilyRow:
         for row in self.families:
@@ -180,6 +187,33 @@ def _check_compatible(
     runs: Sequence[LoadedRun], intersect: bool
 ) -> tuple[list[str], list[str], list[str]]:
     """(common entry ids, dropped ids, notes); `BadInput` when runs cannot be paired."""
+    problems, notes = _evalset_problems(runs, intersect)
+    common, dropped, more = _entry_problems(runs, intersect)
+    problems += more
+    if problems:
+        raise BadInput(
+            "runs are not over the same entries; refusing to pair them",
+            problems,
+            fix="score both runs on the same entries, or pass --intersect",
+        )
+    if not common:
+        raise BadInput(
+            "the runs have no entry in common; nothing to compare",
+            fix="compare runs of the same evalset and entries",
+        )
+    if dropped:
+        notes.append(
+            f"--intersect: compared {len(common)} common entries, dropped {len(dropped)} "
+            f"that not every run has"
+        )
+    return sorted(common), dropped, notes + _scoring_notes(runs)
+
+
+def _evalset_problems(
+    runs: Sequence[LoadedRun], intersect: bool
+) -> tuple[list[Problem], list[str]]:
+    """(problems, notes) of runs scored on other versions of the baseline's evalset (a
+    note with `intersect`); `BadInput` for another evalset altogether."""
     base = runs[0]
     problems: list[Problem] = []
     notes: list[str] = []
@@ -190,27 +224,37 @@ def _check_compatible(
                 f"{r.label} was scored on evalset {b.name!r}, {base.label} on {a.name!r}: "
                 "entries of different evalsets cannot be paired; compare runs of one evalset"
             )
-        if (a.version, a.sha256) != (b.version, b.sha256):
-            what = (
-                f"version {a.version} vs {b.version}"
-                if a.version != b.version
-                else f"same version {a.version} but different content (sha256 {a.sha256[:12]} vs {b.sha256[:12]})"
+        if (a.version, a.sha256) == (b.version, b.sha256):
+            continue
+        what = (
+            f"version {a.version} vs {b.version}"
+            if a.version != b.version
+            else f"same version {a.version} but different content (sha256 {a.sha256[:12]} vs {b.sha256[:12]})"
+        )
+        if intersect:
+            notes.append(
+                f"evalset {what} ({base.label} vs {r.label}): compared by entry id; "
+                "an entry edited without a new id is compared as if unchanged"
             )
-            if intersect:
-                notes.append(
-                    f"evalset {what} ({base.label} vs {r.label}): compared by entry id; "
-                    "an entry edited without a new id is compared as if unchanged"
+        else:
+            problems.append(
+                Problem(
+                    str(r.run_dir),
+                    f"evalset {a.name}: {what} against the baseline {base.label}",
+                    field="summary.evalset",
+                    fix="re-score both runs on one evalset version, or pass --intersect "
+                    "to compare the common entries",
                 )
-            else:
-                problems.append(
-                    Problem(
-                        str(r.run_dir),
-                        f"evalset {a.name}: {what} against the baseline {base.label}",
-                        field="summary.evalset",
-                        fix="re-score both runs on one evalset version, or pass --intersect "
-                        "to compare the common entries",
-                    )
-                )
+            )
+    return problems, notes
+
+
+def _entry_problems(
+    runs: Sequence[LoadedRun], intersect: bool
+) -> tuple[set[str], list[str], list[Problem]]:
+    """(entry ids every run scored in the same family, the other ids, problems: ids in
+    different families or missing from a run, unless `intersect` drops them)."""
+    problems: list[Problem] = []
     id_sets = [set(r.records) for r in runs]
     common = set.intersection(*id_sets)
     # An id whose family differs between runs is not the same entry.
@@ -241,22 +285,12 @@ def _check_compatible(
                         "compare the common entries",
                     )
                 )
-    if problems:
-        raise BadInput(
-            "runs are not over the same entries; refusing to pair them",
-            problems,
-            fix="score both runs on the same entries, or pass --intersect",
-        )
-    if not common:
-        raise BadInput(
-            "the runs have no entry in common; nothing to compare",
-            fix="compare runs of the same evalset and entries",
-        )
-    if dropped:
-        notes.append(
-            f"--intersect: compared {len(common)} common entries, dropped {len(dropped)} "
-            f"that not every run has"
-        )
+    return common, dropped, problems
+
+
+def _scoring_notes(runs: Sequence[LoadedRun]) -> list[str]:
+    """Notes on runs scored differently: samples per entry, parse modes."""
+    notes: list[str] = []
     ks = {r.summary.samples_per_entry for r in runs}
     if len(ks) > 1:
         notes.append(
@@ -266,7 +300,7 @@ def _check_compatible(
     modes = {r.summary.parse_mode for r in runs}
     if len(modes) > 1:
         notes.append("runs were scored in different parse modes (strict vs repaired)")
-    return sorted(common), dropped, notes
+    return notes
 
 
 def _family_stats(
@@ -274,7 +308,6 @@ def _family_stats(
 ) -> RateStats | None:
     if not recompute:
         return run.stats.families.get(family)
-    from loragate.score.aggregate import rate_stats
 
     groups = [run.records[i] for i in ids if run.family_of.get(i) == family and i in run.records]
     if not groups:
@@ -285,7 +318,6 @@ def _family_stats(
 def _overall_stats(run: LoadedRun, ids: Sequence[str], recompute: bool) -> RateStats:
     if not recompute:
         return run.stats.overall
-    from loragate.score.aggregate import rate_stats
 
     groups = [run.records[i] for i in ids]
     return _with_figures(run, rate_stats(groups, run.stats.overall.k), groups)
@@ -296,8 +328,6 @@ def _with_figures(
 ) -> RateStats:
     """Recomputed rates with the format mix, reasoning and token figures of issue 22
     (summary schema 4 on; an older summary has none to show)."""
-    from loragate.score.aggregate import summary_stack, with_call_figures
-
     if run.summary.tool_call_format is None:
         return stats
     samples = [r for group in groups for r in group]
@@ -310,7 +340,6 @@ def _tag_stats(
     stats = None if recompute else run.stats.tags.get(tag)
     if stats is not None:
         return stats
-    from loragate.score.aggregate import rate_stats
 
     groups = [run.records[i] for i in tag_ids if i in run.records]
     return rate_stats(groups, run.stats.overall.k) if groups else None
@@ -326,8 +355,6 @@ def _tag_rows(
 ) -> tuple[list[TagRow], list[str]]:
     """A paired row per tag of `tags` (default: the grouping tags of the baseline), over
     the common entries `ids`."""
-    from loragate.score.aggregate import grouping_tags
-
     base = runs[0]
     members = base.summary.tag_entries
     wanted = grouping_tags(members) if tags is None else [t for t in tags if t in members]
@@ -462,19 +489,9 @@ def compare_runs(
             f"alpha must lie strictly between 0 and 1, got {alpha}",
             fix="pass --alpha between 0 and 1, e.g. 0.05",
         )
-    labels = [r.label for r in runs]
-    if len(set(labels)) < len(labels):
-        for r in runs:
-            r.label = r.ref.text
-        labels = [r.label for r in runs]
-        if len(set(labels)) < len(labels):
-            raise BadInput(
-                f"the same run is given twice: {', '.join(labels)}", fix="pass each run once"
-            )
+    runs = _distinct_labels(runs)
     ids, dropped, notes = _check_compatible(runs, intersect)
     recompute = bool(dropped)
-    from loragate.results.report import family_label
-    from loragate.score.aggregate import family_order
 
     base = runs[0]
     fam_names = family_order({base.family_of[i] for i in ids})
@@ -515,7 +532,7 @@ def compare_runs(
             "the runs were not made with the same harness variants: each worst variant is "
             "the worst of its own run's (rerun with the same --harness to compare them)"
         )
-    comparison = Comparison(
+    return Comparison(
         runs=[
             RunInfo(
                 label=r.label,
@@ -540,11 +557,24 @@ def compare_runs(
         tags=tag_rows,
         training=training_rows,
         robustness=robust,
-        headlines=[],
         notes=notes,
     )
-    comparison.headlines = [headline(comparison, j) for j in range(1, len(runs))]
-    return comparison
+
+
+def _distinct_labels(runs: Sequence[LoadedRun]) -> list[LoadedRun]:
+    """`runs` as given, or, when two share a label (two folders named `round2`), copies
+    labelled by their arguments as given (`a/round2`, `b/round2`); the caller's runs keep
+    their labels. `BadInput` when the same run is given twice."""
+    labels = [r.label for r in runs]
+    if len(set(labels)) == len(labels):
+        return list(runs)
+    relabelled = [dataclasses.replace(r, label=r.ref.text) for r in runs]
+    labels = [r.label for r in relabelled]
+    if len(set(labels)) < len(labels):
+        raise BadInput(
+            f"the same run is given twice: {', '.join(labels)}", fix="pass each run once"
+        )
+    return relabelled
 
 
 # -- formatting --------------------------------------------------------------------

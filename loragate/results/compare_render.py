@@ -6,6 +6,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
 from loragate.results.compare import Comparison, FamilyDelta, Flip
 from loragate.results.formatting import (
     MISSING,
@@ -21,6 +26,7 @@ from loragate.results.formatting import (
     md_text,
 )
 from loragate.results.gate_power import fmt_pt
+from loragate.results.robustness import robustness_text
 from loragate.stats.power import entries_to_detect
 
 if TYPE_CHECKING:
@@ -278,8 +284,6 @@ def _training_table(c: Comparison, terminal: bool = False) -> tuple[list[str], l
 def _robustness_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the harness robustness table: per family each run's default
     pass@1 -> its worst variant's (docs/harness.md)."""
-    from loragate.results.sensitivity import robustness_text
-
     suffix = "" if terminal else " default → worst"
     header = ["Family", *(f"{_short_label(c, j, terminal)}{suffix}" for j in range(len(c.runs)))]
     rows = [
@@ -376,10 +380,6 @@ def _terminal_tables(c: Comparison) -> list[RenderableType]:
     a second line). Two runs share one table; with three or more, a legend numbers the
     runs and the figures and the changes against the baseline get a table each, so no
     name or interval is cut."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
     rows = _family_rows(c, terminal=True)
     any_k = _any_k(c)
 
@@ -431,11 +431,6 @@ def _terminal_tables(c: Comparison) -> list[RenderableType]:
 
 def render_terminal(c: Comparison) -> RenderableType:
     """The comparison as a rich renderable (a group of tables and lines)."""
-    from rich import box
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
-
     parts: list[RenderableType] = [Text(_title(c), style="bold")]
     for r, h in zip(c.runs[1:], c.headlines, strict=True):
         who = f"{r.label} vs {c.baseline}: " if len(c.runs) > 2 else ""

@@ -9,9 +9,9 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from loragate.common.errors import MissingDependency
+from loragate.common.errors import BadInput, MissingDependency
 from loragate.common.files import atomic_write_text
-from loragate.formats.runfolder import SURVIVAL_CHART_NAME
+from loragate.formats.runfolder import SURVIVAL_CHART_NAME, read_episodes_summary
 from loragate.formats.trajectories import EpisodeAdapterSummary
 from loragate.results.runs import LoadedRun
 
@@ -20,9 +20,6 @@ COLORS = ("#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a")
 
 def episode_adapter(run: LoadedRun) -> EpisodeAdapterSummary | None:
     """The run adapter's episode figures, or None (no episodes, or none readable)."""
-    from loragate.common.errors import BadInput
-    from loragate.formats.runfolder import read_episodes_summary
-
     try:
         summary = read_episodes_summary(run.run_dir)
     except BadInput:

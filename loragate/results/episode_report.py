@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.table import Table
+
 from loragate.formats.trajectories import EpisodeAdapterSummary, EpisodesSummary, Rate
 from loragate.results.formatting import format_ci, format_rate, markdown_table
 
@@ -137,8 +139,6 @@ def episodes_markdown(summary: EpisodesSummary, *, level: int = 3) -> list[str]:
 
 def print_episodes(summary: EpisodesSummary, console: Console) -> None:
     """One rich table per adapter, its survival line and its hazard line."""
-    from rich.table import Table
-
     variants = len(summary.episode_ids)
     for name, adapter in summary.adapters.items():
         table = Table(

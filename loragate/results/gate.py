@@ -39,7 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
+from loragate.families import family_order, get_families
 from loragate.formats.records import RateStats
+from loragate.formats.runfolder import read_episodes_summary
 from loragate.formats.trajectories import Rate
 from loragate.formats.versions import GATE_SCHEMA_VERSION
 from loragate.results.compare import Comparison, FamilyDelta, compare_runs
@@ -53,10 +55,10 @@ from loragate.results.gate_rules import (
     pct,
 )
 from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
+from loragate.results.robustness import robustness
 from loragate.results.runs import LoadedRun
-from loragate.results.sensitivity import robustness
 
-Verdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
+GateVerdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
 EXIT_SHIP = 0
 EXIT_BLOCK = 1
 EXIT_INCONCLUSIVE = 6
@@ -185,10 +187,10 @@ class GatePolicy(BaseModel):
         )
 
 
-def load_policy(path: Path) -> GatePolicy:
+def load_policy(path: str | Path) -> GatePolicy:
     """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
     return load_yaml_model(
-        path,
+        Path(path),
         GatePolicy,
         what="gate policy",
         example="configs/gates/default.yaml",
@@ -218,7 +220,7 @@ class GateResult(BaseModel):
     exit_code: int
     """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
     notes: list[str] = Field(default_factory=list)
-    verdict: Verdict | None = None
+    verdict: GateVerdict | None = None
     """SHIP, BLOCK or INCONCLUSIVE; filled in from `passed` for version 1 and 2 files."""
     inconclusive: Literal["block", "warn"] = "block"
     confidence: float | None = None
@@ -239,8 +241,6 @@ class GateResult(BaseModel):
 
 
 def _check_families(policy: GatePolicy, present: list[str], policy_path: Path) -> None:
-    from loragate.families import get_families
-
     registry = get_families()
     problems: list[Problem] = []
     for name in policy.families:
@@ -357,8 +357,6 @@ def evaluate_gate(
     policy_path: Path = Path("policy.yaml"),
 ) -> GateResult:
     """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
-    from loragate.score.aggregate import family_order
-
     run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
 
     present = family_order(
@@ -381,14 +379,50 @@ def evaluate_gate(
             [baseline, run], alpha=policy.alpha, training=False, tags=list(by_tag)
         )
 
-    results: list[RuleResult] = []
-    notes: list[str] = language_notes
+    results = _group_rule_results(policy, run, comparison, by_tag, present, policy_path)
+    results += _run_rule_results(policy, run.stats.overall)
+    if policy.episodes is not None and policy.episodes.count():
+        results += _episode_rules(policy.episodes, run, policy_path)
+    notes = [*language_notes, *_outcome_notes(results, policy, present, policy_path)]
+    if comparison is not None:
+        notes += comparison.notes
+    verdict = _verdict(results, policy)
+    passed = verdict == "SHIP"
+    return GateResult(
+        policy=str(policy_path),
+        policy_name=policy.name,
+        run=comparison.runs[1].label if comparison is not None else run.label,
+        run_dir=str(run.run_dir),
+        adapter=run.adapter,
+        baseline=comparison.baseline if comparison is not None else None,
+        alpha=policy.alpha,
+        rules=results,
+        passed=passed,
+        exit_code={"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(verdict, EXIT_INCONCLUSIVE),
+        notes=notes,
+        verdict=verdict,
+        inconclusive=policy.inconclusive,
+        confidence=policy.confidence,
+    )
+
+
+def _group_rule_results(
+    policy: GatePolicy,
+    run: LoadedRun,
+    comparison: Comparison | None,
+    by_tag: dict[str, FamilyRules],
+    present: list[str],
+    policy_path: Path,
+) -> list[RuleResult]:
+    """The rules of every family present and every tag a rule names, on their figures
+    (and their deltas against the baseline, when there is one)."""
     robust = robustness(run.summary, run.adapter)
     groups: list[tuple[str | None, str | None, FamilyRules, RateStats]] = [
         (fam, None, policy.defaults.merged(policy.families.get(fam)), run.stats.families[fam])
         for fam in present
     ]
     groups += [(None, tag, rules, run.stats.tags[tag]) for tag, rules in by_tag.items()]
+    results: list[RuleResult] = []
     for family, tag, rules, stats in groups:
         facts = FamilyFacts(
             family=family,
@@ -404,8 +438,12 @@ def evaluate_gate(
             robust=robust.get(family) if family is not None else None,
         )
         results += _group_results(rules, facts, policy_path)
+    return results
 
-    overall = run.stats.overall
+
+def _run_rule_results(policy: GatePolicy, overall: RateStats) -> list[RuleResult]:
+    """The rules over the whole run (`RUN_RULES`: unparseable ceilings) the policy sets."""
+    results: list[RuleResult] = []
     for rule, counted in RUN_RULES.items():
         threshold = getattr(policy, rule)
         if threshold is None:
@@ -423,10 +461,15 @@ def evaluate_gate(
                 status="PASS" if frac <= threshold + _EPS else "FAIL",
             )
         )
+    return results
 
-    if policy.episodes is not None and policy.episodes.count():
-        results += _episode_rules(policy.episodes, run, policy_path)
 
+def _outcome_notes(
+    results: list[RuleResult], policy: GatePolicy, present: list[str], policy_path: Path
+) -> list[str]:
+    """What the verdict rests on: rules skipped and why, families a rule names that the
+    run lacks; `BadInput` when no rule could be evaluated (a gate that checks nothing
+    would ship anything)."""
     evaluated = [r for r in results if r.status != "SKIP"]
     if not evaluated:
         raise BadInput(
@@ -439,6 +482,7 @@ def evaluate_gate(
             + "; a gate that checks nothing would ship anything",
             fix="add rules that apply to this run (see configs/gates/default.yaml)",
         )
+    notes: list[str] = []
     harness_skipped = sum(r.status == "SKIP" and r.rule in HARNESS_RULES for r in results)
     skipped = len(results) - len(evaluated) - harness_skipped
     if skipped:
@@ -453,29 +497,10 @@ def evaluate_gate(
         notes.append(
             f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
         )
-    if comparison is not None:
-        notes += comparison.notes
-    verdict = _verdict(results, policy)
-    passed = verdict == "SHIP"
-    return GateResult(
-        policy=str(policy_path),
-        policy_name=policy.name,
-        run=run.label,
-        run_dir=str(run.run_dir),
-        adapter=run.adapter,
-        baseline=baseline.label if baseline is not None else None,
-        alpha=policy.alpha,
-        rules=results,
-        passed=passed,
-        exit_code={"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(verdict, EXIT_INCONCLUSIVE),
-        notes=notes,
-        verdict=verdict,
-        inconclusive=policy.inconclusive,
-        confidence=policy.confidence,
-    )
+    return notes
 
 
-def _verdict(results: list[RuleResult], policy: GatePolicy) -> Verdict:
+def _verdict(results: list[RuleResult], policy: GatePolicy) -> GateVerdict:
     """BLOCK on a failed rule; INCONCLUSIVE on an undecided rule under `inconclusive:
     block`, or when no rule passed at all (`warn` never ships a round nothing
     checked); SHIP otherwise."""
@@ -529,8 +554,6 @@ def _episode_floor(rule: str, threshold: float, rate: Rate) -> RuleResult:
 
 def _episode_rules(rules: EpisodeRules, run: LoadedRun, policy_path: Path) -> list[RuleResult]:
     """The episode floors of `rules` on the run's `episodes_summary.json`."""
-    from loragate.formats.runfolder import read_episodes_summary
-
     summary = read_episodes_summary(run.run_dir)
     adapter = summary.adapters.get(run.adapter) if summary is not None else None
     if adapter is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from loragate.results.formatting import fmt_points
-from loragate.results.sensitivity import Robustness, worst_cell
+from loragate.results.robustness import Robustness, worst_cell
 
 HARNESS_RULES = ("min_pass_at_1_worst_variant", "max_drop_vs_default")
 """Rules on the harness sensitivity table, in the order the gate lists them."""

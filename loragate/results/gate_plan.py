@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from loragate.families import family_order
 from loragate.results.gate import FamilyRules, GatePolicy, tag_rules
 from loragate.results.gate_power import (
     RuleView,
@@ -36,8 +37,6 @@ class _Scored(Protocol):
 
 def group_sizes(entries: Iterable[_Scored]) -> tuple[dict[str, int], dict[str, int]]:
     """Entries per family (in letter order) and per tag, as a run would score them."""
-    from loragate.score.aggregate import family_order
-
     fams: Counter[str] = Counter()
     tags: Counter[str] = Counter()
     for e in entries:

@@ -6,6 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
 from loragate.results.formatting import Raw, markdown_table, md_cell
 from loragate.results.gate import GateResult, RuleResult
 
@@ -104,10 +109,6 @@ def render_markdown(result: GateResult) -> str:
 
 def render_terminal(result: GateResult) -> RenderableType:
     """The rule table as a rich renderable."""
-    from rich import box
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
 
     # The result comes first so that a narrow terminal can never cut it off.
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)

@@ -36,7 +36,7 @@ from loragate.results.gate_power import (
     point_view,
     significance_view,
 )
-from loragate.results.sensitivity import Robustness
+from loragate.results.robustness import Robustness
 
 RuleStatus = Literal["PASS", "FAIL", "INCONCLUSIVE", "SKIP"]
 _EPS = 1e-12

@@ -10,7 +10,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from loragate.families import get_families
+from rich.table import Table
+
+from loragate.families import family_label
 from loragate.formats.records import (
     AdapterSummary,
     RateStats,
@@ -19,6 +21,7 @@ from loragate.formats.records import (
     TokenStats,
 )
 from loragate.formats.trajectories import EpisodesSummary
+from loragate.results.episode_report import episodes_markdown
 from loragate.results.formatting import (
     UNPARSEABLE,
     Raw,
@@ -31,6 +34,7 @@ from loragate.results.formatting import (
     shorten,
 )
 from loragate.results.languages import languages_line, unsupported_note
+from loragate.results.robustness import sensitivity_markdown, sensitivity_terminal
 from loragate.score.aggregate import missing_entries
 
 if TYPE_CHECKING:
@@ -40,12 +44,6 @@ MAX_FAILING_ENTRIES = 50
 """Failing entries listed per adapter in `report.md`; the rest are in results.jsonl."""
 OUTPUT_CHARS = 80
 DETAIL_CHARS = 100
-
-
-def family_label(name: str) -> tuple[str, str]:
-    """(letter, name) of a family; `?` for a family this installation does not know."""
-    fam = get_families().get(name)
-    return (fam.letter if fam is not None else "?", name)
 
 
 def _k_columns(k: int) -> bool:
@@ -222,8 +220,6 @@ def render_markdown(
     failure reasons, the harness sensitivity table, missing entries and the failing
     entries (`results`: the default harness's); then, when the run has `episodes`, their
     figures, survival curve and hazard table per adapter."""
-    from loragate.results.sensitivity import sensitivity_markdown
-
     ev = summary.evalset
     by_adapter: dict[str, list[ResultRecord]] = defaultdict(list)
     for r in results:
@@ -291,8 +287,6 @@ def render_markdown(
         if failing:
             out += ["", "### Failing entries", "", *failing]
     if episodes is not None and episodes.adapters:
-        from loragate.results.episode_report import episodes_markdown
-
         out += [
             "",
             "## Episodes",
@@ -311,10 +305,6 @@ def render_markdown(
 def print_summary(summary: Summary, console: Console) -> None:
     """Print one rich table per adapter: families, overall, faults; then its harness
     sensitivity table when the run has variants."""
-    from rich.table import Table
-
-    from loragate.results.sensitivity import sensitivity_terminal
-
     ev = summary.evalset
     for name, adapter in summary.adapters.items():
         k = adapter.overall.k
@@ -383,7 +373,6 @@ __all__ = [
     "MAX_FAILING_ENTRIES",
     "call_columns",
     "failing_table_markdown",
-    "family_label",
     "family_table_markdown",
     "fault_table_markdown",
     "formats_line",

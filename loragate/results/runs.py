@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +43,10 @@ def parse_run_ref(text: str) -> RunRef:
     return RunRef(text=text, run_dir=Path(run), adapter=adapter)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadedRun:
-    """One (run folder, adapter) side of a comparison, with its scored samples."""
+    """One (run folder, adapter) side of a comparison, with its scored samples. Frozen:
+    whoever shows it under another label makes a copy (`dataclasses.replace`)."""
 
     ref: RunRef
     label: str
@@ -125,10 +127,15 @@ def check_adapter(run_dir: Path, summary: Summary, adapter: str) -> str:
     return adapter
 
 
-def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
-    """Load a run folder's summary and one adapter's results; `BadInput` when unusable."""
-    if isinstance(ref, str):
-        ref = parse_run_ref(ref)
+def load_run(
+    ref: RunRef | str | PathLike[str], training_log: str | PathLike[str] | None = None
+) -> LoadedRun:
+    """One adapter's side of a run folder: `RUN` (a folder of one adapter) or
+    `RUN:ADAPTER`, its summary and scored samples, and the training log of that round
+    (`training_log`, else the one the summary or the adapter's folder holds). `BadInput`
+    when the folder is not a scored run or the adapter is not in it."""
+    if not isinstance(ref, RunRef):
+        ref = parse_run_ref(str(ref))
     summary = read_summary(check_run_dir(ref))
     names = list(summary.adapters)
     if ref.adapter is None:
@@ -141,7 +148,8 @@ def load_run(ref: RunRef | str, training_log: Path | None = None) -> LoadedRun:
         adapter = names[0]
     else:
         adapter = check_adapter(ref.run_dir, summary, ref.adapter)
-    return loaded_run(ref, summary, adapter, read_results(ref.run_dir), training_log)
+    log = Path(training_log) if training_log is not None else None
+    return loaded_run(ref, summary, adapter, read_results(ref.run_dir), log)
 
 
 def loaded_run(

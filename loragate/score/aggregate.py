@@ -22,13 +22,14 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import reasoning_prefix
 from loragate.common.errors import BadInput, Problem
 from loragate.evalset.load import Evalset
-from loragate.families import get_families
+from loragate.families import family_order
 from loragate.formats.records import (
     FAULT_KINDS,
     AdapterSummary,
@@ -45,13 +46,6 @@ ParseMode = Literal["strict", "repaired"]
 
 _REASON_ORDER = {code.value: i for i, code in enumerate(ReasonCode)}
 _GROUPING_TAG = re.compile(r"[^:\s]+:\S+")
-
-
-def family_order(names: Iterable[str]) -> list[str]:
-    """`names` in registry order (A..G, then plugins), unknown names last, sorted."""
-    registry = list(get_families())
-    rank = {name: i for i, name in enumerate(registry)}
-    return sorted(set(names), key=lambda n: (rank.get(n, len(rank)), n))
 
 
 def grouping_tags(tags: Iterable[str]) -> list[str]:
@@ -130,6 +124,37 @@ def summarize(
     """
     if k is not None and k < 1:
         raise BadInput(f"`k` must be at least 1, got {k}", fix="pass --k 1 or more")
+    by_adapter = _by_adapter(evalset, results)
+    sizes = [len(s) for per_entry in by_adapter.values() for s in per_entry.values()]
+    samples_per_entry = max(sizes, default=0)
+    if k is None:
+        k = min(sizes, default=1)
+    groups = _Groups(
+        families=family_order(e.family for e in evalset.entries),
+        faults=[f for f in FAULT_KINDS if any(e.fault == f for e in evalset.entries)],
+        tags=sorted({t for e in evalset.entries for t in e.tags}),
+    )
+    return Summary(
+        evalset=EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256),
+        parse_mode=parse_mode,
+        tool_call_format=stack.call_format,
+        reasoning_parser=stack.reasoning_parser,
+        stack=stack.describe(),
+        samples_per_entry=samples_per_entry,
+        entry_ids=sorted(evalset.by_id),
+        adapters={
+            adapter: _adapter_summary(evalset, per_entry, groups, k, stack)
+            for adapter, per_entry in by_adapter.items()
+        },
+        tag_entries=_tag_entries(evalset),
+    )
+
+
+def _by_adapter(
+    evalset: Evalset, results: Iterable[ResultRecord]
+) -> dict[str, dict[str, list[ResultRecord]]]:
+    """Adapter (in the order of its first result) -> entry id -> its samples; `BadInput`
+    when a result names an entry the evalset does not have."""
     by_adapter: dict[str, dict[str, list[ResultRecord]]] = {}
     unknown: list[str] = []
     for r in results:
@@ -152,76 +177,75 @@ def summarize(
                 for eid in shown[:50]
             ],
         )
+    return by_adapter
 
-    sizes = [len(s) for per_entry in by_adapter.values() for s in per_entry.values()]
-    samples_per_entry = max(sizes, default=0)
-    if k is None:
-        k = min(sizes, default=1)
 
-    families = family_order(e.family for e in evalset.entries)
-    faults = [f for f in FAULT_KINDS if any(e.fault == f for e in evalset.entries)]
-    tags = sorted({t for e in evalset.entries for t in e.tags})
+@dataclass(frozen=True)
+class _Groups:
+    """The rows of a summary: the evalset's families (registry order), the fault kinds
+    it has variants of, its tags (sorted)."""
 
-    adapters: dict[str, AdapterSummary] = {}
-    for adapter, per_entry in by_adapter.items():
-        by_family: dict[str, list[EntryCounts]] = {f: [] for f in families}
-        by_fault: dict[str, list[EntryCounts]] = {f: [] for f in faults}
-        by_tag: dict[str, list[EntryCounts]] = {t: [] for t in tags}
-        reasons: Counter[str] = Counter()
-        languages: Counter[str] = Counter()
-        unsupported: Counter[str] = Counter()
-        counted = {entry_id: entry_counts(samples) for entry_id, samples in per_entry.items()}
-        by_entry_family: dict[str, list[str]] = defaultdict(list)
-        for entry in evalset.entries:
-            samples = per_entry.get(entry.id)
-            if not samples:
-                continue
-            by_entry_family[entry.family].append(entry.id)
-            counts = counted[entry.id]
-            by_family[entry.family].append(counts)
-            if entry.fault is not None:
-                by_fault[entry.fault].append(counts)
-            for tag in dict.fromkeys(entry.tags):  # a tag written twice counts once
-                by_tag[tag].append(counts)
-            if counts[1] < counts[0]:
-                reasons.update(r.verdict.reason.value for r in samples if not r.verdict.passed)
-                unsupported[entry.family] += sum(
-                    r.verdict.reason is ReasonCode.unsupported_language for r in samples
-                )
-            languages.update(r.language for r in samples if r.language is not None)
-        samples_of = {
-            f: [r for e in by_entry_family.get(f, []) for r in per_entry[e]] for f in families
-        }
-        adapters[adapter] = AdapterSummary(
-            overall=with_call_figures(
-                rate_stats_of_counts(list(counted.values()), k),
-                [r for rs in per_entry.values() for r in rs],
-                stack,
-            ),
-            families={
-                f: with_call_figures(rate_stats_of_counts(by_family[f], k), samples_of[f], stack)
-                for f in families
-            },
-            formats=format_counts(r for rs in per_entry.values() for r in rs),
-            faults={f: rate_stats_of_counts(by_fault[f], k) for f in faults},
-            tags={t: rate_stats_of_counts(by_tag[t], k) for t in tags},
-            reasons=dict(
-                sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
-            ),
-            languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
-            unsupported_language={f: unsupported[f] for f in families if unsupported[f]},
-        )
+    families: list[str]
+    faults: list[str]
+    tags: list[str]
 
-    return Summary(
-        evalset=EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256),
-        parse_mode=parse_mode,
-        tool_call_format=stack.call_format,
-        reasoning_parser=stack.reasoning_parser,
-        stack=stack.describe(),
-        samples_per_entry=samples_per_entry,
-        entry_ids=sorted(evalset.by_id),
-        adapters=adapters,
-        tag_entries=_tag_entries(evalset),
+
+def _adapter_summary(
+    evalset: Evalset,
+    per_entry: dict[str, list[ResultRecord]],
+    groups: _Groups,
+    k: int,
+    stack: ServingStack,
+) -> AdapterSummary:
+    """One adapter's figures: overall and per family (with the call figures), per fault
+    and tag, failing reasons, the format mix and the reply languages."""
+    families = groups.families
+    by_family: dict[str, list[EntryCounts]] = {f: [] for f in families}
+    by_fault: dict[str, list[EntryCounts]] = {f: [] for f in groups.faults}
+    by_tag: dict[str, list[EntryCounts]] = {t: [] for t in groups.tags}
+    reasons: Counter[str] = Counter()
+    languages: Counter[str] = Counter()
+    unsupported: Counter[str] = Counter()
+    counted = {entry_id: entry_counts(samples) for entry_id, samples in per_entry.items()}
+    by_entry_family: dict[str, list[str]] = defaultdict(list)
+    for entry in evalset.entries:
+        samples = per_entry.get(entry.id)
+        if not samples:
+            continue
+        by_entry_family[entry.family].append(entry.id)
+        counts = counted[entry.id]
+        by_family[entry.family].append(counts)
+        if entry.fault is not None:
+            by_fault[entry.fault].append(counts)
+        for tag in dict.fromkeys(entry.tags):  # a tag written twice counts once
+            by_tag[tag].append(counts)
+        if counts[1] < counts[0]:
+            reasons.update(r.verdict.reason.value for r in samples if not r.verdict.passed)
+            unsupported[entry.family] += sum(
+                r.verdict.reason is ReasonCode.unsupported_language for r in samples
+            )
+        languages.update(r.language for r in samples if r.language is not None)
+    samples_of = {
+        f: [r for e in by_entry_family.get(f, []) for r in per_entry[e]] for f in families
+    }
+    return AdapterSummary(
+        overall=with_call_figures(
+            rate_stats_of_counts(list(counted.values()), k),
+            [r for rs in per_entry.values() for r in rs],
+            stack,
+        ),
+        families={
+            f: with_call_figures(rate_stats_of_counts(by_family[f], k), samples_of[f], stack)
+            for f in families
+        },
+        formats=format_counts(r for rs in per_entry.values() for r in rs),
+        faults={f: rate_stats_of_counts(by_fault[f], k) for f in groups.faults},
+        tags={t: rate_stats_of_counts(by_tag[t], k) for t in groups.tags},
+        reasons=dict(
+            sorted(reasons.items(), key=lambda kv: (-kv[1], _REASON_ORDER.get(kv[0], 99)))
+        ),
+        languages=dict(sorted(languages.items(), key=lambda kv: (-kv[1], kv[0]))),
+        unsupported_language={f: unsupported[f] for f in families if unsupported[f]},
     )
 
 
@@ -321,7 +345,6 @@ def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[s
 __all__ = [
     "ParseMode",
     "entry_counts",
-    "family_order",
     "format_counts",
     "grouping_tags",
     "missing_entries",

@@ -4,7 +4,7 @@
 generations set against the evalset first (unknown ids, duplicates, missing entries)
 and scores it; `score_run` also summarises, and `write_scored` writes `results.jsonl`
 and `summary.json` into a run folder without ever leaving it half-written (with any
-files a later stage hands it, such as the report: `loragate.run.finish_run`).
+files a later stage hands it, such as the report: `loragate.evaluation.finish_run`).
 
 Scorers are pure functions of (entry, expect, parsed output, the entry's toolset, policy) and must
 never raise. When one does anyway it is a bug in that family, not bad input: it
@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.reasoning import split_reasoning
@@ -373,7 +375,6 @@ def _want_progress(n: int, progress: bool | None) -> bool:
         return progress
     if n < PROGRESS_MIN_RECORDS:
         return False
-    from rich.console import Console
 
     return Console(stderr=True).is_terminal
 
@@ -452,8 +453,6 @@ def _progress(total: int, wanted: bool | None) -> Iterator[Callable[[int], None]
     if not _want_progress(total, wanted):
         yield lambda n: None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     with Progress(
         "[progress.description]{task.description}",

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.families import family_order
 from loragate.formats.records import (
     FamilySensitivity,
     HarnessSummary,
@@ -34,7 +35,6 @@ from loragate.score.aggregate import (
     EntryCounts,
     ParseMode,
     entry_counts,
-    family_order,
     rate_stats_of_counts,
     summarize,
 )

@@ -2,7 +2,7 @@
 
 Each run folder is planned with `plan_run` (the cache keys and layout of `loragate
 run`), the pending jobs of all of them are generated on Ray (`loragate.sweep.ray_stage`),
-and then every run folder is finished by `loragate.run.run` itself, whose cache now
+and then every run folder is finished by `loragate.evaluation.run` itself, whose cache now
 holds everything (no runner starts; no episodes, which do not run on Ray), so a sweep's
 run folders and verdicts are those of `run`. `sweep.json` and `sweep.md` go
 into the sweep's folder.
@@ -17,9 +17,14 @@ from pathlib import Path
 from typing import TextIO
 
 from loragate.common.files import atomic_write_text
+from loragate.common.locking import writing
 from loragate.common.third_party import third_party_output
+from loragate.evaluation import run as run_one
 from loragate.formats.records import GenerationRecord
+from loragate.generate.pipeline import plan_run
+from loragate.sweep import ray_stage
 from loragate.sweep.logs import SWEEP_LOG
+from loragate.sweep.ray_stage import import_ray
 from loragate.sweep.spec import SweepConfig, SweepRun, run_configs, sweep_out
 from loragate.sweep.summary import SweepSummary, render_sweep_markdown, summarize_sweep
 
@@ -53,11 +58,6 @@ def run_sweep(
     sweep's folder (`third_party_output`) while they run; the callback is handed the
     stream to the terminal for loragate's own progress (and None... afterwards: see
     `loragate.common.third_party`)."""
-    from loragate.common.locking import writing
-    from loragate.generate.pipeline import plan_run
-    from loragate.run import run as run_one
-    from loragate.sweep.ray_stage import generate_on_ray, import_ray
-
     runs = run_configs(sweep, source)
     # The pre-flight, before any folder is made: every evalset, adapter, backend extra
     # (and Ray, when anything is to be generated) is there.
@@ -78,7 +78,7 @@ def run_sweep(
                 quiet_third_party(terminal)
             if on_planned is not None:
                 on_planned(jobs, cached)
-            generated = generate_on_ray(plans, sweep.cluster, on_records=on_records)
+            generated = ray_stage.generate_on_ray(plans, sweep.cluster, on_records=on_records)
         for run in runs:  # everything is cached now: no runner starts
             run_one(run.config, episodes=False, lock=False)
     out = sweep_out(sweep)

@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.common.errors import MissingDependency
 from loragate.formats.records import GenerationRecord
 from loragate.generate.pipeline import CacheAppender, RunPlan
@@ -54,12 +55,10 @@ class GenerateActor:
         self._runners: dict[EngineKey, Any] = {}
 
     def _runner(self, run: int) -> Any:
-        from loragate.runners import get_runner
-
         backend, setup = self._engines[run]
         key = _engine_key(backend, setup)
         if key not in self._runners:
-            self._runners[key] = get_runner(backend)(setup)
+            self._runners[key] = runners.get_runner(backend)(setup)
         return self._runners[key]
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from loragate.families import family_order
 from loragate.formats.records import RateStats
 from loragate.formats.runfolder import read_summary
 from loragate.formats.versions import SWEEP_SCHEMA_VERSION
@@ -90,8 +91,6 @@ def summarize_sweep(run_dirs: Sequence[tuple[str, Path]], baseline: str | None) 
 
 def render_sweep_markdown(summary: SweepSummary) -> str:
     """`sweep.md`: a ranked adapter x family table per evalset, then the paired deltas."""
-    from loragate.score.aggregate import family_order
-
     lines = ["# loragate sweep", ""]
     for evalset, rows in summary.evalsets.items():
         families = family_order({f for r in rows for f in r.families})

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from loragate.evalset.load import load_evalset
-from loragate.run import finish_run
+from loragate.evaluation import finish_run
 
 pytestmark = pytest.mark.slow
 

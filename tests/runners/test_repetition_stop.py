@@ -14,7 +14,7 @@ from loragate.common.errors import BadInput
 from loragate.formats.manifest import sampling_identity
 from loragate.formats.sampling import RepetitionStop
 from loragate.generate.config import RunConfig, load_config
-from loragate.runners._base import cut_generation, repeats_at_end
+from loragate.runners._runner import cut_generation, repeats_at_end
 
 RULE = RepetitionStop(min_pattern=2, max_pattern=5, min_count=3)
 
@@ -97,7 +97,7 @@ def test_cache_keys_without_the_rule_are_unchanged() -> None:
 
 
 def test_the_openai_request_carries_vllms_field() -> None:
-    from loragate.runners._base import PromptJob
+    from loragate.runners._runner import PromptJob
     from loragate.runners.openai import OpenAIRunner
 
     job = PromptJob("A-1", "base", 0, "p", [{"role": "user", "content": "hi"}], "0" * 64, "k")

@@ -70,9 +70,9 @@ def test_sweep_equals_run_and_reruns_free(
     three_adapters: dict[str, Path],
     tmp_path: Path,
 ) -> None:
+    from loragate.evaluation import finish_run
     from loragate.generate.pipeline import execute_run, plan_run
     from loragate.results.runs import load_run
-    from loragate.run import finish_run
     from loragate.sweep.orchestrate import run_sweep
 
     sweep = _sweep(tiny_model, mini_evalset, three_adapters, tmp_path / "sweep")

@@ -13,10 +13,6 @@ from loragate.common.errors import BadInput
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.generate.prompt import ChatRenderer, renderer_from_template
 from loragate.training.data import (
-    CurriculumSpec,
-    DataConfig,
-    LeakageConfig,
-    SourceSpec,
     load_source,
     mix_table,
     prepare_data,
@@ -25,6 +21,7 @@ from loragate.training.data import (
     tokenize_example,
     upweight,
 )
+from loragate.training.data_spec import CurriculumSpec, DataConfig, LeakageConfig, SourceSpec
 from loragate.training.sources import xlam_example, xlam_tool
 
 XLAM_ROWS: list[dict[str, Any]] = [

@@ -13,7 +13,8 @@ from loragate.calls.parsing import ServingStack, parse_output
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.generate.prompt import renderer_from_template
 from loragate.training.curriculum import generate_curriculum, load_curriculum
-from loragate.training.data import SourceSpec, related_tools, shaped_messages
+from loragate.training.data import related_tools, shaped_messages
+from loragate.training.data_spec import SourceSpec
 from loragate.training.sft import load_recipe, recipe_stack
 
 REPO = Path(__file__).resolve().parent.parent.parent

@@ -8,4 +8,14 @@ Part of the episodes layer.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from typing import TYPE_CHECKING
+
+from loragate.common.faces import lazy_face
+
+if TYPE_CHECKING:
+    from loragate.episodes.servers.pool import ToolServers
+
+__all__ = ["ToolServers"]
+
+if not TYPE_CHECKING:  # each name imported on first use (loragate.common.faces)
+    __getattr__, __dir__ = lazy_face(__name__)

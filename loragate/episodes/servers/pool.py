@@ -33,7 +33,7 @@ from typing import Any
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.names import child_path
-from loragate.common.text import without_surrogates
+from loragate.common.surrogates import without_surrogates
 from loragate.episodes.servers.base import (
     SERVER_CRASH,
     Connection,
@@ -44,6 +44,7 @@ from loragate.episodes.servers.base import (
     log_tail,
 )
 from loragate.episodes.servers.http import HttpConnection
+from loragate.episodes.servers.mcp import McpStdioConnection
 from loragate.formats.evalset import HttpServerConfig, ToolServerConfig
 
 
@@ -123,8 +124,6 @@ class ToolServers:
             if isinstance(config, HttpServerConfig):
                 conn = HttpConnection(name, config)
             else:
-                from loragate.episodes.servers.mcp import McpStdioConnection
-
                 conn = McpStdioConnection(name, config, root=self.root, log=self.log_path(name))
         except BadInput as exc:
             self._broken[name] = exc  # a server that failed to start is not started again
@@ -221,7 +220,6 @@ class ToolServers:
             if isinstance(config, HttpServerConfig):
                 HttpConnection(name, config).probe()
                 continue
-            from loragate.episodes.servers.mcp import McpStdioConnection
 
             with tempfile.TemporaryDirectory(prefix="loragate-preflight-") as tmp:
                 conn = McpStdioConnection(

@@ -24,10 +24,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from loragate.common.errors import BadInput
+from loragate.episodes.episodes_file import load_episodes
+from loragate.episodes.loop import read_steps
+from loragate.formats.runfolder import read_episodes_summary, read_jsonl
+from loragate.formats.trajectories import EPISODE_RESULTS, TRAJECTORIES, TrajectoryResult
 
 
 class Side(Protocol):
-    """What the episodes payload reads of a page's side (`view.data.Side`)."""
+    """What the episodes payload reads of a page's side (`view.page_data.Side`)."""
 
     @property
     def run_dir(self) -> Path: ...
@@ -45,10 +49,6 @@ MAX_RESULT_CHARS = 4000
 
 def episode_data(sides: Sequence[Side], text_index: Callable[[str], int]) -> dict[str, Any] | None:
     """The episodes payload of the page, or None when no side ran episodes."""
-    from loragate.episodes.loop import read_steps
-    from loragate.formats.runfolder import read_episodes_summary, read_jsonl
-    from loragate.formats.trajectories import EPISODE_RESULTS, TRAJECTORIES, TrajectoryResult
-
     variants: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     rows: list[list[Any]] = []
@@ -131,8 +131,6 @@ def episode_data(sides: Sequence[Side], text_index: Callable[[str], int]) -> dic
 
 def add_tasks(payload: dict[str, Any], evalset: Any) -> None:
     """Fill each variant's `task` (the user's messages) from the evalset's episodes."""
-    from loragate.episodes.load import load_episodes
-
     try:
         episodes = load_episodes(evalset)
     except BadInput:

@@ -1,7 +1,7 @@
 """The `loragate view` page: one static HTML file, scripts, styles and data inline.
 
 The page is `templates/view.html` with `templates/view.css`, `templates/view.js` and
-the data of `loragate.results.view.data` filled in. It works from `file://` without a network:
+the data of `loragate.results.view.page_data` filled in. It works from `file://` without a network:
 the Content-Security-Policy allows no fetch, form, frame or external resource, and
 only the page's own script and style (by sha256). The data goes into one
 `<script type="application/json">` element; `<`, `>`, `&`, U+2028 and U+2029 are
@@ -80,7 +80,7 @@ def content_security_policy(script: str, style: str) -> str:
 
 
 def render_view(data: dict[str, Any]) -> str:
-    """The whole page for `data` (as built by `loragate.results.view.data.view_data`)."""
+    """The whole page for `data` (as built by `loragate.results.view.page_data.view_data`)."""
     script = _template("view.js")
     style = _template("view.css")
     page = Template(_template("view.html"))

@@ -1,5 +1,5 @@
 """Reading an evalset's `episodes.jsonl`: every line parsed as an `EpisodeSpec`
-(`episodes.definitions`), checked against the evalset (`episodes.checks`) and expanded
+(`episodes.definitions`), checked against the evalset (`episodes.validation`) and expanded
 into its variants; every problem of the file reported at once."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from pydantic import ValidationError
 
 from loragate.common.errors import BadInput, Problem, validation_problems
 from loragate.common.jsonl import read_objects
-from loragate.episodes.checks import episode_problems
 from loragate.episodes.definitions import (
     EPISODES_FILE,
     Episode,
@@ -19,6 +18,7 @@ from loragate.episodes.definitions import (
     EpisodeSpec,
     expand,
 )
+from loragate.episodes.validation import episode_problems
 from loragate.evalset.load import Evalset
 from loragate.formats.versions import EPISODE_FORMAT_VERSION
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
+from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
@@ -27,12 +28,13 @@ from loragate.episodes.definitions import (
     ServerBackend,
     select_episodes,
 )
-from loragate.episodes.load import load_episodes
+from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.loop import (
     STEP_SEPARATOR,
     KeyFn,
     SeedFn,
     first_round_jobs,
+    read_trajectory_input,
     run_episodes,
     write_episode_results,
 )
@@ -43,6 +45,7 @@ from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
 from loragate.formats.records import EvalsetRef, GenerationRecord
 from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
 from loragate.generate.config import RunConfig
+from loragate.generate.embedded import EMBEDDED, embedded_name
 from loragate.generate.pipeline import LazyRunner, RunPlan
 from loragate.runners import PromptJob, Runner, Sink
 
@@ -72,7 +75,6 @@ def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
     only what its generations file holds); None for none."""
     if config.episodes is not None:
         return pick_episodes(evalset, config.episodes) if config.episodes != 0 else None
-    from loragate.generate.embedded import EMBEDDED, embedded_name
 
     name = embedded_name(config.model, config.embedded)
     count = EMBEDDED[name].episodes if name is not None and config.backend != "replay" else 0
@@ -216,9 +218,7 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
     played through once, in a scratch folder (the simulator is deterministic, so the run
     takes the same steps); an episode with a tool server (whose answers are not known
     before the run) must at least not end its script on a tool call."""
-    from loragate.runners import get_runner
-
-    runner = get_runner("replay")(plan.setup)
+    runner = runners.get_runner("replay")(plan.setup)
     simulated = [e for e in episodes.episodes if not e.spec.servers()]
     key, seed = _keys(plan)
     if simulated:
@@ -335,8 +335,6 @@ def rescore_episodes(
     made on `evalset` (by name; another version or content is said in `notes`, with what
     had to be mended in the file). `stack`: the serving stack the steps are judged as
     (the run's, from its manifest)."""
-    from loragate.episodes.loop import read_trajectory_input
-
     episodes = load_episodes(evalset)
     report = ReadReport()
     steps: list[StepRecord] = (

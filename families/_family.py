@@ -47,7 +47,7 @@ class Family(ABC, Generic[ExpectT]):
     name: ClassVar[str]
     """Registry name, e.g. `should_not_call`; used in entries and reports."""
     letter: ClassVar[str]
-    """Display id (A-G for the built-ins)."""
+    """Display id (A-H for the built-ins, in registry order)."""
     passes_when: ClassVar[str]
     """One sentence for reports and the README."""
     expect_model: type[ExpectT]

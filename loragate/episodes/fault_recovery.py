@@ -23,12 +23,23 @@ when one was not, None when it reached none.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from loragate.episodes.actions import CallEvent, acknowledged, arg_text, parsed
+from loragate.episodes.actions import (
+    Action,
+    CallEvent,
+    acknowledged,
+    arg_text,
+    claim_problems,
+    parsed,
+)
+from loragate.episodes.running import CLAIM_REASONS
+from loragate.episodes.step_checks import action_key
 from loragate.formats.records import ReasonCode
 from loragate.formats.trajectories import FaultRecovery, StepRecord
+from loragate.judge.done_claims import tool_kind
 from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE, records_in, refs_in
 from loragate.judge.figures import number_values
 
@@ -59,8 +70,6 @@ _AMOUNT_RE = r"\d{1,3}(?:[',]\d{3})+(?:\.\d+)?|\d+\.\d{2}\b"
 def hard_values(text: str) -> set[str]:
     """Values that cannot be worked out: ids, e-mail addresses, phone numbers and
     amounts (canonical, via `judge.claims.number_values`)."""
-    import re
-
     out = {m.group(0).casefold() for m in ID_RE.finditer(text)}
     out |= {m.group(0).casefold().rstrip(".") for m in EMAIL_RE.finditer(text)}
     out |= {re.sub(r"\D", "", m.group(0))[-9:] for m in PHONE_RE.finditer(text)}
@@ -71,8 +80,6 @@ def hard_values(text: str) -> set[str]:
 
 def _json_text(text: str) -> str:
     """A result's leaves as text (so that `5610.0` in JSON reads like an amount)."""
-    from loragate.episodes.actions import parsed
-
     value = parsed(text)
     return text if value is None else _leaf_text(value)
 
@@ -220,8 +227,6 @@ def _states_withheld(traj: TrajectoryState, event: CallEvent) -> str | None:
 
 
 def _same_action(traj: TrajectoryState, a: CallEvent, b: CallEvent) -> bool:
-    from loragate.episodes.step_checks import action_key
-
     if a.name != b.name:
         return False
     if a.name not in traj.writes:
@@ -233,7 +238,6 @@ def _claimed(traj: TrajectoryState, event: CallEvent) -> str | None:
     checks = traj.final_checks
     if checks is None or event.name not in traj.writes:
         return None
-    from loragate.episodes.actions import claim_problems
 
     last = traj.steps[-1] if traj.steps else None
     reply = last.parse.answer if last is not None and not last.parse.calls else ""
@@ -248,8 +252,6 @@ def _claimed(traj: TrajectoryState, event: CallEvent) -> str | None:
 
 
 def _kind_of(tool: str) -> str | None:
-    from loragate.judge.done_claims import tool_kind
-
     return tool_kind(tool)
 
 
@@ -282,8 +284,6 @@ def _handled(traj: TrajectoryState, index: int, event: CallEvent) -> bool:
 
 
 def _any_claim_failed(traj: TrajectoryState) -> bool:
-    from loragate.episodes.running import CLAIM_REASONS
-
     return any(s.verdict.reason in CLAIM_REASONS for s in traj.steps)
 
 
@@ -292,10 +292,8 @@ def _reported(traj: TrajectoryState, event: CallEvent) -> bool:
     last = traj.steps[-1] if traj.steps else None
     if last is None or last.parse.calls or not traj.done:
         return False
-    from loragate.episodes.actions import Action
 
     proxy = Action(event.name, (), attempts=[event], outcome="failed")
-    from loragate.judge.evidence import refs_in
 
     proxy.refs = refs_in(arg_text(event.arguments))
     return acknowledged(last.parse.answer, proxy, []) is not None

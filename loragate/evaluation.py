@@ -1,4 +1,5 @@
-"""One run, from Python: `loragate.run(config) -> RunOutcome`.
+"""The run stage: `run(config) -> RunOutcome`, the whole of `loragate run` as one call
+(`loragate.run` is this function).
 
 `run` is what `loragate run` does, as a library call for a notebook, a script or a
 training loop: plan (load and check the evalset, the model and the adapters, render
@@ -8,19 +9,15 @@ folder's write lock throughout. `loragate sweep` finishes each of its run folder
 it, and the CLI adds only its console output (`RunHooks`).
 
     import loragate
-    from loragate.generate.config import load_config
 
     if __name__ == "__main__":  # the vllm backend's workers import the script again
-        outcome = loragate.run(load_config("configs/default.yaml"))
+        outcome = loragate.run(loragate.load_config("configs/default.yaml"))
         print(outcome.summary.adapters["base"].overall.pass_at_1, outcome.out_dir)
 
 `finish_run` is the last two steps on generations already made (`loragate score`):
 score them and write `results.jsonl`, `report.md`, `view.html` and `summary.json`.
-`evaluate` is the in-memory form for weights that are being trained: generate with an
-open runner and judge, writing nothing (the training callback).
-
-`loragate.run` is this module; it is callable, so `loragate.run(config)` and
-`from loragate import run; run(config)` both call `run`.
+`evaluate_jobs` is the in-memory form for weights that are being trained: generate with
+an open runner and judge, writing nothing (the training callback).
 """
 
 from __future__ import annotations
@@ -28,35 +25,43 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import sys
 import time
-import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
-from loragate.common.errors import BadInput
+from loragate.common.errors import BadInput, Problem
+from loragate.common.jsonl import ReadReport
 from loragate.common.locking import writing
 from loragate.episodes.definitions import EpisodeSet
-from loragate.episodes.run import (
+from loragate.episodes.stage import (
     EpisodeRunner,
     preflight_episodes,
     run_episode_set,
     run_plan_episodes,
 )
-from loragate.evalset.load import Evalset
+from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.manifest import RunManifest
 from loragate.formats.records import GenerationRecord, ResultRecord, Summary
-from loragate.formats.runfolder import REPORT, VIEW, check_one_run, read_episodes_summary
+from loragate.formats.runfolder import (
+    REPORT,
+    VIEW,
+    check_one_run,
+    clear_run,
+    other_run_in,
+    read_episodes_summary,
+    read_generations,
+)
 from loragate.formats.trajectories import EpisodesSummary
-from loragate.generate.config import RunConfig
+from loragate.generate.config import RunConfig, load_config
 from loragate.generate.harness_apply import AppliedVariant
 from loragate.generate.pipeline import LazyRunner, RunPlan, execute_run, plan_run, run_folder
 from loragate.results.report import render_markdown
-from loragate.results.view.data import run_view_page
+from loragate.results.view.page_data import run_view_page
 from loragate.runners import PromptJob, Runner
 from loragate.score.scoring import ScoredRun, score_run, write_scored
 
@@ -319,15 +324,148 @@ def _episodes_of(out_dir: Path) -> EpisodesSummary | None:
         return None
 
 
+def evaluate(
+    model: str | None = None,
+    *,
+    adapters: Mapping[str, str | PathLike[str]] | None = None,
+    evalset: str | PathLike[str] | None = None,
+    out: str | PathLike[str] | None = None,
+    backend: str | None = None,
+    limit: int | None = None,
+    families: Sequence[str] | None = None,
+    episodes: int | Literal["all"] | None = None,
+    samples: int | None = None,
+    temperature: float | None = None,
+    max_new_tokens: int | None = None,
+    include_base: bool | None = None,
+    parse_mode: ParseMode | None = None,
+    harness: Sequence[str] | None = None,
+    generations: str | PathLike[str] | None = None,
+    config: str | PathLike[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    hooks: RunHooks | None = None,
+) -> RunOutcome:
+    """A run from plain arguments: builds the run config and calls `run`.
+
+    `model` is the base model (a local folder or a hub id; None: the config's, by default
+    the embedded SmolLM2-135M), `adapters` maps a name to an adapter folder, `evalset` is
+    an evalset folder (default: the bundled agent20), `out` the run folder (default
+    `runs/<name>`). `backend` is `vllm`, `hf`, `openai`, `replay`, a plugin's or `auto`;
+    `generations` is the replay backend's `generations.jsonl`. `limit` and `families`
+    narrow the entries, `episodes` is a count of episodes (0: none) or `all`, `samples`,
+    `temperature` and `max_new_tokens` set the sampling, `include_base` whether the bare
+    base model is scored too, `parse_mode` `strict` or `repaired`, `harness` the harness
+    variants beside the default one. `config` is a run config file the arguments
+    override; `overrides` sets any other field by its dotted name
+    (`{"vllm.max_model_len": 8192}`). An argument left at None keeps the config's value.
+    Raises `BadInput` naming every problem before anything is generated.
+    """
+    given: dict[str, Any] = {
+        "model": model,
+        "adapters": {name: str(path) for name, path in adapters.items()} if adapters else None,
+        "evalset": _text(evalset),
+        "out": _text(out),
+        "backend": backend,
+        "episodes": episodes,
+        "sampling.samples": samples,
+        "sampling.temperature": temperature,
+        "sampling.max_new_tokens": max_new_tokens,
+        "include_base": include_base,
+        "parse_mode": parse_mode,
+        "generations": _text(generations),
+    }
+    path = Path(config) if config is not None else None
+    cfg = load_config(path, {**given, **(overrides or {})})
+    return run(cfg, config_path=path, limit=limit, families=families, hooks=hooks, harness=harness)
+
+
+def _text(path: str | PathLike[str] | None) -> str | None:
+    return None if path is None else str(path)
+
+
+def score_generations(
+    generations: str | PathLike[str],
+    evalset: str | PathLike[str],
+    out: str | PathLike[str],
+    *,
+    parse_mode: ParseMode = "strict",
+    k: int | None = None,
+    allow_missing: bool = False,
+    jobs: int = 1,
+    stack: ServingStack = DEFAULT_STACK,
+    warn: Callable[[str], None] | None = None,
+    overwrite: bool = False,
+) -> ScoredRun:
+    """Score a `generations.jsonl` made anywhere against an evalset folder into the run
+    folder `out` (what `loragate score` does): `results.jsonl`, `summary.json`,
+    `report.md`, `view.html`, and the generations when `out` has none yet.
+
+    `out` holds one run: the same generations of the same evalset are scored again in
+    place; another run there is `BadInput`, unless `overwrite` removes it first.
+
+    Everything is read and checked before anything is written, under the folder's write
+    lock. The samples of harness variants are left out (a run with the config and
+    `harness` scores them). `warn` is told of what was mended or left out (default: the
+    `loragate` logger). Raises `BadInput` on bad input, `ScorerError` when a family
+    scorer crashes; either way `out` is left as it was.
+    """
+    say = warn or logging.getLogger("loragate").warning
+    source, folder = Path(generations), Path(out)
+    loaded = load_evalset(Path(evalset))
+    mended = ReadReport()
+    records = read_generations(source, report=mended)
+    if not records:
+        raise BadInput(
+            f"{source} holds no generation records",
+            [Problem(str(source), "empty", fix="generate some with `loragate run`")],
+        )
+    for warning in mended.warnings(source):
+        say(warning)
+    variants = sorted({r.harness for r in records if r.harness is not None})
+    if variants:  # their prompts are built from a run config: `loragate run` scores them
+        records = [r for r in records if r.harness is None]
+        say(
+            f"the samples of harness variants {', '.join(variants)} are left out: "
+            "`loragate run` with the run's config and --harness scores them (a rerun reuses "
+            "every cached generation; docs/harness.md)"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise BadInput(
+            f"--out {folder} exists and is not a folder",
+            [Problem(str(folder), "a file, not a run folder", fix="pass a run folder path")],
+        )
+    with writing(folder):
+        other = other_run_in(folder, source, records, loaded.name, loaded.sha256)
+        if other and not overwrite:
+            raise BadInput(
+                f"--out {folder} holds another run ({other}); scoring into it would mix two runs",
+                fix=f"pass a new --out folder, or add --overwrite to replace the run in {folder}",
+            )
+        if other:
+            say(f"--overwrite: removed {folder}'s run ({', '.join(clear_run(folder))})")
+        return finish_run(
+            loaded,
+            records,
+            folder,
+            parse_mode,
+            k,
+            allow_missing=allow_missing,
+            source=source,
+            include_generations=True,
+            jobs=jobs,
+            stack=stack,
+        )
+
+
 @dataclass(frozen=True)
 class Evaluation:
-    """What `evaluate` found: the summary and every scored output."""
+    """What `evaluate_jobs` found: the summary and every scored output."""
 
     summary: Summary
     results: list[ResultRecord]
 
 
-def evaluate(
+def evaluate_jobs(
     evalset: Evalset,
     jobs: Sequence[PromptJob],
     runner: Runner,
@@ -357,13 +495,14 @@ class _Clock:
         self.started = now
 
 
-class _CallableModule(types.ModuleType):
-    """`loragate.run` is this module and, called, the function `run`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> RunOutcome:
-        return run(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
-
-__all__ = ["Evaluation", "NoHooks", "RunHooks", "RunOutcome", "evaluate", "finish_run", "run"]
+__all__ = [
+    "Evaluation",
+    "NoHooks",
+    "RunHooks",
+    "RunOutcome",
+    "evaluate",
+    "evaluate_jobs",
+    "finish_run",
+    "run",
+    "score_generations",
+]

@@ -31,7 +31,7 @@ Nothing here renders HTML (`loragate.results.view.html` does); everything is pla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +44,15 @@ from loragate.common.jsonl import ReadReport
 from loragate.common.names import name_problem
 from loragate.common.resources import bundled
 from loragate.evalset.load import Evalset, load_evalset
+from loragate.families import family_label
 from loragate.formats.records import ResultRecord, Summary
 from loragate.formats.runfolder import RESULTS, read_manifest, read_results, read_summary
 from loragate.formats.versions import VIEW_DATA_VERSION
 from loragate.generate.prompt import evalset_messages
+from loragate.results.compare import compare_runs
 from loragate.results.gate import GateResult
-from loragate.results.report import family_label
-from loragate.results.runs import check_adapter, check_run_dir, parse_run_ref
+from loragate.results.runs import RunRef, check_adapter, check_run_dir, loaded_run, parse_run_ref
+from loragate.results.view.episodes import add_tasks, episode_data
 from loragate.results.view.html import render_view
 from loragate.stats.power import detectable_drop, entry_step
 
@@ -301,9 +303,6 @@ def side_headlines(
     """Per side, the headline `compare` prints for it against the first side (training
     loss beside behaviour), on the entries both scored; None for the first side, and
     for every side when they cannot be paired (no common entry)."""
-    from loragate.results.compare import compare_runs
-    from loragate.results.runs import RunRef, loaded_run
-
     if len(sides) < 2:
         return [None] * len(sides)
     logs = list(training_logs or [None] * len(sides))
@@ -318,62 +317,75 @@ def side_headlines(
             )
             for s, log in zip(sides, logs, strict=True)
         ]
-        for run, side in zip(loaded, sides, strict=True):
-            run.label = side.label
-        comparison = compare_runs(loaded, intersect=True)
+        labelled = [replace(r, label=s.label) for r, s in zip(loaded, sides, strict=True)]
+        comparison = compare_runs(labelled, intersect=True)
     except BadInput:
         return [None] * len(sides)
     return [None, *comparison.headlines]
 
 
-def _view_data(
-    sides: Sequence[Side],
-    evalset: Evalset | None,
-    title: str | None,
-    headlines: Sequence[str | None] | None,
-) -> dict[str, Any]:
-    entry_ids: list[str] = []
-    entry_index: dict[str, int] = {}
-    entries: list[dict[str, Any]] = []
-    family_names: set[str] = set()
+class _Interned:
+    """A table of distinct strings the page refers to by index (reasons, texts)."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: str) -> int:
+        i = self._index.get(value)
+        if i is None:
+            i = self._index[value] = len(self.values)
+            self.values.append(value)
+        return i
+
+
+class _Entries:
+    """The page's entries in first-seen order, each a dict the page reads."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.index: dict[str, int] = {}
+
+    def number(self, entry_id: str) -> int:
+        i = self.index.get(entry_id)
+        if i is None:
+            i = self.index[entry_id] = len(self.rows)
+            self.rows.append({"id": entry_id, "kind": "entry"})
+        return i
+
+
+def _harness_names(sides: Sequence[Side]) -> list[str]:
+    """`default`, then every harness variant a side's summary names, in order."""
+    names = ["default"]
     for side in sides:
-        family_names.update(side.summary.adapters[side.adapter].families)
-    reasons: list[str] = []
-    reason_index: dict[str, int] = {}
-    texts: list[str] = []
-    text_index: dict[str, int] = {}
+        if side.summary.harness is not None:
+            names += [v.name for v in side.summary.harness.variants if v.name not in names]
+    return names
+
+
+def _samples(
+    sides: Sequence[Side],
+    entries: _Entries,
+    reasons: _Interned,
+    texts: _Interned,
+    harness_names: list[str],
+    family_names: set[str],
+) -> list[SampleRow]:
+    """Every scored sample of every side as a row of the page's table (entries, reasons
+    and texts by index); adds each sample's entry and family to `entries` and
+    `family_names`."""
     samples: list[SampleRow] = []
     # Scored results share one ParseResult among identical outputs: their call lists are
     # built once (keyed by the parse object, which the entry keeps alive meanwhile).
     calls_of: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
-    harness_names = ["default"]
-    for side in sides:
-        if side.summary.harness is not None:
-            harness_names += [
-                v.name for v in side.summary.harness.variants if v.name not in harness_names
-            ]
-
-    def index_of(table: list[str], index: dict[str, int], value: str) -> int:
-        i = index.get(value)
-        if i is None:
-            i = index[value] = len(table)
-            table.append(value)
-        return i
-
     for side_no, side in enumerate(sides):
         for eid in side.summary.entry_ids:
-            if eid not in entry_index:
-                entry_index[eid] = len(entry_ids)
-                entry_ids.append(eid)
-                entries.append({"id": eid, "kind": "entry"})
+            entries.number(eid)
         for r in side.results:
             if r.harness is not None and r.harness not in harness_names:
                 continue  # a variant the summary does not name: nothing to show it under
-            if r.entry_id not in entry_index:
-                entry_index[r.entry_id] = len(entry_ids)
-                entry_ids.append(r.entry_id)
-                entries.append({"id": r.entry_id, "kind": "entry"})
-            entry = entries[entry_index[r.entry_id]]
+            number = entries.number(r.entry_id)
+            entry = entries.rows[number]
             entry.setdefault("family", r.family)
             entry.setdefault("fault", r.fault)
             family_names.add(r.family)
@@ -383,28 +395,46 @@ def _view_data(
                 calls = calls_of[id(r.parse)] = (r.parse, built)
             samples.append(
                 [
-                    entry_index[r.entry_id],
+                    number,
                     side_no,
                     r.sample,
                     1 if r.verdict.passed else 0,
-                    index_of(reasons, reason_index, r.verdict.reason.value),
+                    reasons(r.verdict.reason.value),
                     r.verdict.detail,
-                    index_of(texts, text_index, r.text),
+                    texts(r.text),
                     calls[1],
                     r.parse.strict_status,
                     r.parse.repaired_status,
                     harness_names.index(r.harness or "default"),
                 ]
             )
-    for entry in entries:
+    return samples
+
+
+def _describe_entries(rows: list[dict[str, Any]], evalset: Evalset | None) -> None:
+    """Each entry's family, fault, tags and conversation, from the evalset when given."""
+    for entry in rows:
         known = evalset.by_id.get(entry["id"]) if evalset is not None else None
         entry.setdefault("family", known.family if known is not None else "")
         entry.setdefault("fault", known.fault if known is not None else None)
         entry["tags"] = list(known.tags) if known is not None else []
         entry["conversation"] = _conversation(evalset, entry["id"]) if evalset else None
-    from loragate.results.view.episodes import add_tasks, episode_data
 
-    episodes = episode_data(sides, lambda t: index_of(texts, text_index, t))
+
+def _view_data(
+    sides: Sequence[Side],
+    evalset: Evalset | None,
+    title: str | None,
+    headlines: Sequence[str | None] | None,
+) -> dict[str, Any]:
+    family_names: set[str] = set()
+    for side in sides:
+        family_names.update(side.summary.adapters[side.adapter].families)
+    entries, reasons, texts = _Entries(), _Interned(), _Interned()
+    harness_names = _harness_names(sides)
+    samples = _samples(sides, entries, reasons, texts, harness_names, family_names)
+    _describe_entries(entries.rows, evalset)
+    episodes = episode_data(sides, texts)
     if episodes is not None and evalset is not None:
         add_tasks(episodes, evalset)
     families = sorted((family_label(f)[0], f) for f in family_names)
@@ -422,9 +452,9 @@ def _view_data(
             for i, s in enumerate(sides)
         ],
         "families": [[name, letter] for letter, name in families],
-        "reasons": reasons,
-        "texts": texts,
-        "entries": entries,
+        "reasons": reasons.values,
+        "texts": texts.values,
+        "entries": entries.rows,
         "samples": samples,
         "episodes": episodes,
         "harness_names": harness_names,

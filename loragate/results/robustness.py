@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 
+from loragate.families import family_label
 from loragate.formats.records import FamilySensitivity, HarnessSummary, Summary, VariantCell
 from loragate.results.formatting import (
     MISSING,
@@ -31,15 +36,6 @@ from loragate.results.formatting import (
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-
-
-def family_label(name: str) -> tuple[str, str]:
-    """(letter, name) of a family, as `loragate.results.report.family_label` (which
-    imports this module for the report's table)."""
-    from loragate.families import get_families
-
-    fam = get_families().get(name)
-    return (fam.letter if fam is not None else "?", name)
 
 
 DEFAULT = "default"
@@ -177,11 +173,6 @@ def sensitivity_terminal(summary: Summary, adapter: str) -> RenderableType | Non
     """The adapter's sensitivity table for a terminal: variants numbered [1]..[n] with
     a legend, each cell pass@1, a variant's also its paired Δ (five variants fit 80
     columns)."""
-    from rich import box
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
-
     h = summary.harness
     if h is None or adapter not in h.sensitivity:
         return None
