@@ -55,7 +55,6 @@ lint: setup
 	$(VENV)/bin/ruff format --check loragate families runners training tests benchmarks
 	# mypy cannot follow the editable install's folder mapping (families/ -> loragate.families),
 	# so type-check a plain install of the package instead.
-	# build/lib is setuptools' own staging copy: a module renamed since would come back from it.
 	rm -rf build/typecheck build/lib
 	$(PY) -m pip install -q --no-deps --no-build-isolation --target build/typecheck .
 	# The build leaves loragate.egg-info here; a stale one would hide the install's own

@@ -17,7 +17,7 @@ CPU for (1) and >= 50,000 samples/s wall for (4) on 200,000 samples (issue 8; th
 asked for >= 20,000 wall). Usage:
 
     python benchmarks/bench_scoring.py [--samples 200000] [--repeats 3] [--unique]
-                                       [--parse-mode repaired] [--profile]
+                                       [--parse-mode lenient] [--profile]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from loragate.evalset.load import Evalset, load_evalset
 from loragate.evaluation import finish_run
 from loragate.families import CallSpec, get_family
 from loragate.formats.evalset import Entry
-from loragate.formats.records import GenerationRecord
+from loragate.formats.records import DEFAULT_PARSE_MODE, PARSE_MODES, GenerationRecord
 from loragate.formats.runfolder import read_generations
 from loragate.score.scoring import score_records
 
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--samples", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--parse-mode", choices=["strict", "repaired"], default="strict")
+    parser.add_argument("--parse-mode", choices=PARSE_MODES, default=DEFAULT_PARSE_MODE)
     parser.add_argument("--profile", action="store_true", help="cProfile one scoring run")
     parser.add_argument("--unique", action="store_true", help="make every output text unique")
     args = parser.parse_args(argv)

@@ -46,7 +46,13 @@ from loragate.episodes.stage import (
 )
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.manifest import RunManifest
-from loragate.formats.records import GenerationRecord, ResultRecord, Summary
+from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
+    GenerationRecord,
+    ParseMode,
+    ResultRecord,
+    Summary,
+)
 from loragate.formats.runfolder import (
     REPORT,
     VIEW,
@@ -64,8 +70,6 @@ from loragate.results.report import render_markdown
 from loragate.results.view.page_data import run_view_page
 from loragate.runners import PromptJob, Runner
 from loragate.score.scoring import ScoredRun, score_run, write_scored
-
-ParseMode = Literal["strict", "repaired"]
 
 
 class RunHooks(Protocol):
@@ -254,7 +258,7 @@ def finish_run(
     evalset: Evalset,
     generations: Sequence[GenerationRecord],
     out_dir: Path,
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     k: int | None = None,
     *,
     allow_missing: bool = False,
@@ -354,9 +358,9 @@ def evaluate(
     `generations` is the replay backend's `generations.jsonl`. `limit` and `families`
     narrow the entries, `episodes` is a count of episodes (0: none) or `all`, `samples`,
     `temperature` and `max_new_tokens` set the sampling, `include_base` whether the bare
-    base model is scored too, `parse_mode` `strict` or `repaired`, `harness` the harness
-    variants beside the default one. `config` is a run config file the arguments
-    override; `overrides` sets any other field by its dotted name
+    base model is scored too, `parse_mode` `served`, `strict` or `lenient`, `harness`
+    the harness variants beside the default one. `config` is a run config file the
+    arguments override; `overrides` sets any other field by its dotted name
     (`{"vllm.max_model_len": 8192}`). An argument left at None keeps the config's value.
     Raises `BadInput` naming every problem before anything is generated.
     """
@@ -388,7 +392,7 @@ def score_generations(
     evalset: str | PathLike[str],
     out: str | PathLike[str],
     *,
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     k: int | None = None,
     allow_missing: bool = False,
     jobs: int = 1,
@@ -470,7 +474,7 @@ def evaluate_jobs(
     jobs: Sequence[PromptJob],
     runner: Runner,
     *,
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     stack: ServingStack = DEFAULT_STACK,
 ) -> Evaluation:
     """Generate `jobs` with the open `runner` and judge them, in memory: no run folder,

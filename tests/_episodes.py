@@ -233,7 +233,7 @@ def build_fixture(out_dir: Path) -> None:
     ev = load_evalset(REPO / "evalsets" / "agent20")
     eps = load_episodes(ev)
     assert eps is not None
-    ctx = context(ev, "strict")
+    ctx = context(ev, "served")
     for adapter in ("round0", "round1"):
         run_episodes(
             eps.episodes,

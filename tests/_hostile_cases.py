@@ -230,10 +230,10 @@ CASES: list[Case] = [
             "--out",
             "o",
             "--parse-mode",
-            "lenient",
+            "relaxed",
         ],
         2,
-        ("--parse-mode", "lenient"),
+        ("--parse-mode", "relaxed"),
     ),
     Case(
         "score-k-zero",

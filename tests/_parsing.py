@@ -16,7 +16,7 @@ def block(payload: Any) -> str:
 
 
 def both(text: str) -> tuple[ParseResult, ParseResult]:
-    return parse_output(text, "strict"), parse_output(text, "repaired")
+    return parse_output(text, "strict"), parse_output(text, "lenient")
 
 
 def calls_of(result: ParseResult) -> list[tuple[str, dict[str, Any]]]:

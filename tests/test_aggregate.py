@@ -59,7 +59,7 @@ def result(
             "text": "",
             "family": FAMILY_OF[entry_id],
             "fault": fault,
-            "parse": ParseResult(status=strict, strict_status=strict, repaired_status=repaired),
+            "parse": ParseResult(status=strict, strict_status=strict, lenient_status=repaired),
             "verdict": Verdict.ok() if passed else Verdict.fail(reason),
         }
     )
@@ -96,7 +96,7 @@ def test_overall_rates(evalset: Evalset) -> None:
     assert o.pass_hat_k == pytest.approx(3 / 8)
     assert o.pass_at_k == pytest.approx(6 / 8)
     # F-001 samples 1 and 2 were unparseable strictly, sample 2 also after repair.
-    assert (o.unparseable, o.unparseable_repaired) == (2, 1)
+    assert (o.unparseable, o.unparseable_lenient) == (2, 1)
     assert s.samples_per_entry == 4
     assert s.entry_ids == sorted(ENTRY_IDS)
     assert s.evalset.sha256 == evalset.sha256

@@ -53,9 +53,8 @@ from tests._architecture import (
 from tests._code_lists import long_lists
 
 IN_FLIGHT: dict[str, str] = {
-    # Split by the in-flight work of issues 35/38; remove the entry when split.
+    # Split by the in-flight work of issue 35; remove the entry when split.
     "loragate/episodes/loop.py:run_episodes": "issue 35 (live runs and replay)",
-    "loragate/calls/parsing.py:_parse": "issue 38 (the served parse mode)",
 }
 """Functions over the length limit whose split another issue owns."""
 

@@ -46,11 +46,11 @@ def test_card_section_golden(rounds: tuple[Path, Path]) -> None:
     assert s.startswith(CARD_START + "\n") and s.endswith(CARD_END + "\n")
     assert (
         "**vs `round1`: train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt "
-        "(p = 0.03); unparseable (strict) 2/24 -> 0/24**"
+        "(p = 0.03); unparseable (served) 2/24 -> 0/24**"
     ) in s
     assert (
         "| F | should_not_call | settled knowledge: a real, direct answer and no tool call. | 8 "
-        "| 87.5 % (7/8) [52.9, 97.8] | 87.5 % (k=1) | 0/8 / 0/8 |"
+        "| 87.5 % (7/8) [52.9, 97.8] | 87.5 % (k=1) | 0/8 / 0/8 / 0/8 |"
     ) in s
     assert "| Final training loss | 0.0663 |" in s
     assert "| Final token accuracy (eval) | 98.10 % |" in s

@@ -112,7 +112,7 @@ def test_golden_verdicts(
     assert summary["adapters"]["r1"]["overall"]["unparseable"] == 1
     assert summary["adapters"]["r2"]["overall"]["pass_at_1"] == pytest.approx(2 / 8)
     printed = capsys.readouterr().out
-    assert "r1  (agent20 4.0.0, parse strict)" in printed
+    assert "r1  (agent20 4.0.0, parse served)" in printed
     assert f"Wrote {out}" in printed
 
 
@@ -139,7 +139,7 @@ def test_repaired_mode_and_k(
     assert broken.verdict.passed
     assert broken.parse.repaired
     summary = json.loads((out / SUMMARY).read_text())
-    assert summary["parse_mode"] == "repaired"
+    assert summary["parse_mode"] == "lenient"
     a = summary["adapters"]["r1"]["families"]["tool_call"]
     # A-001 for r1 now passes 2 of 2: pass^2 = 1; every other entry has 1 sample < k.
     assert (a["k"], a["pass_hat_k"]) == (2, 1.0)
@@ -222,10 +222,10 @@ def test_rescoring_a_run_folder_keeps_its_files(
     gens = write_generations(run / GENERATIONS, [gen(e, PASSING[e]) for e in ENTRY_IDS])
     before = gens.read_bytes()
     assert score(monkeypatch, gens, evalset_dir, run) == 0
-    assert score(monkeypatch, gens, evalset_dir, run, "--parse-mode", "repaired") == 0
+    assert score(monkeypatch, gens, evalset_dir, run, "--parse-mode", "lenient") == 0
     assert (run / MANIFEST).read_text() == '{"seed": 7}\n'
     assert gens.read_bytes() == before
-    assert json.loads((run / SUMMARY).read_text())["parse_mode"] == "repaired"
+    assert json.loads((run / SUMMARY).read_text())["parse_mode"] == "lenient"
 
 
 def test_out_with_other_generations_is_refused(

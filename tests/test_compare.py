@@ -26,7 +26,7 @@ from tests._casestudy import (
 
 HEADLINE = (
     "train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt (p = 0.03); "
-    "unparseable (strict) 2/24 -> 0/24"
+    "unparseable (served) 2/24 -> 0/24"
 )
 
 
@@ -76,7 +76,7 @@ def test_case_study_comparison(rounds: tuple[Path, Path]) -> None:
     assert o.p_value == pytest.approx(2 / 2**8)
     oa, ob = c.overall.stats
     assert oa is not None and ob is not None
-    assert (oa.unparseable, oa.unparseable_repaired, ob.unparseable) == (2, 0, 0)
+    assert (oa.unparseable, oa.unparseable_lenient, ob.unparseable) == (2, 0, 0)
 
     loss = next(t for t in c.training if t.metric == "loss")
     assert loss.values == [0.0659, 0.0663]
@@ -97,7 +97,10 @@ def test_markdown_golden_lines(rounds: tuple[Path, Path]) -> None:
         "| F | should_not_call | 12.5 % (1/8) [2.2, 47.1] | 87.5 % (7/8) [52.9, 97.8] "
         "| +75 pt | 0.03 | +6 / -0 |"
     ) in md
-    assert "| unparseable (strict / repaired) | 2/24 / 0/24 | 0/24 / 0/24 | -2 |" in md
+    assert (
+        "| unparseable (served / strict / lenient) | 2/24 / 2/24 / 0/24 | 0/24 / 0/24 / 0/24 | -2 |"
+        in md
+    )
     assert "| loss | 0.0659 | 0.0663 | +0.0004 | +0.6 % |" in md
     assert "- should_not_call: better F-002, F-003, F-004, F-005, F-006, F-007; worse none" in md
 
@@ -125,7 +128,7 @@ def test_cli_formats(
     code, out, _ = run_cli(["compare", str(r1), str(r2), "-f", "markdown"], capsys)
     assert code == 0
     # Without training logs the headline carries the family swing alone, and says why.
-    assert "**should_not_call +75 pt (p = 0.03); unparseable (strict) 2/24 -> 0/24**" in out
+    assert "**should_not_call +75 pt (p = 0.03); unparseable (served) 2/24 -> 0/24**" in out
     assert "no training log found" in out
 
 
@@ -337,4 +340,7 @@ def test_three_runs_fit_an_80_column_terminal(rounds: tuple[Path, Path], tmp_pat
     assert "[52.9, 97.8]" in text and "Δ[3]" in text
     assert all(len(line.rstrip()) <= 80 for line in text.splitlines())
     # one wording, one figure: the same as the Markdown table's row and the view's
-    assert "unparseable (strict / repaired): round1 2/24 / 0/24; round2 0/24 / 0/24;" in text
+    assert (
+        "unparseable (served / strict / lenient): round1 2/24 / 2/24 / 0/24; round2 0/24 / "
+        "0/24 / 0/24;" in " ".join(text.split())  # the terminal wraps the line
+    )

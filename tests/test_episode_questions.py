@@ -231,7 +231,7 @@ def test_version_1_steps_still_load(tmp_path: Path) -> None:
             "status": "no_call",
             "answer": "hi",
             "strict_status": "no_call",
-            "repaired_status": "no_call",
+            "lenient_status": "no_call",
         },
         "verdict": {"pass": True, "reason": "ok"},
     }

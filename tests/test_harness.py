@@ -377,7 +377,7 @@ def test_view_holds_the_table_and_each_harness_samples(
     data = view_data(sides, load_evalset(AGENT20))
     assert data["harness_names"] == ["default", *VARIANTS]
     n = len(summary.entry_ids)
-    by_harness = [sum(1 for row in data["samples"] if row[10] == h) for h in range(5)]
+    by_harness = [sum(1 for row in data["samples"] if row[11] == h) for h in range(5)]
     skipped = [len(v.skipped) for v in summary.harness.variants] if summary.harness else []
     # one sample an entry under each harness, but the entries a variant leaves out
     assert by_harness == [n, *(n - k for k in skipped)]

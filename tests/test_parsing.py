@@ -24,7 +24,7 @@ from tests._parsing import assert_serialisable, block, both, calls_of
 def test_plain_text_is_no_call_in_both_modes(text: str) -> None:
     for result in both(text):
         assert result.status == "no_call"
-        assert result.strict_status == result.repaired_status == "no_call"
+        assert result.strict_status == result.lenient_status == "no_call"
         assert result.calls == []
         assert result.answer == text.strip()
         assert result.error is None
@@ -48,7 +48,7 @@ def test_stray_close_tag_is_not_a_call() -> None:
 def test_single_call() -> None:
     result = parse_output(block({"name": "get_weather", "arguments": {"city": "Paris"}}))
     assert result.status == "ok"
-    assert result.strict_status == result.repaired_status == "ok"
+    assert result.strict_status == result.lenient_status == "ok"
     assert calls_of(result) == [("get_weather", {"city": "Paris"})]
     assert result.answer == ""
     assert result.error is None
@@ -63,10 +63,13 @@ def test_several_blocks_and_answer_pieces_around_them() -> None:
         + block({"name": "b", "arguments": {}})
         + "\nBack soon."
     )
-    result = parse_output(text)
+    result = parse_output(text, "strict")
     assert result.status == "ok"
     assert calls_of(result) == [("a", {"x": 1}), ("b", {})]
     assert result.answer == "Checking both.\nand\nBack soon."
+    # served: the same calls; the answer is what the model wrote, in every mode
+    served = parse_output(text)
+    assert calls_of(served) == calls_of(result) and served.answer == result.answer
 
 
 def test_list_of_calls_in_one_block_is_repaired_only() -> None:
@@ -145,7 +148,7 @@ def test_unclosed_leading_think() -> None:
     assert calls_of(parse_output(text)) == [("a", {})]
     for result in (
         parse_output(text, "strict", stack=DEEPSEEK),
-        parse_output(text, "repaired", stack=DEEPSEEK),
+        parse_output(text, "lenient", stack=DEEPSEEK),
     ):
         assert result.status == "no_call"
         assert result.answer == ""
@@ -251,7 +254,7 @@ def test_strict_lists_good_calls_but_status_rules() -> None:
 
 
 def test_error_counts_further_failures() -> None:
-    result = parse_output(block("{x") + block("{y") + block("{z"))
+    result = parse_output(block("{x") + block("{y") + block("{z"), "strict")
     assert result.error is not None and result.error.endswith("(+2 more)")
 
 
@@ -267,7 +270,7 @@ def test_nesting_at_the_limit_is_fine() -> None:
     # The call object is level 1, so `arguments` may use MAX_DEPTH - 1 levels.
     assert parse_output(block({"name": "a", "arguments": nested(MAX_DEPTH - 1)})).status == "ok"
     text = block([{"name": "a", "arguments": nested(MAX_DEPTH - 2)}])
-    assert parse_output(text, "repaired").status == "ok"
+    assert parse_output(text, "lenient").status == "ok"
 
 
 def test_too_deep_nesting_is_unparseable_in_both_modes() -> None:
@@ -302,8 +305,8 @@ def test_oversized_block_is_unparseable(monkeypatch: pytest.MonkeyPatch) -> None
 def repaired_ok(text: str) -> ParseResult:
     strict, repaired = both(text)
     assert strict.status == "unparseable"
-    assert strict.repaired_status == "ok"
-    assert repaired.status == repaired.repaired_status == "ok"
+    assert strict.lenient_status == "ok"
+    assert repaired.status == repaired.lenient_status == "ok"
     assert repaired.strict_status == "unparseable"
     assert repaired.repaired is True
     assert repaired.error == strict.error  # the strict reason stays visible
@@ -375,7 +378,7 @@ def test_repair_several_values_in_one_block(body: str) -> None:
 
 def test_repair_several_values_keeps_fatal_failures() -> None:
     body = '{"name": "a", "arguments": {}} {"name": "b", "arguments": {"x": NaN}}'
-    assert parse_output(block(body), "repaired").status == "unparseable"
+    assert parse_output(block(body), "lenient").status == "unparseable"
 
 
 @pytest.mark.parametrize(
@@ -397,7 +400,7 @@ def test_repair_call_shapes(call: dict[str, Any], arguments: dict[str, Any]) -> 
 def test_repair_keeps_good_blocks_and_reports_only_remaining_failure() -> None:
     text = block({"name": "a", "arguments": {}}) + block('{"name": "b", "arguments": "hi"}')
     strict, repaired = both(text)
-    assert strict.repaired_status == repaired.status == "unparseable"
+    assert strict.lenient_status == repaired.status == "unparseable"
     assert calls_of(repaired) == [("a", {})]
     assert repaired.repaired is False
     assert repaired.error is not None and "; after repair: block 2: " in repaired.error
@@ -414,14 +417,14 @@ def test_repair_keeps_good_blocks_and_reports_only_remaining_failure() -> None:
     ],
 )
 def test_repair_never_accepts_non_finite_numbers(body: str) -> None:
-    assert parse_output(block(body), "repaired").status == "unparseable"
+    assert parse_output(block(body), "lenient").status == "unparseable"
 
 
 @pytest.mark.parametrize(
     "arguments", ["hello", "{hello world}", "[oops", '{"a": 1} tail text', "[1, 2]", "3"]
 )
 def test_repair_refuses_strings_that_hold_no_object(arguments: str) -> None:
-    result = parse_output(block({"name": "a", "arguments": arguments}), "repaired")
+    result = parse_output(block({"name": "a", "arguments": arguments}), "lenient")
     assert result.status == "unparseable"
 
 
@@ -431,18 +434,18 @@ def test_repair_refuses_strings_that_hold_no_object(arguments: str) -> None:
 def test_repair_cannot_mend_everything(body: str) -> None:
     strict, repaired = both(f"<tool_call>{body}</tool_call>")
     assert strict.status == repaired.status == "unparseable"
-    assert strict.repaired_status == "unparseable"
+    assert strict.lenient_status == "unparseable"
 
 
 def test_repair_keeps_nan_inside_strings() -> None:
-    result = parse_output(block('{"name": "a", "arguments": {"s": "NaN or Infinity"}'), "repaired")
+    result = parse_output(block('{"name": "a", "arguments": {"s": "NaN or Infinity"}'), "lenient")
     assert calls_of(result) == [("a", {"s": "NaN or Infinity"})]
 
 
 def test_repair_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hermes, "MAX_REPAIR_CHARS", 30)
     text = block('{"name": "a", "arguments": {"long": "xxxxxxxxxxxxxxxxxxxx"}')
-    result = parse_output(text, "repaired")
+    result = parse_output(text, "lenient")
     assert result.status == "unparseable"
     assert result.error is not None and "too large to repair (limit 30)" in result.error
 
@@ -450,17 +453,17 @@ def test_repair_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_repair_budget_per_output(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hermes, "REPAIR_BUDGET_CHARS", 60)
     broken = block('{"name": "a", "arguments": {"x": 1}')  # 34 chars of JSON each
-    result = parse_output(broken * 2, "repaired")
+    result = parse_output(broken * 2, "lenient")
     assert result.status == "unparseable"
     assert result.error is not None and "after repair: block 2: " in result.error
     assert "budget" in result.error
     assert calls_of(result) == [("a", {"x": 1})]
 
 
-def test_strict_mode_still_reports_the_repaired_status() -> None:
+def test_strict_mode_still_reports_the_lenient_status() -> None:
     result = parse_output('<tool_call>{"name": "a", "arguments": {}}', "strict")
     assert result.status == "unparseable"
-    assert result.repaired_status == "ok"
+    assert result.lenient_status == "ok"
     assert result.calls == []
     assert result.repaired is False
 
@@ -470,7 +473,7 @@ def test_no_repair_when_strict_is_ok(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("repair must not run when strict is ok")
 
     monkeypatch.setattr(parsing, "_repaired", boom)
-    result = parse_output(block({"name": "a", "arguments": {}}), "repaired")
+    result = parse_output(block({"name": "a", "arguments": {}}), "lenient")
     assert result.status == "ok"
     assert result.repaired is False
 
@@ -500,7 +503,7 @@ def test_bare_call_counts_in_repaired_mode_only(
 ) -> None:
     strict, repaired = both(text)
     assert strict.status == strict.strict_status == "no_call"
-    assert strict.repaired_status == "ok"
+    assert strict.lenient_status == "ok"
     assert strict.calls == []
     assert repaired.status == "ok"
     assert repaired.strict_status == "no_call"
@@ -527,7 +530,7 @@ def test_bare_call_counts_in_repaired_mode_only(
 def test_bare_non_calls_stay_plain_answers(text: str) -> None:
     for result in both(text):
         assert result.status == "no_call"
-        assert result.repaired_status == "no_call"
+        assert result.lenient_status == "no_call"
         assert result.answer == text.strip()
 
 
@@ -546,7 +549,7 @@ def test_lone_surrogates_are_replaced() -> None:
 
 
 def test_raw_surrogates_inside_repaired_block() -> None:
-    result = parse_output('<tool_call>{"name": "a", "arguments": {"s": "x\udc80"', "repaired")
+    result = parse_output('<tool_call>{"name": "a", "arguments": {"s": "x\udc80"', "lenient")
     assert result.status == "ok"
     assert calls_of(result) == [("a", {"s": "x\ufffd"})]
     assert_serialisable(result)
@@ -554,14 +557,14 @@ def test_raw_surrogates_inside_repaired_block() -> None:
 
 def test_bytes_are_decoded() -> None:
     raw = block({"name": "a", "arguments": {}}).encode() + b"\xff\xfe junk"
-    result = parse_output(raw)  # type: ignore[arg-type]
+    result = parse_output(raw, "strict")  # type: ignore[arg-type]
     assert result.status == "ok"
     assert result.answer == "\ufffd\ufffd junk"
 
 
 def test_unknown_mode_is_a_caller_bug() -> None:
     with pytest.raises(ValueError, match="`mode` must be"):
-        parse_output("x", "lenient")  # type: ignore[arg-type]
+        parse_output("x", "bogus")  # type: ignore[arg-type]
 
 
 def test_internal_error_still_yields_a_result(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -570,7 +573,7 @@ def test_internal_error_still_yields_a_result(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(parsing, "_parse", broken)
     result = parse_output("anything")
-    assert result.status == result.strict_status == result.repaired_status == "unparseable"
+    assert result.status == result.strict_status == result.lenient_status == "unparseable"
     assert result.error == "internal parser error: RuntimeError"
 
 

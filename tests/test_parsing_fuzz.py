@@ -78,19 +78,25 @@ call_object = st.fixed_dictionaries(
 
 
 def check(text: Any) -> tuple[ParseResult, ParseResult]:
-    """Both modes answer with a well-formed, serialisable result that agrees on the statuses."""
-    results = (parse_output(text, "strict"), parse_output(text, "repaired"))
-    for result in results:
+    """Every mode answers with a well-formed, serialisable result that agrees on the
+    statuses; returns the strict and the lenient one."""
+    results = (parse_output(text, "strict"), parse_output(text, "lenient"))
+    served = parse_output(text, "served")
+    for result in (*results, served):
         assert isinstance(result, ParseResult)
         assert result.status in STATUSES
         assert result.strict_status in STATUSES
-        assert result.repaired_status in STATUSES
+        assert result.lenient_status in STATUSES
+        assert result.served_status in STATUSES
         if result.status != "unparseable":
             assert (result.status == "ok") == bool(result.calls)
         result.model_dump_json()  # writable to results.jsonl (no lone surrogates)
+    assert served.status == served.served_status == results[0].served_status
+    assert (served.status == "ok") == bool(served.calls)  # the server runs what it lists
+    assert all(c.arguments_json is None or not c.arguments for c in served.calls)
     strict, repaired = results
     assert strict.status == strict.strict_status == repaired.strict_status
-    assert repaired.status == repaired.repaired_status == strict.repaired_status
+    assert repaired.status == repaired.lenient_status == strict.lenient_status
     assert strict.repaired is False
     if strict.status == "ok":
         assert repaired.status == "ok"
@@ -305,7 +311,11 @@ xml_tag = st.sampled_from(
 
 def check_stacks(text: str) -> None:
     for stack in XML_STACKS:
-        results = [parse_output(text, mode, stack=stack) for mode in ("strict", "repaired")]
+        results = [parse_output(text, mode, stack=stack) for mode in ("strict", "lenient")]
+        served = parse_output(text, "served", stack=stack)
+        assert served.status == served.served_status == results[0].served_status
+        assert (served.status == "ok") == bool(served.calls)
+        served.model_dump_json()
         for result in results:
             assert result.status in STATUSES
             assert result.format in ("hermes", "qwen3_xml", "none")
@@ -315,7 +325,7 @@ def check_stacks(text: str) -> None:
             result.model_dump_json()
         strict, repaired = results
         assert strict.status == strict.strict_status == repaired.strict_status
-        assert repaired.status == repaired.repaired_status == strict.repaired_status
+        assert repaired.status == repaired.lenient_status == strict.lenient_status
         if strict.status == "ok":
             assert repaired.calls == strict.calls
 
@@ -361,5 +371,5 @@ def test_hostile_xml_gets_a_verdict(text: str) -> None:
     # Linear scans: each takes well under a second (benchmarks/bench_hostile_text.py
     # measures it); a quadratic path would hang here until the test timeout.
     for stack in XML_STACKS:
-        for mode in ("strict", "repaired"):
+        for mode in ("strict", "lenient"):
             assert parse_output(text, mode, stack=stack).status in STATUSES

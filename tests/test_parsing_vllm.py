@@ -32,7 +32,7 @@ def test_vllm_just_forward_text() -> None:
         "This is some prior text that has nothing to do with tool calling.",
         "This is plain text with no tool calling involved.",
     ]:
-        result = parse_output(text, "repaired")
+        result = parse_output(text, "lenient")
         assert result.status == "no_call"
         assert result.answer == text
 

@@ -48,10 +48,16 @@ def calls(text: str, stack: ServingStack = XML, mode: str = "strict", tools: Any
 
 
 def test_the_xml_answer_passes_a001(agent20: Evalset) -> None:
-    for stack in (XML, HERMES):  # judged as written under either stack
-        parse, verdict = Scorer(agent20, stack=stack).judge(record("A-001", A001_XML))
+    for stack in (XML, HERMES):  # strict: judged as written under either stack
+        parse, verdict = Scorer(agent20, "strict", stack=stack).judge(record("A-001", A001_XML))
         assert parse.status == "ok" and parse.format == "qwen3_xml"
         assert verdict.passed, verdict.detail
+    # served: what the stack runs - the XML parser runs it, the Hermes parser runs nothing
+    parse, verdict = Scorer(agent20, stack=XML).judge(record("A-001", A001_XML))
+    assert verdict.passed, verdict.detail
+    parse, verdict = Scorer(agent20, stack=HERMES).judge(record("A-001", A001_XML))
+    assert parse.status == "unparseable" and parse.format == "qwen3_xml" and not parse.calls
+    assert verdict.reason is ReasonCode.unparseable
 
 
 def test_a_wrong_id_fails_with_arg_mismatch(agent20: Evalset) -> None:
@@ -60,15 +66,18 @@ def test_a_wrong_id_fails_with_arg_mismatch(agent20: Evalset) -> None:
     assert verdict.reason is ReasonCode.arg_mismatch
 
 
-def test_a_hermes_answer_under_qwen3_xml_passes_and_counts_in_the_format_mix(
+def test_a_hermes_answer_under_qwen3_xml_passes_strict_and_counts_in_the_format_mix(
     agent20: Evalset,
 ) -> None:
-    scorer = Scorer(agent20, stack=XML)
+    scorer = Scorer(agent20, "strict", stack=XML)
     results = [
         scorer.score(record("A-001", A001_HERMES)),
         scorer.score(record("A-001", A001_XML, 1)),
     ]
     assert all(r.verdict.passed for r in results)
+    # served, the Hermes block is dropped by the qwen3_xml parser: no call runs
+    served = Scorer(agent20, stack=XML).score(record("A-001", A001_HERMES))
+    assert served.parse.served_status == "unparseable" and not served.verdict.passed
     assert [r.parse.format for r in results] == ["hermes", "qwen3_xml"]
     summary = summarize(agent20, results, stack=XML)
     adapter = summary.adapters["a"]
@@ -262,7 +271,7 @@ def test_repaired_mode_closes_an_unclosed_final_block() -> None:
         "<tool_call>\n<function=get_invoice>\n<parameter=invoice_id>\nINV-1\n</parameter>\n",
         "<tool_call>\n<function=get_invoice>\n<parameter=invoice_id>\nINV-1",
     ):
-        strict, repaired = (parse_output(text, m, stack=XML) for m in ("strict", "repaired"))
+        strict, repaired = (parse_output(text, m, stack=XML) for m in ("strict", "lenient"))
         assert strict.status == "unparseable"
         assert repaired.status == "ok" and repaired.repaired
         assert [(c.name, c.arguments) for c in repaired.calls] == [
@@ -308,7 +317,7 @@ def hostile() -> dict[str, str]:
 def test_hostile_xml_gets_a_verdict(name: str, agent20: Evalset) -> None:
     text = hostile()[name]
     for stack in (XML, HERMES, ServingStack("qwen3_xml", "deepseek_r1", None)):
-        for mode in ("strict", "repaired"):
+        for mode in ("strict", "lenient"):
             result = parse_output(text, mode, stack=stack, tools=agent20.toolset)  # type: ignore[arg-type]
             result.model_dump_json()
             assert result.status in ("ok", "no_call", "unparseable")

@@ -39,11 +39,16 @@ def scored(
 def test_family_table_with_k(evalset: Evalset) -> None:
     summary, results = scored(evalset, 2, {"A-001", "F-001"})
     md = render_markdown(summary, results)
-    header = "|  | Family | Entries | pass@1 [95 % CI] | pass^2 | pass@2 | Unparseable (strict / repaired) |"
+    header = (
+        "|  | Family | Entries | pass@1 [95 % CI] | pass^2 | pass@2 "
+        "| Unparseable (served / strict / lenient) |"
+    )
     assert header in md
     # A-001 passes 1 of 2: pass@1 50 %, Wilson(0.5, 1) = [5.5, 94.5], pass^2 0, pass@2 100 %.
-    assert "| A | tool_call | 1 | 50.0 % [5.5, 94.5] | 0.0 % | 100.0 % | 0/2 / 0/2 |" in md
-    assert "| B | parallel | 1 | 100.0 % [20.7, 100.0] | 100.0 % | 100.0 % | 0/2 / 0/2 |" in md
+    assert "| A | tool_call | 1 | 50.0 % [5.5, 94.5] | 0.0 % | 100.0 % | 0/2 / 0/2 / 0/2 |" in md
+    assert (
+        "| B | parallel | 1 | 100.0 % [20.7, 100.0] | 100.0 % | 100.0 % | 0/2 / 0/2 / 0/2 |" in md
+    )
     # Overall: (0.5 + 1 + 1 + 1 + 1 + 0.5 + 1 + 1) / 8 = 7/8 = 87.5 %.
     assert "|  | **overall** | 8 | 87.5 %" in md
     # Families in registry order A..H.
@@ -85,14 +90,14 @@ def test_missing_entries_are_reported(evalset: Evalset) -> None:
     assert (
         "**Missing:** 2 of 8 entries had no generation and are not counted: `B-001`, `E-001`." in md
     )
-    assert "| B | parallel | 0 | n/a | 0/0 / 0/0 |" in md
+    assert "| B | parallel | 0 | n/a | 0/0 / 0/0 / 0/0 |" in md
 
 
-def test_unparseable_counts_strict_and_repaired(evalset: Evalset) -> None:
+def test_unparseable_counts_of_every_reading(evalset: Evalset) -> None:
     records = [gen(eid, PASSING[eid]) for eid in ENTRY_IDS[1:]] + [gen("A-001", BROKEN_CALL)]
     results = score_records(evalset, records)
     md = render_markdown(summarize(evalset, results), results)
-    assert "| A | tool_call | 1 | 0.0 % [0.0, 79.3] | 1/1 / 0/1 |" in md
+    assert "| A | tool_call | 1 | 0.0 % [0.0, 79.3] | 1/1 / 1/1 / 0/1 |" in md
     assert "| `unparseable` | 1 | 100.0 % |" in md
 
 
@@ -122,7 +127,7 @@ def test_print_summary(evalset: Evalset) -> None:
     buf = io.StringIO()
     print_summary(summary, Console(file=buf, width=140, color_system=None))
     out = buf.getvalue()
-    assert "base  (agent20 4.0.0, parse strict)" in out
+    assert "base  (agent20 4.0.0, parse served)" in out
     for text in ("pass^2", "sequencing", "50.0 %", "[5.5, 94.5]", "overall", "fault: error"):
         assert text in out, text
     assert "base: 1 of 8 entries had no generation" in out

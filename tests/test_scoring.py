@@ -95,19 +95,19 @@ def test_constructed_result_round_trips_through_validation(evalset: Evalset) -> 
 
 def test_parse_mode_strict_vs_repaired(evalset: Evalset) -> None:
     strict = Scorer(evalset, "strict").score(gen("A-001", BROKEN_CALL))
-    repaired = Scorer(evalset, "repaired").score(gen("A-001", BROKEN_CALL))
+    repaired = Scorer(evalset, "lenient").score(gen("A-001", BROKEN_CALL))
     assert not strict.verdict.passed
     assert strict.verdict.reason is ReasonCode.unparseable
     assert repaired.verdict.passed
     assert repaired.parse.repaired
     # Both statuses are recorded whichever mode scored.
     for r in (strict, repaired):
-        assert (r.parse.strict_status, r.parse.repaired_status) == ("unparseable", "ok")
+        assert (r.parse.strict_status, r.parse.lenient_status) == ("unparseable", "ok")
 
 
 def test_bad_parse_mode(evalset: Evalset) -> None:
     with pytest.raises(BadInput, match="parse_mode"):
-        Scorer(evalset, "lenient")  # type: ignore[arg-type]
+        Scorer(evalset, "relaxed")  # type: ignore[arg-type]
 
 
 def test_unknown_entry_in_score(evalset: Evalset) -> None:
@@ -232,10 +232,10 @@ def test_finish_run_keeps_other_files_of_an_existing_folder(
     (out / MANIFEST).write_text('{"base_model": "x"}\n')
     (out / GENERATIONS).write_text("cache\n")
     (out / SUMMARY).write_text("old\n")
-    finish_run(evalset, all_passing(), out, "repaired")
+    finish_run(evalset, all_passing(), out, "lenient")
     assert (out / MANIFEST).read_text() == '{"base_model": "x"}\n'
     assert (out / GENERATIONS).read_text() == "cache\n"
-    assert read_summary(out).parse_mode == "repaired"
+    assert read_summary(out).parse_mode == "lenient"
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [MANIFEST, GENERATIONS, RESULTS, SUMMARY, REPORT, VIEW]
     )

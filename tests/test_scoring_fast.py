@@ -365,7 +365,7 @@ def test_unmodelled_schemas_keep_the_reference() -> None:
 
 
 def test_trusted_records_equal_validated_ones() -> None:
-    call = trusted(ToolCall, {"name": "f", "arguments": {"x": [1, 2.5]}})
+    call = trusted(ToolCall, {"name": "f", "arguments": {"x": [1, 2.5]}, "arguments_json": None})
     assert call == ToolCall(name="f", arguments={"x": [1, 2.5]})
     verdict = Verdict.fail(records_module.ReasonCode.no_call, "none")
     validated = Verdict.model_validate({"pass": False, "reason": "no_call", "detail": "none"})

@@ -80,10 +80,18 @@ def test_qwen35_outputs_pass_and_the_format_mix_is_counted(
     adapter = summary.adapters["qwen35-r1"]
     assert adapter.formats == {"hermes": 1, "qwen3_xml": 11, "none": 2}
     assert adapter.overall.format_mix == 1
-    assert adapter.reasons == {"arg_mismatch": 1}  # only the wrong invoice id fails
+    # served: the wrong invoice id fails, and the Hermes sample, which a qwen3_coder
+    # server drops (no call runs)
+    assert adapter.reasons == {"arg_mismatch": 1, "unparseable": 1}
+    assert adapter.overall.unparseable_served == 1 and adapter.overall.unparseable == 0
     assert "Format mix" in printed and "1 sample(s) in the other format" in printed
     report = (tmp_path / "run" / "report.md").read_text()
     assert "Call formats: hermes 1, qwen3_xml 11, none 2 (the run expects qwen3_xml)" in report
+    # strict judges the Hermes sample as written: only the wrong invoice id fails
+    strict = score(
+        monkeypatch, tmp_path / "strict", "generations.jsonl", *stack, "--parse-mode", "strict"
+    )
+    assert strict.adapters["qwen35-r1"].reasons == {"arg_mismatch": 1}
     # the same outputs judged as a Hermes run: the XML samples are the mix
     hermes = score(
         monkeypatch, tmp_path / "hermes", "generations.jsonl", "--tool-call-format", "hermes"

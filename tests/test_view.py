@@ -94,11 +94,11 @@ def test_view_data_of_two_rounds(rounds: tuple[Path, Path]) -> None:
     assert f3["conversation"]["expect"] == {"topic": "double_entry"}
     assert {t["function"]["name"] for t in data["tools"]} >= {"web_search", "pay_invoice"}
     row = next(s for s in data["samples"] if data["entries"][s[0]]["id"] == "F-003" and s[1] == 0)
-    _, side, sample, passed, reason, detail, text, calls, strict, repaired, harness = row
+    _, side, sample, passed, reason, detail, text, calls, served, strict, lenient, harness = row
     assert (side, sample, passed) == (0, 0, 0)
     assert data["reasons"][reason] == "called_when_should_not"
     assert "web_search" in data["texts"][text] and calls[0]["name"] == "web_search"
-    assert (strict, repaired, harness) == ("ok", "ok", 0)
+    assert (served, strict, lenient, harness) == ("ok", "ok", "ok", 0)
     assert detail
 
 

@@ -104,8 +104,8 @@ def _assert_counts_match(page: Any, summaries: list[dict[str, Any]]) -> None:
             n = st["samples"]
             assert _cell(page, family, side, "unparseable", "strict") == f"{st['unparseable']}/{n}"
             assert (
-                _cell(page, family, side, "unparseable", "repaired")
-                == f"{st['unparseable_repaired']}/{n}"
+                _cell(page, family, side, "unparseable", "lenient")
+                == f"{st['unparseable_lenient']}/{n}"
             )
         for reason, n in stats["reasons"].items():
             got = page.text_content(f'#reason-table tr[data-key="{reason}"] td[data-side="{side}"]')

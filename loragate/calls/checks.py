@@ -39,6 +39,9 @@ class Call(NamedTuple):
 
     name: str
     arguments: dict[str, Any]
+    arguments_json: str | None = None
+    """The arguments as the server passes them when they are not a JSON object of finite
+    numbers (served mode; `arguments` is then empty): the call fails the schema."""
 
 
 def calls_of(parse: ParseResult) -> list[Call]:
@@ -47,8 +50,15 @@ def calls_of(parse: ParseResult) -> list[Call]:
     for c in parse.calls:
         name = c.name if isinstance(c.name, str) else str(c.name)
         args = c.arguments if isinstance(c.arguments, dict) else {}
-        out.append(Call(name, args))
+        raw = c.arguments_json if isinstance(c.arguments_json, str) else None
+        out.append(Call(name, args, raw))
     return out
+
+
+def not_an_object(arguments_json: str) -> str:
+    """The schema error of arguments a server passes that are not a JSON object of
+    finite numbers."""
+    return f"the server passes arguments {short(arguments_json)}: not a JSON object"
 
 
 _SHORT = reprlib.Repr()
@@ -109,6 +119,8 @@ def _json_equal(a: Any, b: Any) -> bool:
 
 def schema_errors_of(toolset: Toolset, call: Call) -> Sequence[str]:
     """The call's JSON Schema errors (empty when valid); fast and memoised in `Toolset`."""
+    if call.arguments_json is not None:
+        return [not_an_object(call.arguments_json)]
     return toolset.validate_arguments(call.name, call.arguments)
 
 
@@ -272,7 +284,7 @@ _FUNC_SYNTAX_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{2,80})\s*\(")
 def call_attempt(parse: ParseResult, toolset: Toolset) -> str | None:
     """The name of a tool call written as text (no `<tool_call>` tags), or None.
 
-    Found when the repaired parse reads a bare call where the strict one saw none,
+    Found when the lenient reading finds a bare call where the strict one saw none,
     when the text holds `"name": "<tool of the evalset>"` or a `{"name": ...,
     "arguments": ...}` object, or when it writes `tool_name(...)` for a tool of the
     evalset.
@@ -286,7 +298,7 @@ def call_attempt(parse: ParseResult, toolset: Toolset) -> str | None:
             return name
     if json_names and _JSON_ARGS_RE.search(text):
         return json_names[0]
-    if parse.repaired_status == "ok":
+    if parse.lenient_status == "ok":
         return json_names[0] if json_names else "a bare call"
     for m in _FUNC_SYNTAX_RE.finditer(text):
         if m.group(1) in toolset:

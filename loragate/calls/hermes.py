@@ -368,7 +368,9 @@ def _strict_calls(value: Any) -> list[ToolCall]:
         if not isinstance(arguments, dict):
             raise Reject(f"`arguments` is a {_json_type(arguments)}, not an object", "shape")
         # Decoded from JSON text: a str name and an object with str keys, a valid call.
-        calls.append(trusted(ToolCall, {"name": name, "arguments": arguments}))
+        calls.append(
+            trusted(ToolCall, {"name": name, "arguments": arguments, "arguments_json": None})
+        )
     return calls
 
 

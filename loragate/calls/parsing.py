@@ -1,10 +1,28 @@
-"""Read the tool calls out of one generated text, as a serving stack would, strictly
-and with repairs.
+"""Read the tool calls out of one generated text, as a serving stack runs them, as the
+format is written, and as the model meant them.
 
 `parse_output(text, mode, stack=..., tools=...)` turns any text into a `ParseResult`;
 it never raises on any input and its run time is linear in the text (see "Limits").
-Both parses are always reported: `strict_status` and `repaired_status`; `mode` only
-picks whose calls, answer and status are the scored ones.
+Three readings are made of every output and each one's status reported
+(`served_status`, `strict_status`, `lenient_status`); `mode` only picks whose calls,
+answer and status are the scored ones.
+
+Parse modes
+-----------
+- `served` (the default, the mode a gate uses): exactly the calls the serving stack
+  executes - vLLM's tool-call parser on what its reasoning parser leaves as content -
+  with the arguments the server passes (`loragate.calls.served`, which states the
+  vLLM version it models). A call with
+  `null` or string arguments, a `NaN` or an empty name is a call the server makes: it
+  runs, and then fails the tool's schema or names an unknown tool. Call markup of
+  which the server runs nothing is `unparseable`.
+- `strict`: the call format as written. Every block must be well formed; a block the
+  server would silently mend, drop or guess at is refused (the list below).
+- `lenient`: what the model meant, for diagnosis: the strict reading plus repairs of
+  the blocks strict refused. A server runs none of what only the repairs read.
+
+`docs/call-formats.md` lists, by class and counted on the agreement corpus, where
+strict and lenient differ from served.
 
 The serving stack
 -----------------
@@ -19,32 +37,35 @@ for calls; calls the model wrote inside its own `<think>` regions are counted
 
 Formats
 -------
-Both formats are read whatever the stack expects; a sample in the other one is
-judged as written, and its `format` tells the summary to count it apart (the format
-mix). `format` is `hermes` or `qwen3_xml` by the blocks the sample wrote (with both,
-the one the stack does not expect), `none` without a block.
+Strict and lenient read both formats whatever the stack expects; a sample in the other
+one is judged as written, and its `format` tells the summary to count it apart (the
+format mix). Served reads only the stack's format, as the server does. `format` is
+`hermes` or `qwen3_xml` by the blocks the sample wrote (with both, the one the stack
+does not expect), `none` without a block.
 
 - Hermes JSON (`loragate.calls.hermes`): `<tool_call>` JSON `</tool_call>`; the JSON is
-  a call object `{"name": <non-empty string>, "arguments": <object>}` (repaired mode
-  also reads a list of them); other keys (`"id"`, `"type"`, ...) are ignored. As in vLLM, a block runs
-  from `<tool_call>` to the first `</tool_call>` after it (a `<tool_call>` inside an
-  argument string is part of the string), the last one to the end of the text when
-  unclosed.
+  a call object `{"name": <non-empty string>, "arguments": <object>}`; other keys
+  (`"id"`, `"type"`, ...) are ignored. As in vLLM, a block runs from `<tool_call>` to
+  the first `</tool_call>` after it (a `<tool_call>` inside an argument string is part
+  of the string), the last one to the end of the text when unclosed.
 - Qwen3 XML (`loragate.calls.qwen_xml`): a `<tool_call>` whose content starts with
   `<function=NAME>`, or a bare `<function=NAME>` in the text (vLLM executes both), with
   `<parameter=P>VALUE</parameter>` pairs up to `</function>`; values are typed from the
   tool's JSON Schema exactly as vLLM types them (`tools` gives the schemas; without it,
   or for an unknown tool, values stay strings).
 
-`answer` is the content outside call blocks: each piece stripped, empty pieces
-dropped, the rest joined with a newline. Stray `</tool_call>` tags stay in the answer.
+`answer` is the content outside call blocks, in every mode: each piece stripped, empty
+pieces dropped, the rest joined with a newline (stray `</tool_call>` tags stay in it).
+It is what the model wrote, not what a server returns beside its calls (vLLM returns
+only the text before the first call): prose after a call that invents its result is
+judged as the adapter's behaviour.
 
 Status
 ------
 - `no_call`: no call block at all.
-- `ok`: at least one block, and every block parsed into calls.
-- `unparseable`: at least one block failed. One bad block makes the whole output
-  unparseable (vLLM's Hermes parser then runs no call either); calls from the good
+- `ok`: the reading has calls (strict and lenient: every block parsed into calls).
+- `unparseable`: at least one block failed (strict, lenient), or the server runs none
+  of the output's call markup (served). In strict and lenient mode calls from the good
   blocks are still listed in `calls` (useful in reports), so a scorer must look at
   `status` first, never at `calls` alone.
 
@@ -63,39 +84,35 @@ string and fails the schema check. Lone UTF-16 surrogates (raw, or from `\\ud800
 escapes) are replaced by U+FFFD, never rejected, so every result can be written as
 UTF-8 JSON.
 
-Repaired mode runs only when strict did not give `ok`, re-reads only the blocks that
+Lenient mode runs only when strict did not give `ok`, re-reads only the blocks that
 failed, and additionally accepts: for Hermes, an unclosed final block (a dangling
 partial `</tool_call` is dropped), a block holding further `<tool_call>` tags (read as
-several blocks), a list of calls in one block, duplicate keys (the last wins, as in vLLM), raw control characters in
-strings, a Markdown code fence, several JSON values in one block, JSON mended by
-`json_repair` (within `MAX_REPAIR_CHARS` a block and `REPAIR_BUDGET_CHARS` an output),
-`arguments` given as a string holding a JSON object, an empty or `null` or missing
-`arguments` read as `{}`, `"parameters"` for `"arguments"`, an OpenAI-style
-`{"type": "function", "function": {...}}` wrapper, whitespace around `name`, and a
-bare call with no tags at the start of the content (text after it is the answer);
-for XML, an unclosed final block (it is closed: a last parameter with no
-`</parameter>` keeps its value), stray text (dropped, as vLLM drops it) and a
-parameter given twice (the last wins). It still rejects `NaN` / `Infinity`, too-deep
-nesting, oversized blocks, empty names and anything not call-shaped. `repaired` is
-true when at least one scored call needed a repair.
+several blocks), a list of calls in one block, duplicate keys (the last wins, as in
+vLLM), raw control characters in strings, a Markdown code fence, several JSON values
+in one block, JSON mended by `json_repair` (within `MAX_REPAIR_CHARS` a block and
+`REPAIR_BUDGET_CHARS` an output), `arguments` given as a string holding a JSON object,
+an empty or `null` or missing `arguments` read as `{}`, `"parameters"` for
+`"arguments"`, an OpenAI-style `{"type": "function", "function": {...}}` wrapper,
+whitespace around `name`, and a bare call with no tags at the start of the content
+(text after it is the answer); for XML, an unclosed final block (it is closed: a last
+parameter with no `</parameter>` keeps its value), stray text (dropped, as vLLM drops
+it) and a parameter given twice (the last wins). It still rejects `NaN` / `Infinity`,
+too-deep nesting, oversized blocks, empty names and anything not call-shaped.
+`repaired` is true when at least one scored call needed a repair.
 
-Limits (each keeps the time per output bounded; inputs beyond them are unparseable,
-with the reason in `error`): at most `MAX_BLOCKS` blocks or XML calls, a block (or XML
-function body) of at most `MAX_BLOCK_CHARS` characters, JSON nesting at most
-`MAX_DEPTH` levels (deeper input, up to any depth, is caught, never a
+Limits (each keeps the time per output bounded; inputs beyond them are unparseable in
+every mode, with the reason in `error`): at most `MAX_BLOCKS` blocks or XML calls, a
+block (or XML function body) of at most `MAX_BLOCK_CHARS` characters, JSON nesting at
+most `MAX_DEPTH` levels (deeper input, up to any depth, is caught, never a
 `RecursionError`). Scanning is done with `str.find` loops and anchored matches, linear
 in the text; no regular expression can backtrack.
-
-Where loragate and vLLM differ, and why, is measured and listed per class in
-`docs/call-formats.md` (`tests/test_vllm_agreement.py`,
-`benchmarks/bench_vllm_agreement.py`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 from loragate.calls import hermes
 from loragate.calls.hermes import (
@@ -116,13 +133,18 @@ from loragate.calls.qwen_xml import (
     xml_arguments,
 )
 from loragate.calls.reasoning import ReasoningParserName, ReasoningSplit, split_reasoning
+from loragate.calls.served import served_hermes, served_xml
 from loragate.common.surrogates import without_surrogates
 from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
+    PARSE_MODES,
     CallFormat,
+    ParseMode,
     ParseResult,
     ParseStatus,
     SampleFormat,
     ToolCall,
+    parse_mode_named,
     trusted,
 )
 
@@ -286,7 +308,9 @@ def _xml_call(call: XmlCall, tools: Any, *, repair: bool) -> ToolCall:
     for key, value in typed.items():
         if isinstance(value, dict | list) or (isinstance(value, str) and not value.isascii()):
             typed[key] = hermes.normalise(value)
-    return trusted(ToolCall, {"name": without_surrogates(name), "arguments": typed})
+    return trusted(
+        ToolCall, {"name": without_surrogates(name), "arguments": typed, "arguments_json": None}
+    )
 
 
 def _cut(text: str, limit: int = 40) -> str:
@@ -347,33 +371,19 @@ def _calls_in(regions: tuple[str, ...]) -> int:
     return count
 
 
-def _result(
-    status: ParseStatus,
-    calls: list[ToolCall],
-    answer: str,
-    strict_status: ParseStatus,
-    repaired_status: ParseStatus,
-    *,
-    repaired: bool = False,
-    error: str | None = None,
-    sample_format: SampleFormat = "none",
-    in_reasoning: int = 0,
-) -> ParseResult:
-    """A `ParseResult` built without re-validating its calls (they are valid already)."""
-    return trusted(
-        ParseResult,
-        {
-            "status": status,
-            "calls": calls,
-            "answer": answer,
-            "repaired": repaired,
-            "strict_status": strict_status,
-            "repaired_status": repaired_status,
-            "error": error,
-            "format": sample_format,
-            "calls_in_reasoning": in_reasoning,
-        },
-    )
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """One reading of an output: what a mode would score."""
+
+    status: ParseStatus
+    calls: list[ToolCall]
+    answer: str
+    error: str | None = None
+    repaired: bool = False
+
+
+_NO_CALLS: list[ToolCall] = []  # shared by readings without calls; never mutated
+_JSON_SPACE = " \t\n\r"
 
 
 def _coerce_text(text: object) -> str:
@@ -384,150 +394,219 @@ def _coerce_text(text: object) -> str:
     return str(text)
 
 
-def _parse(
-    text: str, mode: Literal["strict", "repaired"], stack: ServingStack, tools: Any
-) -> tuple[ParseResult, ReasoningSplit | None]:
-    if type(text) is not str:
-        text = _coerce_text(text)
-    if not text.isascii():
-        text = without_surrogates(text)
-    split: ReasoningSplit | None = None
+def _content_of(text: str, stack: ServingStack) -> tuple[str, ReasoningSplit | None, int]:
+    """The content the stack hands its tool parser, the reasoning split it read the
+    text by (None: no reasoning anywhere) and the calls written inside reasoning."""
     if (
         "think>" in text
         or stack.reasoning_parser == "deepseek_r1"
         or (stack.reasoning_parser == "qwen3" and stack.thinking)
     ):
         split = split_reasoning(text, stack.reasoning_parser, thinking=stack.thinking)
-        content = split.content
-        in_reasoning = _calls_in(split.regions) if split.regions else 0
-    else:  # no reasoning tag, and a stack that reads untagged text as content
-        content = text
-        in_reasoning = 0
+        return split.content, split, _calls_in(split.regions) if split.regions else 0
+    # no reasoning tag, and a stack that reads untagged text as content
+    return text, None, 0
 
-    if _OPEN not in content and FUNC_PREFIX not in content:
-        answer = content.strip()
-        bare = hermes.bare_calls(answer, Budget()) if answer[:1] in ("{", "[", "`") else None
-        if bare is None:
-            result = _result("no_call", [], answer, "no_call", "no_call", in_reasoning=in_reasoning)
-        elif mode == "repaired":
-            calls, rest = bare
-            result = _result(
-                "ok",
-                calls,
-                rest,
-                "no_call",
-                "ok",
-                repaired=True,
-                sample_format="hermes",
-                in_reasoning=in_reasoning,
-            )
-        else:
-            result = _result("no_call", [], answer, "no_call", "ok", in_reasoning=in_reasoning)
-        return result, split
 
-    # The common output, one closed Hermes block, decided as the general path decides it.
+def _without_blocks(content: str) -> tuple[_Reading, _Reading]:
+    """The (strict, lenient) readings of content holding no `<tool_call>` and no
+    `<function=`; only lenient may find a call (a bare JSON call). The server runs none
+    (served reads as strict)."""
+    answer = content.strip()
+    strict = _Reading("no_call", _NO_CALLS, answer)
+    bare = hermes.bare_calls(answer, Budget()) if answer[:1] in ("{", "[", "`") else None
+    if bare is None:
+        return strict, strict
+    return strict, _Reading("ok", bare[0], bare[1], repaired=True)
+
+
+def _one_hermes_block(content: str, stack: ServingStack) -> tuple[_Reading, _Reading] | None:
+    """The common output, one closed Hermes block under a Hermes stack, decided as the
+    general path decides it: (served, strict) readings, or None for the general path
+    (the server runs exactly what strict reads here; the lenient reading of a strict
+    `ok` is the strict one)."""
+    if stack.call_format != "hermes" or FUNC_PREFIX in content:
+        return None
     first = content.find(_OPEN)
     start = first + len(_OPEN)
     close = content.find(_CLOSE, start)
-    if close >= 0 and first >= 0 and content.find(_OPEN, start) < 0 and FUNC_PREFIX not in content:
-        try:
-            calls = hermes.strict_block(content[start:close], True)
-        except Reject:
-            pass  # the general path words the error and tries the repairs
-        else:
-            answer = _join_answer([content[:first], content[close + len(_CLOSE) :]])
-            result = _result(
-                "ok", calls, answer, "ok", "ok", sample_format="hermes", in_reasoning=in_reasoning
-            )
-            return result, split
+    if first < 0 or close < 0 or content.find(_OPEN, start) >= 0:
+        return None
+    body = content[start:close]
+    if not _json_spaced(body):
+        return None
+    try:
+        calls = hermes.strict_block(body, True)
+    except Reject:
+        return None  # the general path words the error and tries the repairs
+    strict = _Reading("ok", calls, _join_answer([content[:first], content[close + len(_CLOSE) :]]))
+    return strict, strict
 
-    outside, blocks, overflow = _split(content)
-    answer = _join_answer(outside)
-    sample_format = _sample_format(blocks, stack)
-    strict_calls: list[ToolCall] = []
+
+def _json_spaced(body: str) -> bool:
+    """Whether the whitespace around a block's JSON is JSON whitespace (`json.loads`,
+    which the server uses, refuses any other; `str.strip` removes all)."""
+    inner = body.strip(_JSON_SPACE)
+    return not (inner[:1].isspace() or inner[-1:].isspace())
+
+
+def _strict_reading(
+    blocks: list[_Block], overflow: bool, tools: Any, answer: str
+) -> tuple[_Reading, list[list[ToolCall] | None], list[str]]:
+    """The strict reading, each block's calls (None: refused) and the errors."""
+    calls: list[ToolCall] = []
     per_block: list[list[ToolCall] | None] = []
     errors: list[str] = []
     for index, block in enumerate(blocks, 1):
         try:
-            calls = _strict(block, tools)
+            found = _strict(block, tools)
         except Reject as exc:
             per_block.append(None)
             errors.append(f"block {index}: {exc.reason}")
         else:
-            per_block.append(calls)
-            strict_calls.extend(calls)
+            per_block.append(found)
+            calls.extend(found)
     if overflow:
         errors.append(f"more than {MAX_BLOCKS} tool calls")
-    if not errors:
-        result = _result(
-            "ok",
-            strict_calls,
-            answer,
-            "ok",
-            "ok",
-            sample_format=sample_format,
-            in_reasoning=in_reasoning,
-        )
-        return result, split
+    if errors:
+        return _Reading("unparseable", calls, answer, _summarise(errors)), per_block, errors
+    return _Reading("ok", calls, answer), per_block, errors
 
+
+def _lenient_reading(
+    blocks: list[_Block],
+    per_block: list[list[ToolCall] | None],
+    strict_errors: list[str],
+    overflow: bool,
+    tools: Any,
+    answer: str,
+) -> _Reading:
+    """The lenient reading of an output strict refused: the blocks strict refused read
+    again with the repairs."""
     budget = Budget()
-    repaired_calls: list[ToolCall] = []
-    repair_errors: list[str] = []
-    any_repaired = False
-    for index, (block, calls_or_none) in enumerate(zip(blocks, per_block, strict=True), 1):
-        if calls_or_none is not None:
-            repaired_calls.extend(calls_or_none)
+    calls: list[ToolCall] = []
+    errors: list[str] = []
+    repaired = False
+    for index, (block, found) in enumerate(zip(blocks, per_block, strict=True), 1):
+        if found is not None:
+            calls.extend(found)
             continue
         try:
-            repaired_calls.extend(_repaired(block, tools, budget))
-            any_repaired = True
+            calls.extend(_repaired(block, tools, budget))
+            repaired = True
         except Reject as exc:
-            repair_errors.append(f"block {index}: {exc.reason}")
+            errors.append(f"block {index}: {exc.reason}")
     if overflow:
-        repair_errors.append(f"more than {MAX_BLOCKS} tool calls")
-    repaired_status: ParseStatus = "unparseable" if repair_errors else "ok"
-    error = _summarise(errors)
-    if mode == "strict":
-        result = _result(
-            "unparseable",
-            strict_calls,
-            answer,
-            "unparseable",
-            repaired_status,
-            error=error,
-            sample_format=sample_format,
-            in_reasoning=in_reasoning,
-        )
-        return result, split
-    if repair_errors:
-        error = f"{error}; after repair: {_summarise(repair_errors)}"
-    result = _result(
-        repaired_status,
-        repaired_calls,
-        answer,
-        "unparseable",
-        repaired_status,
-        repaired=any_repaired,
-        error=error,
-        sample_format=sample_format,
-        in_reasoning=in_reasoning,
+        errors.append(f"more than {MAX_BLOCKS} tool calls")
+    error = _summarise(strict_errors)
+    if errors:
+        error = f"{error}; after repair: {_summarise(errors)}"
+        return _Reading("unparseable", calls, answer, error, repaired)
+    return _Reading("ok", calls, answer, error, repaired)
+
+
+def _served_reading(
+    content: str, stack: ServingStack, tools: Any, blocks: list[_Block], strict: _Reading
+) -> _Reading:
+    """What the server runs of `content` (see `loragate.calls.served`). When strict read
+    every block in the stack's format, the server runs those same calls."""
+    xml = stack.call_format == "qwen3_xml"
+    if strict.status == "ok" and all(
+        (b.xml is not None) == xml and (xml or _json_spaced(b.content)) for b in blocks
+    ):
+        return strict
+    reading = served_xml(content, tools) if xml else served_hermes(content)
+    if reading.calls:
+        return _Reading("ok", reading.calls, strict.answer, reading.error)
+    error = reading.error or (
+        f"the {stack.call_format} tool parser runs none of the output's call blocks"
     )
-    return result, split
+    return _Reading("unparseable", _NO_CALLS, strict.answer, error)
+
+
+def _with_blocks(
+    content: str, stack: ServingStack, tools: Any
+) -> tuple[_Reading, _Reading, _Reading, SampleFormat]:
+    """The (served, strict, lenient) readings of content with call markup, and the
+    format the sample wrote."""
+    outside, blocks, overflow = _split(content)
+    answer = _join_answer(outside)
+    strict, per_block, errors = _strict_reading(blocks, overflow, tools, answer)
+    lenient = strict
+    if strict.status != "ok":
+        lenient = _lenient_reading(blocks, per_block, errors, overflow, tools, answer)
+    served = _served_reading(content, stack, tools, blocks, strict)
+    return served, strict, lenient, _sample_format(blocks, stack)
+
+
+def _result(
+    mode: ParseMode,
+    readings: tuple[_Reading, _Reading, _Reading],
+    sample_format: SampleFormat,
+    in_reasoning: int,
+) -> ParseResult:
+    """The `ParseResult` of the readings (served, strict, lenient), scoring `mode`'s,
+    built without re-validating its calls (they are valid already)."""
+    served, strict, lenient = readings
+    scored = served if mode == "served" else strict if mode == "strict" else lenient
+    error = scored.error if scored.error is not None else strict.error
+    return trusted(
+        ParseResult,
+        {
+            "status": scored.status,
+            "calls": scored.calls,
+            "answer": scored.answer,
+            "repaired": scored.repaired,
+            "strict_status": strict.status,
+            "lenient_status": lenient.status,
+            "served_status": served.status,
+            "error": error,
+            "format": sample_format,
+            "calls_in_reasoning": in_reasoning,
+        },
+    )
+
+
+def _parse(
+    text: str, mode: ParseMode, stack: ServingStack, tools: Any
+) -> tuple[ParseResult, ReasoningSplit | None]:
+    if type(text) is not str:
+        text = _coerce_text(text)
+    if not text.isascii():
+        text = without_surrogates(text)
+    content, split, in_reasoning = _content_of(text, stack)
+    if _OPEN not in content and FUNC_PREFIX not in content:
+        strict, lenient = _without_blocks(content)
+        return _result(mode, (strict, strict, lenient), "none", in_reasoning), split
+    one = _one_hermes_block(content, stack)
+    if one is not None:
+        served, strict = one
+        return _result(mode, (served, strict, strict), "hermes", in_reasoning), split
+    served, strict, lenient, fmt = _with_blocks(content, stack, tools)
+    return _result(mode, (served, strict, lenient), fmt, in_reasoning), split
+
+
+def _checked_mode(mode: object) -> ParseMode:
+    """`mode`, or ValueError for anything but a parse mode (a caller bug); the old name
+    `repaired` is read as `lenient` with a warning."""
+    mode = parse_mode_named(mode, "parse_output(mode=...)")
+    if mode not in PARSE_MODES:
+        raise ValueError(f"`mode` must be one of {', '.join(PARSE_MODES)}, got {mode!r}")
+    return mode  # type: ignore[return-value]
 
 
 def parse_sample(
     text: str,
-    mode: Literal["strict", "repaired"] = "strict",
+    mode: ParseMode = DEFAULT_PARSE_MODE,
     *,
     stack: ServingStack = DEFAULT_STACK,
     tools: Any = None,
 ) -> tuple[ParseResult, ReasoningSplit]:
     """`parse_output` and the reasoning split it read the text by (for the scorer:
     whether the sample stopped inside its reasoning, how much of it is reasoning)."""
-    if mode not in ("strict", "repaired"):
-        raise ValueError(f"`mode` must be 'strict' or 'repaired', got {mode!r}")
+    checked = _checked_mode(mode)
     try:
-        result, split = _parse(text, mode, stack, tools)
+        result, split = _parse(text, checked, stack, tools)
     except Exception as exc:  # last line of defence: a verdict for every output
         return _failed(exc), ReasoningSplit("", "", (), False)
     return result, split if split is not None else ReasoningSplit(text, "", (), False)
@@ -537,30 +616,30 @@ def _failed(exc: Exception) -> ParseResult:
     return ParseResult(
         status="unparseable",
         strict_status="unparseable",
-        repaired_status="unparseable",
+        lenient_status="unparseable",
+        served_status="unparseable",
         error=f"internal parser error: {type(exc).__name__}",
     )
 
 
 def parse_output(
     text: str,
-    mode: Literal["strict", "repaired"] = "strict",
+    mode: ParseMode = DEFAULT_PARSE_MODE,
     *,
     stack: ServingStack = DEFAULT_STACK,
     tools: Any = None,
 ) -> ParseResult:
     """Parse one generated text into tool calls and answer text.
 
-    `mode` picks which parse is scored (`status`, `calls`, `answer`, `repaired`);
-    `strict_status` and `repaired_status` are always both filled. `stack` is the
-    serving stack the run models; `tools` (a `Toolset`) types XML parameter values.
-    Never raises on any `text` (bytes are decoded as UTF-8 with replacement); raises
-    ValueError only for an unknown `mode`, which is a caller bug. See the module
-    docstring for the exact rules.
+    `mode` picks which reading is scored (`status`, `calls`, `answer`, `repaired`);
+    `served_status`, `strict_status` and `lenient_status` are always all filled.
+    `stack` is the serving stack the run models; `tools` (a `Toolset`) types XML
+    parameter values. Never raises on any `text` (bytes are decoded as UTF-8 with
+    replacement); raises ValueError only for an unknown `mode`, which is a caller bug.
+    See the module docstring for the exact rules.
     """
-    if mode not in ("strict", "repaired"):
-        raise ValueError(f"`mode` must be 'strict' or 'repaired', got {mode!r}")
+    checked = _checked_mode(mode)
     try:
-        return _parse(text, mode, stack, tools)[0]
+        return _parse(text, checked, stack, tools)[0]
     except Exception as exc:  # last line of defence: a verdict for every output
         return _failed(exc)

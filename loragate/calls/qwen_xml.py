@@ -50,10 +50,13 @@ from typing import Any
 
 __all__ = [
     "FUNC_PREFIX",
+    "TOOL_CLOSE",
+    "TOOL_OPEN",
     "Cursor",
     "XmlCall",
     "coerce_arguments",
     "coerce_to_schema_type",
+    "coerce_value",
     "scan_xml",
     "schema_types",
     "xml_arguments",
@@ -451,3 +454,41 @@ def coerce_arguments(values: dict[str, str], parameters: Any) -> dict[str, Any]:
             else value
         )
     return out
+
+
+def coerce_value(value: Any, schema: dict[str, Any], depth: int = 0) -> tuple[Any, bool]:
+    """A decoded JSON value typed by its schema as vLLM's `ParserEngine._coerce_value`
+    types it: a string as `coerce_to_schema_type`, an object's properties and an array's
+    items recursively (in place), any other scalar through its JSON text. Returns the
+    value and whether it changed (used for a function body that is JSON)."""
+    if isinstance(value, str):
+        coerced = coerce_to_schema_type(value, schema_types(schema))
+        return coerced, coerced is not value
+    if depth > 64:
+        return value, False
+    if isinstance(value, dict):
+        nested = schema.get("properties")
+        changed = False
+        if isinstance(nested, dict):
+            for key, item in value.items():
+                sub = nested.get(key)
+                if isinstance(sub, dict):
+                    typed, moved = coerce_value(item, sub, depth + 1)
+                    if moved:
+                        value[key] = typed
+                        changed = True
+        return value, changed
+    if isinstance(value, list):
+        items = schema.get("items")
+        changed = False
+        if isinstance(items, dict):
+            for index, item in enumerate(value):
+                typed, moved = coerce_value(item, items, depth + 1)
+                if moved:
+                    value[index] = typed
+                    changed = True
+        return value, changed
+    coerced = coerce_to_schema_type(json.dumps(value, ensure_ascii=False), schema_types(schema))
+    if type(coerced) is not type(value) or coerced != value:
+        return coerced, True
+    return value, False

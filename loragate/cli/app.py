@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import warnings
+from typing import TextIO
 
 import typer
 
@@ -22,7 +24,7 @@ from loragate.cli import (
     validate,
     view,
 )
-from loragate.common.errors import BadInput, LoragateError, ServerUnreachable
+from loragate.common.errors import BadInput, LegacyName, LoragateError, ServerUnreachable
 
 app = typer.Typer(
     name="loragate",
@@ -86,9 +88,29 @@ def _click_exception_classes() -> tuple[type[BaseException], ...]:
     return tuple(classes)
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """An old name read as its new one is said on one `warning:` line; other warnings
+    as Python shows them."""
+    if issubclass(category, LegacyName):
+        typer.echo(f"warning: {message}", err=True)
+    else:
+        _PYTHON_SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_PYTHON_SHOW_WARNING = warnings.showwarning
+
+
 def main() -> None:
     """Console entry point: bad input exits 2 with a message, never a traceback; a
     signal ends the command with one line on what was kept (`loragate.cli._signals`)."""
+    warnings.showwarning = _show_warning
     _signals.install()  # SIGINT, SIGTERM, SIGHUP: unwind, then one line on what was kept
     try:
         rc = app(standalone_mode=False)

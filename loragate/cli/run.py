@@ -67,7 +67,15 @@ LimitOption = Annotated[
 FamiliesOption = Annotated[
     str | None, typer.Option("--families", help="Only these families, comma-separated.")
 ]
-ParseModeOption = Annotated[str | None, typer.Option("--parse-mode", help="strict | repaired")]
+ParseModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--parse-mode",
+        metavar="served|strict|lenient",
+        help="The reading scored (default served: the calls the serving stack runs; "
+        "docs/call-formats.md).",
+    ),
+]
 EpisodesOption = Annotated[
     str | None,
     typer.Option(

@@ -16,6 +16,7 @@ import typer
 from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import REASONING_PARSERS
 from loragate.common.errors import BadInput
+from loragate.formats.records import DEFAULT_PARSE_MODE, PARSE_MODES, ParseMode, parse_mode_named
 
 EXIT_SCORER_BUG = 3
 
@@ -45,13 +46,16 @@ def command(
         ),
     ],
     parse_mode: Annotated[
-        Literal["strict", "repaired"],
+        str,
         typer.Option(
             "--parse-mode",
-            help="Score the strict parse, or the parse after JSON repair. Both "
-            "unparseable rates are reported either way.",
+            metavar="served|strict|lenient",
+            help="The reading scored: served (the calls the serving stack runs - what a gate "
+            "should use), strict (the call format as written) or lenient (what the model "
+            "meant, with repairs; for diagnosis). The unparseable rate of every reading is "
+            "reported either way (docs/call-formats.md).",
         ),
-    ] = "strict",
+    ] = DEFAULT_PARSE_MODE,
     k: Annotated[
         int | None,
         typer.Option(
@@ -73,7 +77,8 @@ def command(
         typer.Option(
             "--tool-call-format",
             help="The call format the run expects (vLLM's --tool-call-parser); a sample in "
-            "the other format is judged as written and counted in the format mix. auto: "
+            "the other format is counted in the format mix (served mode runs what the server "
+            "runs of it; strict and lenient judge it as written). auto: "
             "the run's manifest.json beside the generations, else hermes.",
         ),
     ] = "auto",
@@ -125,7 +130,20 @@ def command(
         stack = scoring_stack(
             [generations.parent, out], tool_call_format, reasoning_parser, enable_thinking
         )
-        _score(generations, evalset, out, parse_mode, k, allow_missing, jobs, stack, overwrite)
+        mode = checked_parse_mode(parse_mode)
+        _score(generations, evalset, out, mode, k, allow_missing, jobs, stack, overwrite)
+
+
+def checked_parse_mode(value: str) -> ParseMode:
+    """`--parse-mode`'s value as a parse mode (the old name `repaired` read as `lenient`,
+    with a warning); `BadInput` for anything else."""
+    named = parse_mode_named(value, "--parse-mode")
+    if named not in PARSE_MODES:
+        raise BadInput(
+            f"--parse-mode {value!r} is not a parse mode",
+            fix="pass --parse-mode " + ", ".join(PARSE_MODES) + " (docs/call-formats.md)",
+        )
+    return named  # type: ignore[return-value]
 
 
 def scoring_stack(
@@ -174,7 +192,7 @@ def _score(
     generations: Path,
     evalset: Path,
     out: Path,
-    parse_mode: Literal["strict", "repaired"],
+    parse_mode: ParseMode,
     k: int | None,
     allow_missing: bool,
     jobs: int,

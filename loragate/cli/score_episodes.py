@@ -15,11 +15,12 @@ trajectories against an episode (docs/episodes.md).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 
 from loragate.common.errors import BadInput, Problem
+from loragate.formats.records import ParseMode
 
 
 def _check_out_folder(out: Path, evalset: str) -> None:
@@ -57,9 +58,16 @@ def command(
         ),
     ],
     parse_mode: Annotated[
-        Literal["strict", "repaired"],
-        typer.Option("--parse-mode", help="Judge the strict parse, or the parse after repair."),
-    ] = "strict",
+        str | None,
+        typer.Option(
+            "--parse-mode",
+            metavar="served|strict|lenient",
+            help="The reading judged (docs/call-formats.md). Default: the run's own, from the "
+            "summary.json beside the trajectories (served without one). Steps answered by a "
+            "tool server replay the recorded results, so they can only be judged in the "
+            "run's mode.",
+        ),
+    ] = None,
 ) -> None:
     """Rescore episode trajectories without a model and print the episode figures."""
     from rich.console import Console
@@ -81,20 +89,38 @@ def command(
             f"--out {out} exists and is not a folder",
             [Problem(str(out), "a file, not a run folder", fix="pass a run folder path")],
         )
-    from loragate.cli.score import scoring_stack
+    from loragate.cli.score import checked_parse_mode, scoring_stack
 
     loaded = load_evalset(evalset)
     _check_out_folder(out, loaded.name)
     notes: list[str] = []
     stack = scoring_stack([trajectories.parent, out], "auto", "auto", None)
+    run_mode = run_parse_mode([trajectories.parent, out])
+    mode = checked_parse_mode(parse_mode) if parse_mode is not None else run_mode or "served"
+    if run_mode is not None and mode != run_mode:
+        notes.append(
+            f"judged in {mode} mode; the run was scored in {run_mode} mode (a step answered "
+            "by a tool server can only be replayed in the run's mode)"
+        )
     with writing(out):
-        summary = rescore_episodes(trajectories, loaded, out, parse_mode, notes, stack)
+        summary = rescore_episodes(trajectories, loaded, out, mode, notes, stack)
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     console = Console()
     print_episodes(summary, console)
     _list_trajectories(out, console)
     typer.echo(f"Wrote {out} (trajectories.jsonl, episode_results.jsonl, episodes_summary.json)")
+
+
+def run_parse_mode(folders: list[Path]) -> ParseMode | None:
+    """The parse mode the run was scored in: `summary.json`'s, from the first of `folders`
+    holding one (None: no summary)."""
+    from loragate.formats.runfolder import SUMMARY, read_summary
+
+    for folder in folders:
+        if (folder / SUMMARY).is_file():
+            return read_summary(folder).parse_mode
+    return None
 
 
 LIST_LIMIT = 40

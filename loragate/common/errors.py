@@ -15,6 +15,12 @@ class LoragateError(Exception):
     """Base class of loragate's own errors."""
 
 
+class LegacyName(FutureWarning):
+    """An old name in a config, a gate policy or a command line, read as its new name
+    (the message says which and what to write instead). The CLI prints it as one
+    `warning:` line."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem found in a user's input.

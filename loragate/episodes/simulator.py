@@ -333,7 +333,9 @@ class Simulator:
             raise BadInput(
                 f"step {step} of {self.episode.id} calls {name}, answered by a tool server, "
                 "but the trajectories file holds no result of that call",
-                fix="rescore with the parse mode of the run; a changed episode needs a new run",
+                fix="rescore in the parse mode the run was scored in (its summary.json "
+                "`parse_mode`, what `score-episodes` uses unless --parse-mode says otherwise): "
+                "another mode reads other calls; a changed episode needs a new run",
             )
         outcome = ToolOutcome(recorded.text, recorded.failed, recorded.fault)
         if recorded.fault is None or recorded.fault in APPLIES_EFFECT:

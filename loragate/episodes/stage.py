@@ -42,7 +42,7 @@ from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
-from loragate.formats.records import EvalsetRef, GenerationRecord
+from loragate.formats.records import EvalsetRef, GenerationRecord, ParseMode
 from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
 from loragate.generate.config import RunConfig
 from loragate.generate.embedded import EMBEDDED, embedded_name
@@ -84,7 +84,7 @@ def run_episode_set(evalset: Evalset, config: RunConfig) -> EpisodeSet | None:
 
 def context(
     evalset: Evalset,
-    parse_mode: Literal["strict", "repaired"],
+    parse_mode: ParseMode,
     servers: ToolServers | None = None,
     stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodeContext:
@@ -325,7 +325,7 @@ def rescore_episodes(
     trajectories: Path,
     evalset: Evalset,
     out_dir: Path,
-    parse_mode: Literal["strict", "repaired"],
+    parse_mode: ParseMode,
     notes: list[str] | None = None,
     stack: ServingStack = DEFAULT_STACK,
 ) -> EpisodesSummary:

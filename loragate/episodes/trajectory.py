@@ -39,7 +39,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from loragate.calls.checks import Call, asks_to_confirm, is_destructive
+from loragate.calls.checks import Call, asks_to_confirm, is_destructive, not_an_object
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack, parse_output
 from loragate.calls.tools import Toolset
 from loragate.episodes import step_checks
@@ -50,7 +50,14 @@ from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_prob
 from loragate.episodes.running import CLAIM_REASONS
 from loragate.episodes.simulator import Simulator, count_matching, holds
 from loragate.formats.evalset import Policy
-from loragate.formats.records import EvalsetRef, ParseResult, ReasonCode, Verdict
+from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
+    EvalsetRef,
+    ParseMode,
+    ParseResult,
+    ReasonCode,
+    Verdict,
+)
 from loragate.formats.trajectories import EpisodeReason, StepRecord, ToolResult, TrajectoryResult
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 from loragate.judge.evidence import refs_in
@@ -99,7 +106,7 @@ class EpisodeContext:
     toolset: Toolset
     policy: Policy
     system_prompt: str | None = None
-    parse_mode: Literal["strict", "repaired"] = "strict"
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE
     servers: ToolServers | None = None
     """The run's tool servers; None: their tools' results are replayed from the record."""
     stack: ServingStack = DEFAULT_STACK
@@ -261,7 +268,7 @@ class Trajectory:
         for i, call in enumerate(parse.calls):
             name = call.name if isinstance(call.name, str) else str(call.name)
             args = call.arguments if isinstance(call.arguments, dict) else {}
-            bad = self._judge_call(name, args)
+            bad = self._judge_call(name, args, call.arguments_json)
             if verdict is None and bad is not None:
                 verdict = bad
             if bad is not None and bad.reason is ReasonCode.schema_invalid:
@@ -304,12 +311,18 @@ class Trajectory:
         self.messages += tool_messages
         return verdict or Verdict.ok(), results
 
-    def _judge_call(self, name: str, args: dict[str, Any]) -> Verdict | None:
+    def _judge_call(
+        self, name: str, args: dict[str, Any], arguments_json: str | None = None
+    ) -> Verdict | None:
         ctx, policy = self.ctx, self.ctx.policy
         if name not in ctx.toolset:
             return Verdict.fail(ReasonCode.unknown_tool, f"{name!r} is not a tool of this evalset")
         if name not in self.episode.spec.tools:
             return Verdict.fail(ReasonCode.wrong_tool, f"{name} is not offered in this episode")
+        if arguments_json is not None:  # served: what the server passes is no object
+            return Verdict.fail(
+                ReasonCode.schema_invalid, f"{name}: {not_an_object(arguments_json)}"
+            )
         unasked = self._unasked(name, args)
         if unasked is not None:
             return unasked

@@ -7,11 +7,13 @@ its versions.
 
 from __future__ import annotations
 
+import warnings
 from enum import Enum
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
+from loragate.common.errors import LegacyName
 from loragate.common.names import Name
 from loragate.common.surrogates import without_surrogates
 from loragate.formats.sampling import MAX_SAMPLES
@@ -22,6 +24,38 @@ from loragate.formats.versions import (
 )
 
 ParseStatus = Literal["ok", "no_call", "unparseable"]
+ParseMode = Literal["served", "strict", "lenient"]
+"""Which reading of an output is scored (docs/call-formats.md, "Parse modes"):
+
+- `served`: exactly the calls the run's serving stack (vLLM's tool-call and reasoning
+  parsers, `loragate.calls.served`) hands to the tools, with the arguments it passes -
+  does the adapter work when it is served; the mode a gate should use;
+- `strict`: the call format as written - every block well formed;
+- `lenient`: what the model meant - the strict reading plus repairs (for diagnosis:
+  a server runs none of what only the repairs read).
+"""
+PARSE_MODES: tuple[ParseMode, ...] = get_args(ParseMode)
+DEFAULT_PARSE_MODE: ParseMode = "served"
+"""The mode of a run, `loragate score` and the shipped gate policies."""
+LEGACY_PARSE_MODES: dict[str, ParseMode] = {"repaired": "lenient"}
+"""Old names of parse modes (summary schema 4 and before), read as the new ones."""
+
+
+def parse_mode_named(value: object, where: str) -> object:
+    """`value` with an old parse-mode name replaced by its new one, with a `LegacyName`
+    warning naming `where` (a config key, an option); any other value unchanged (the
+    caller's validation says what is wrong with it)."""
+    if isinstance(value, str) and value in LEGACY_PARSE_MODES:
+        new = LEGACY_PARSE_MODES[value]
+        warnings.warn(
+            f"{where}: parse mode {value!r} is now called {new!r} (read as {new!r}); write {new!r}",
+            LegacyName,
+            stacklevel=2,
+        )
+        return new
+    return value
+
+
 CallFormat = Literal["hermes", "qwen3_xml"]
 """How a model writes tool calls: Hermes JSON in `<tool_call>` (Qwen3, Qwen2.5, the
 Hermes models) or Qwen3 XML `<function=...><parameter=...>` (Qwen3.5, Qwen3-Coder)."""
@@ -169,15 +203,20 @@ class ToolCall(BaseModel):
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments_json: str | None = None
+    """Served mode only: the arguments exactly as the server passes them, when they are
+    not a JSON object of finite numbers (`42`, `"text"`, `null`, `[1, 2]`,
+    `{"amount": NaN}`); `arguments` is then empty and the call fails the tool's schema.
+    None for every other call (result schema 4)."""
 
 
 class ParseResult(BaseModel):
     """What the parser read out of one generated text.
 
-    `status`, `calls` and `answer` are those of the mode used for scoring (strict by
-    default). `strict_status` and `repaired_status` are always both filled, so a report
-    can show what a repair loop would win back. `repaired` is true when the scoring
-    mode's calls needed a repair (only possible in repaired mode).
+    `status`, `calls` and `answer` are those of the parse mode used for scoring
+    (`ParseMode`). The status of every reading is filled whatever the mode, so a report
+    can show what the server runs, what is well formed and what a repair loop would win
+    back. `repaired` is true when the scored calls needed a repair (lenient mode only).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -186,12 +225,19 @@ class ParseResult(BaseModel):
     calls: list[ToolCall] = Field(default_factory=list)
     answer: str = ""
     """Text outside call blocks and outside what the serving stack reads as reasoning,
-    stripped."""
+    stripped (the same in every mode, but for the text after a bare call that lenient
+    reads)."""
     repaired: bool = False
     strict_status: ParseStatus
-    repaired_status: ParseStatus
+    lenient_status: ParseStatus = Field(
+        validation_alias=AliasChoices("lenient_status", "repaired_status")
+    )
+    """The lenient reading's status (`repaired_status` in results before schema 4)."""
+    served_status: ParseStatus | None = None
+    """The served reading's status; None in results before schema 4."""
     error: str | None = None
-    """Why the strict parse failed, when it did (short, for reports)."""
+    """Why the scored reading failed, or what the server dropped (served mode); else why
+    the strict reading failed, when it did (short, for reports)."""
     format: SampleFormat | None = None
     """The call format the sample wrote (`none`: no call block); with blocks of both
     formats, the one the run did not expect. None in results before schema 3."""
@@ -315,11 +361,18 @@ class RateStats(BaseModel):
     pass_at_k: float | None
     unparseable: int
     """Samples unparseable under strict parsing."""
-    unparseable_repaired: int
-    """Samples still unparseable after repair."""
+    unparseable_lenient: int = Field(
+        validation_alias=AliasChoices("unparseable_lenient", "unparseable_repaired")
+    )
+    """Samples still unparseable in the lenient reading, after every repair
+    (`unparseable_repaired` before schema 5)."""
+    unparseable_served: int | None = None
+    """Samples unparseable in the served reading: call markup of which the server runs
+    nothing (schema 5; None before)."""
     format_mix: int = 0
-    """Samples whose calls are in the format the run does not expect (judged as
-    written, counted here). Summary schema 4 on, families and overall only."""
+    """Samples whose calls are in the format the run does not expect (counted here;
+    strict and lenient judge them as written, served as the server runs them). Summary
+    schema 4 on, families and overall only."""
     calls_in_reasoning: int = 0
     """Samples with a call written inside their reasoning (schema 4)."""
     truncated_reasoning: int = 0
@@ -328,6 +381,13 @@ class RateStats(BaseModel):
     """Tokens spent in reasoning per sample (schema 4; None: no token counts)."""
     answer_tokens: TokenStats | None = None
     """The other completion tokens per sample: the answer and its calls (schema 4)."""
+
+    def unparseable_in(self, mode: ParseMode) -> int | None:
+        """Samples unparseable in the reading of `mode` (None: not counted in this
+        summary's version)."""
+        if mode == "strict":
+            return self.unparseable
+        return self.unparseable_lenient if mode == "lenient" else self.unparseable_served
 
 
 class AdapterSummary(BaseModel):
@@ -449,7 +509,8 @@ class Summary(BaseModel):
 
     schema_version: int = SUMMARY_SCHEMA_VERSION
     evalset: EvalsetRef
-    parse_mode: Literal["strict", "repaired"] = "strict"
+    parse_mode: ParseMode = "strict"
+    """The reading scored (`repaired` before schema 5 is read as `lenient`)."""
     tool_call_format: CallFormat | None = None
     """The call format the run expects; None before version 4."""
     reasoning_parser: str | None = None
@@ -467,3 +528,10 @@ class Summary(BaseModel):
     harness: HarnessSummary | None = None
     """Harness variants and the sensitivity table (schema 4); None: the default harness
     only."""
+
+    @field_validator("parse_mode", mode="before")
+    @classmethod
+    def _older_mode_names(cls, value: Any) -> Any:
+        """A stored summary's old mode name is its right name for its version: read
+        silently (`repaired` is `lenient`)."""
+        return LEGACY_PARSE_MODES.get(value, value) if isinstance(value, str) else value

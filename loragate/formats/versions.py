@@ -62,24 +62,30 @@ RECORD_SCHEMA_VERSION = 2
 """Version of `generations.jsonl` records. 2: `reasoning_tokens`, and `harness` (the
 harness variant a sample was generated under; None: the default harness); version 1
 records still load."""
-RESULT_SCHEMA_VERSION = 3
-"""Version of `results.jsonl` records. 2: the free-text reason codes (`refusal`,
-`echo`, `template_leak`, `degenerate`, `non_answer`, `missing_content`,
+RESULT_SCHEMA_VERSION = 4
+"""Version of `results.jsonl` records. 4: the served reading (`parse.served_status`, a
+call's `arguments_json` for arguments a server passes that are not a JSON object), and
+`parse.repaired_status` renamed `parse.lenient_status` (the old name still reads). 2:
+the free-text reason codes (`refusal`, `echo`, `template_leak`, `degenerate`,
+`non_answer`, `missing_content`,
 `wrong_answer`, `failure_not_acknowledged`, `denial_not_acknowledged`,
 `claimed_success_after_denial`, `invented_result`); 3: `parse.format`,
 `parse.calls_in_reasoning`, the reason code `truncated_reasoning` and the abstention
 reason codes (`invented_answer`, `policy_refusal`, `no_decline`), `language` (the
 reply's language) and the codes `unsupported_language` and `unkept_promise`, and
-`harness` (the variant, as in generations). Versions 1 and 2 still load."""
-SUMMARY_SCHEMA_VERSION = 4
-"""`summary.json`. 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
+`harness` (the variant, as in generations). Versions 1 to 3 still load."""
+SUMMARY_SCHEMA_VERSION = 5
+"""`summary.json`. 5: the parse modes `served`, `strict` and `lenient` (`parse_mode`
+`repaired` of older summaries reads as `lenient`), per family and overall
+`unparseable_served`, and `unparseable_repaired` renamed `unparseable_lenient` (the old
+name still reads). 2 adds `tags` (rates per entry tag); 3 adds `tag_entries` (which
 entries carry each tag, so that compare and gate can pair runs per tag); 4 adds the
 serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
 `formats` and, per family and overall, `format_mix`, `calls_in_reasoning`,
 `truncated_reasoning`, `reasoning_tokens` and `answer_tokens`; per adapter
 `languages` and `unsupported_language`; `harness` (figures per harness variant and the
-sensitivity table). Versions 1 to 3 still read."""
-READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4)
+sensitivity table). Versions 1 to 4 still read."""
+READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4, 5)
 MANIFEST_SCHEMA_VERSION = 4
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
 `warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
@@ -90,11 +96,13 @@ HARNESS_FORMAT = 1
 """Version of the harness variants' transformation code (routing, distractor draws,
 context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
 key: a change in how a variant is built gives new cache keys."""
-TRAJECTORY_SCHEMA_VERSION = 3
-"""`trajectories.jsonl`. 2 added `user_reply` to a step; 3 replaced a step's `fault` by
+TRAJECTORY_SCHEMA_VERSION = 4
+"""`trajectories.jsonl`. 4: a step's `parse` is the results record of schema 4 (the
+served reading's status, `lenient_status` for `repaired_status`, a call's
+`arguments_json`). 2 added `user_reply` to a step; 3 replaced a step's `fault` by
 `faults` (a step may carry several) and added `evalset`, the identity of the evalset
-the step was run on (name, version, sha256), which `score-episodes` checks. Version-1
-and -2 files still load."""
+the step was run on (name, version, sha256), which `score-episodes` checks. Versions 1
+to 3 still load."""
 EPISODE_RESULT_SCHEMA_VERSION = 2
 """`episode_results.jsonl`. 2 added `faults` and `recoveries` (one per injected fault);
 version-1 files load."""
@@ -113,8 +121,9 @@ GATE_SCHEMA_VERSION = 3
 """`gate.json`. 3 adds `verdict`, the INCONCLUSIVE status, `inconclusive` and
 `confidence` of the policy and a rule's `detectable_points`, `sees` and `needs`; 2 adds
 `tag` on a rule (rules per entry tag). Versions 1 and 2 still read."""
-VIEW_DATA_VERSION = 3
-"""The data `view.html` embeds (what the page's script reads). 3 adds a side's
+VIEW_DATA_VERSION = 4
+"""The data `view.html` embeds (what the page's script reads). 4: a sample row holds the
+status of each reading (served, strict, lenient; `repaired` before). 3 adds a side's
 `headline` (compare's headline against the first side); 2 adds `episodes`, a side's
 `harness` (its harness sensitivity table), `harness_names` and a sample row's
 harness."""
@@ -165,12 +174,15 @@ FORMATS: tuple[Format, ...] = (
     Format("episode fault groups and newer faults (first format)", "FAULTS_FORMAT", FAULTS_FORMAT),
     Format("episode `calls` checks on reads (first format)", "READ_LOG_FORMAT", READ_LOG_FORMAT),
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
-    Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2)),
-    Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3)),
+    Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2, 3)),
+    Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3, 4)),
     Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2, 3)),
     Format("harness variant transformations", "HARNESS_FORMAT", HARNESS_FORMAT),
     Format(
-        "trajectories.jsonl step", "TRAJECTORY_SCHEMA_VERSION", TRAJECTORY_SCHEMA_VERSION, (1, 2)
+        "trajectories.jsonl step",
+        "TRAJECTORY_SCHEMA_VERSION",
+        TRAJECTORY_SCHEMA_VERSION,
+        (1, 2, 3),
     ),
     Format(
         "episode_results.jsonl",

@@ -33,12 +33,12 @@ from loragate.calls.stack import CallFormatSetting, ReasoningParserSetting
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
+from loragate.formats.records import DEFAULT_PARSE_MODE, ParseMode, parse_mode_named
 from loragate.formats.sampling import RepetitionStop, SamplingConfig
 from loragate.generate.harness import HarnessConfig
 from loragate.runners import backend_options, runner_names
 
 Dtype = Literal["auto", "float32", "bfloat16", "float16"]
-ParseMode = Literal["strict", "repaired"]
 
 
 class RunConfig(BaseModel):
@@ -79,7 +79,8 @@ class RunConfig(BaseModel):
         default="auto",
         description="the call format the run expects (vLLM's --tool-call-parser): hermes, "
         "qwen3_xml, or auto = the one the chat template teaches; a sample in the other "
-        "format is judged as written and counted in the format mix",
+        "format is counted in the format mix (served mode runs what the server runs of "
+        "it; strict and lenient judge it as written)",
     )
     reasoning_parser: ReasoningParserSetting = Field(
         default="auto",
@@ -96,7 +97,12 @@ class RunConfig(BaseModel):
         "server-only)",
     )
     include_base: bool = Field(default=True, description="also evaluate the bare base model")
-    parse_mode: ParseMode = "strict"
+    parse_mode: ParseMode = Field(
+        default=DEFAULT_PARSE_MODE,
+        description="the reading scored: served (the calls the serving stack runs - what a "
+        "gate should use), strict (the call format as written) or lenient (what the model "
+        "meant, with repairs: for diagnosis); docs/call-formats.md",
+    )
     out: str | None = Field(
         default=None, description="run folder; default runs/<name or timestamp>"
     )
@@ -172,6 +178,11 @@ class RunConfig(BaseModel):
             model = backend_options().get(backend)
             return model() if model is not None else None
         return found if isinstance(found, BaseModel) else None
+
+    @field_validator("parse_mode", mode="before")
+    @classmethod
+    def _old_parse_mode(cls, value: Any) -> Any:
+        return parse_mode_named(value, "parse_mode")
 
     @field_validator("backend")
     @classmethod

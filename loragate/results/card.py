@@ -2,7 +2,7 @@
 
 - `build_card(run, baseline)` renders the section between
   `<!-- loragate:card:start -->` and `<!-- loragate:card:end -->`: the family table
-  (pass@1 with 95 % intervals, pass^k, unparseable strict/repaired), a table per
+  (pass@1 with 95 % intervals, pass^k, unparseable served/strict/lenient), a table per
   grouping tag (`ns:value`, e.g. BFCL categories; at most `CARD_MAX_TAG_ROWS` rows,
   with the baseline's figure and the paired test when a baseline is given), the training
   recipe and final loss/accuracy, the comparison with a baseline, and a reliability

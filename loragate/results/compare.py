@@ -22,12 +22,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from loragate.common.errors import BadInput, Problem
 from loragate.families import family_label, family_order
-from loragate.formats.records import EvalsetRef, RateStats, ResultRecord
+from loragate.formats.records import EvalsetRef, ParseMode, RateStats, ResultRecord
 from loragate.formats.versions import COMPARISON_SCHEMA_VERSION
 from loragate.results.formatting import fmt_p_eq, fmt_points, fmt_rel, format_rate
 from loragate.results.languages import unsupported_note
@@ -179,6 +180,12 @@ class Comparison(BaseModel):
                 return row
         raise KeyError(name)
 
+    def reading(self) -> ParseMode:
+        """The reading whose unparseable counts are compared: the parse mode every run
+        was scored in, or strict when they differ (every summary counts strict)."""
+        modes = {r.parse_mode for r in self.runs}
+        return cast(ParseMode, modes.pop()) if len(modes) == 1 else "strict"
+
 
 # -- building ----------------------------------------------------------------------
 
@@ -299,7 +306,12 @@ def _scoring_notes(runs: Sequence[LoadedRun]) -> list[str]:
         )
     modes = {r.summary.parse_mode for r in runs}
     if len(modes) > 1:
-        notes.append("runs were scored in different parse modes (strict vs repaired)")
+        each = ", ".join(f"{r.label} {r.summary.parse_mode}" for r in runs)
+        notes.append(
+            f"runs were scored in different parse modes ({each}): their verdicts read the "
+            "outputs differently; rescore them in one mode (`loragate score --parse-mode`) "
+            "to compare like with like"
+        )
     return notes
 
 
@@ -635,10 +647,11 @@ def headline(c: Comparison, j: int) -> str:
         parts.append("no family changed")
 
     a, b = c.overall.stats[0], c.overall.stats[j]
-    if a is not None and b is not None and a.unparseable != b.unparseable:
-        parts.append(
-            f"unparseable (strict) {a.unparseable}/{a.samples} -> {b.unparseable}/{b.samples}"
-        )
+    mode = c.reading()
+    then = a.unparseable_in(mode) if a is not None else None
+    now = b.unparseable_in(mode) if b is not None else None
+    if a is not None and b is not None and then is not None and now is not None and then != now:
+        parts.append(f"unparseable ({mode}) {then}/{a.samples} -> {now}/{b.samples}")
     worst = _worst_headline(c, j)
     if worst:
         parts.append(worst)

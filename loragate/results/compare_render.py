@@ -185,8 +185,11 @@ def _family_rows(c: Comparison, terminal: bool) -> list[_Row]:
     if not terminal:  # the terminal says it in a line below the table (`_unparseable_line`)
         unp = _Row(label=UNPARSEABLE, runs=[fmt_unparseable(s) for s in c.overall.stats])
         base = c.overall.stats[0]
+        mode = c.reading()  # the change in the reading the runs were scored in
         for s in c.overall.stats[1:]:
-            diff = s.unparseable - base.unparseable if s and base else None
+            now = s.unparseable_in(mode) if s else None
+            then = base.unparseable_in(mode) if base else None
+            diff = now - then if now is not None and then is not None else None
             unp.changes.append([f"{diff:+d}" if diff is not None else MISSING, *[""] * pad])
         rows.append(unp)
     return rows + _call_rows(c, pad)

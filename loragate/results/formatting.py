@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from loragate.formats.records import RateStats
 
 MISSING = "n/a"
-UNPARSEABLE = "unparseable (strict / repaired)"
+UNPARSEABLE = "unparseable (served / strict / lenient)"
 """The one wording of the unparseable counts (`fmt_unparseable`) in every output."""
 """Shown for a figure that does not exist (no entries, no baseline, no log)."""
 
@@ -88,11 +88,14 @@ def fmt_rate(stats: RateStats | None, with_count: bool = True, sep: str = " ") -
 
 
 def fmt_unparseable(stats: RateStats | None) -> str:
-    """`2/24 / 0/24`: samples unparseable under strict parsing, then after repair, each
-    over the samples (the figures `UNPARSEABLE` names)."""
+    """`1/24 / 2/24 / 0/24`: samples unparseable in the served, the strict and the
+    lenient reading, each over the samples (the figures `UNPARSEABLE` names; `n/a` for
+    served in a summary before it was counted)."""
     if stats is None:
         return MISSING
-    return f"{stats.unparseable}/{stats.samples} / {stats.unparseable_repaired}/{stats.samples}"
+    n = stats.samples
+    served = MISSING if stats.unparseable_served is None else f"{stats.unparseable_served}/{n}"
+    return f"{served} / {stats.unparseable}/{n} / {stats.unparseable_lenient}/{n}"
 
 
 # -- Markdown ----------------------------------------------------------------------------

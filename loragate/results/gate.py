@@ -8,8 +8,14 @@ A policy (YAML, validated, unknown keys rejected) holds
   the paired test finds significant at `alpha`) and `non_inferiority` (the upper
   limit of the two-sided (1 - alpha) interval of the drop lies below
   `max_drop_points`, the margin);
-- run-level ceilings: `max_unparseable` and `max_unparseable_repaired` (fractions of
-  samples).
+- run-level ceilings: `max_unparseable` (in the policy's parse mode) and
+  `max_unparseable_lenient` (even the lenient reading fails), fractions of samples.
+
+A policy names the parse mode it gates (`parse_mode`, `served` in the shipped ones: the
+calls the serving stack runs); a run or baseline scored in another mode is refused with
+the command that rescores it. A policy naming none (written before the field) judges
+the run in its own mode, with a note. The old key `max_unparseable_repaired` reads as
+`max_unparseable_lenient`, with a warning.
 
 `defaults` applies to every family of the run; `families.<name>` overrides it field
 by field. `tags.<tag>` holds the same rules for the entries that carry a tag (e.g. a
@@ -32,15 +38,16 @@ comes from `loragate.results.gate_power`.
 from __future__ import annotations
 
 import fnmatch
+import warnings
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from loragate.common.errors import BadInput, Problem, unknown_name_fix
+from loragate.common.errors import BadInput, LegacyName, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.families import family_order, get_families
-from loragate.formats.records import RateStats
+from loragate.formats.records import ParseMode, RateStats, parse_mode_named
 from loragate.formats.runfolder import read_episodes_summary
 from loragate.formats.trajectories import Rate
 from loragate.formats.versions import GATE_SCHEMA_VERSION
@@ -137,10 +144,16 @@ class GatePolicy(BaseModel):
     tags: dict[str, FamilyRules] = Field(default_factory=dict)
     """Rules per entry tag (a tag name, or a pattern with `*` / `?`); `defaults` does
     not apply here."""
+    parse_mode: ParseMode | None = None
+    """The reading the policy gates (`served`: the calls the serving stack runs); a run
+    or baseline scored in another mode is refused. None: the run's own mode (policies
+    written before the field), said in a note."""
     max_unparseable: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Largest allowed fraction of samples unparseable under strict parsing."""
-    max_unparseable_repaired: float | None = Field(default=None, ge=0.0, le=1.0)
-    """Largest allowed fraction of samples still unparseable after JSON repair."""
+    """Largest allowed fraction of samples unparseable in the policy's parse mode
+    (strict parsing when the policy names none, as before)."""
+    max_unparseable_lenient: float | None = Field(default=None, ge=0.0, le=1.0)
+    """Largest allowed fraction of samples still unparseable in the lenient reading,
+    after every repair (`max_unparseable_repaired` in older policies)."""
     alpha: float = Field(default=0.05, gt=0.0, le=0.5)
     """Significance level of `no_significant_drop` (two-sided) and 1 - the confidence
     of the two-sided interval `non_inferiority` bounds the drop with."""
@@ -163,6 +176,25 @@ class GatePolicy(BaseModel):
     `unsupported_language`): `fail` counts them as failures; `exclude` leaves them out
     of every figure, of the run and of the baseline, with a warning note."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _older_names(cls, data: Any) -> Any:
+        """`max_unparseable_repaired` is now `max_unparseable_lenient` (a warning says so)."""
+        if isinstance(data, dict) and "max_unparseable_repaired" in data:
+            data = dict(data)
+            old = data.pop("max_unparseable_repaired")
+            if "max_unparseable_lenient" not in data:
+                data["max_unparseable_lenient"] = old
+            warnings.warn(
+                "gate policy: `max_unparseable_repaired` is now `max_unparseable_lenient` "
+                "(read as it); rename the key",
+                LegacyName,
+                stacklevel=2,
+            )
+        if isinstance(data, dict) and "parse_mode" in data:
+            data = {**data, "parse_mode": parse_mode_named(data["parse_mode"], "parse_mode")}
+        return data
+
     @model_validator(mode="after")
     def _has_rules(self) -> GatePolicy:
         if (
@@ -170,7 +202,7 @@ class GatePolicy(BaseModel):
             and all(r.count() == 0 for r in self.families.values())
             and all(r.count() == 0 for r in self.tags.values())
             and self.max_unparseable is None
-            and self.max_unparseable_repaired is None
+            and self.max_unparseable_lenient is None
             and (self.episodes is None or self.episodes.count() == 0)
         ):
             raise ValueError(
@@ -358,6 +390,7 @@ def evaluate_gate(
 ) -> GateResult:
     """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
     run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
+    mode = _gated_mode(policy, run, baseline, policy_path, language_notes)
 
     present = family_order(
         f for f, s in run.stats.families.items() if s.entries > 0 and s.pass_at_1 is not None
@@ -380,7 +413,7 @@ def evaluate_gate(
         )
 
     results = _group_rule_results(policy, run, comparison, by_tag, present, policy_path)
-    results += _run_rule_results(policy, run.stats.overall)
+    results += _run_rules(policy, run, mode, policy_path)
     if policy.episodes is not None and policy.episodes.count():
         results += _episode_rules(policy.episodes, run, policy_path)
     notes = [*language_notes, *_outcome_notes(results, policy, present, policy_path)]
@@ -441,29 +474,6 @@ def _group_rule_results(
     return results
 
 
-def _run_rule_results(policy: GatePolicy, overall: RateStats) -> list[RuleResult]:
-    """The rules over the whole run (`RUN_RULES`: unparseable ceilings) the policy sets."""
-    results: list[RuleResult] = []
-    for rule, counted in RUN_RULES.items():
-        threshold = getattr(policy, rule)
-        if threshold is None:
-            continue
-        count = counted(overall)
-        frac = count / overall.samples if overall.samples else 0.0
-        results.append(
-            RuleResult(
-                rule=rule,
-                family=None,
-                threshold=threshold,
-                figure=frac,
-                shown=f"{count}/{overall.samples} = {pct(frac)}",
-                requirement=f"≤ {pct(threshold)}",
-                status="PASS" if frac <= threshold + _EPS else "FAIL",
-            )
-        )
-    return results
-
-
 def _outcome_notes(
     results: list[RuleResult], policy: GatePolicy, present: list[str], policy_path: Path
 ) -> list[str]:
@@ -498,6 +508,78 @@ def _outcome_notes(
             f"no entries of {', '.join(absent)} in this run: their rules (if_present) not checked"
         )
     return notes
+
+
+def _gated_mode(
+    policy: GatePolicy,
+    run: LoadedRun,
+    baseline: LoadedRun | None,
+    policy_path: Path,
+    notes: list[str],
+) -> ParseMode:
+    """The parse mode the gate judges in: the policy's, which the run and the baseline
+    must have been scored in (`BadInput` with the rescoring command otherwise), or the
+    run's own when the policy names none (with a note)."""
+    if policy.parse_mode is None:
+        notes.append(
+            f"the policy names no parse_mode: {run.label} is gated as scored, in "
+            f"{run.summary.parse_mode} mode, and max_unparseable counts strict parsing (add "
+            "`parse_mode: served` to gate the calls the serving stack runs and refuse runs "
+            "scored otherwise)"
+        )
+        return "strict"  # what `max_unparseable` counted before policies named a mode
+    for side in (run, baseline):
+        if side is None or side.summary.parse_mode == policy.parse_mode:
+            continue
+        raise BadInput(
+            f"{side.label} was scored in {side.summary.parse_mode} mode, but the policy "
+            f"{policy_path} gates {policy.parse_mode} runs: the verdicts would read the "
+            "outputs another way",
+            [
+                Problem(
+                    str(side.run_dir / "summary.json"),
+                    f"parse_mode {side.summary.parse_mode}",
+                    field="parse_mode",
+                    fix=f"rescore the run: loragate score --generations "
+                    f"{side.run_dir / 'generations.jsonl'} --evalset EVALSET --out NEW_DIR "
+                    f"--parse-mode {policy.parse_mode}",
+                )
+            ],
+        )
+    return policy.parse_mode
+
+
+def _run_rules(
+    policy: GatePolicy, run: LoadedRun, mode: ParseMode, policy_path: Path
+) -> list[RuleResult]:
+    """The run-level ceilings the policy sets, on the run's overall counts."""
+    overall = run.stats.overall
+    results: list[RuleResult] = []
+    for rule, counted in RUN_RULES.items():
+        threshold = getattr(policy, rule)
+        if threshold is None:
+            continue
+        count = counted(overall, mode)
+        if count is None:
+            raise BadInput(
+                f"{policy_path}: {rule} needs the {mode} reading's unparseable count, which "
+                f"{run.label}'s summary (schema {run.summary.schema_version}) does not hold",
+                fix="rescore the run with this loragate version (`loragate score`)",
+            )
+        frac = count / overall.samples if overall.samples else 0.0
+        reading = "lenient" if rule == "max_unparseable_lenient" else mode
+        results.append(
+            RuleResult(
+                rule=rule,
+                family=None,
+                threshold=threshold,
+                figure=frac,
+                shown=f"{count}/{overall.samples} = {pct(frac)} ({reading})",
+                requirement=f"≤ {pct(threshold)}",
+                status="PASS" if frac <= threshold + _EPS else "FAIL",
+            )
+        )
+    return results
 
 
 def _verdict(results: list[RuleResult], policy: GatePolicy) -> GateVerdict:

@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from loragate.formats.records import RateStats
+from loragate.formats.records import ParseMode, RateStats
 from loragate.results.compare import FamilyDelta, significant_drop
 from loragate.results.formatting import fmt_p_eq, fmt_points
 from loragate.results.gate_harness import harness_rule
@@ -283,11 +283,12 @@ FAMILY_RULES: dict[str, Callable[[FamilyFacts, float], RuleResult]] = {
 }
 """Rule name (a `FamilyRules` field) -> its check, in the order results are listed."""
 
-RUN_RULES: dict[str, Callable[[RateStats], int]] = {
-    "max_unparseable": lambda overall: overall.unparseable,
-    "max_unparseable_repaired": lambda overall: overall.unparseable_repaired,
+RUN_RULES: dict[str, Callable[[RateStats, ParseMode], int | None]] = {
+    "max_unparseable": lambda overall, mode: overall.unparseable_in(mode),
+    "max_unparseable_lenient": lambda overall, mode: overall.unparseable_lenient,
 }
-"""Run-level ceiling (a `GatePolicy` field) -> the count of samples it bounds."""
+"""Run-level ceiling (a `GatePolicy` field) -> the count of samples it bounds, given the
+parse mode the policy gates (None: the summary does not count it)."""
 
 
 __all__ = ["FAMILY_RULES", "RUN_RULES", "FamilyFacts", "RuleResult", "RuleStatus", "pct"]

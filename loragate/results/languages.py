@@ -18,7 +18,7 @@ from typing import Literal
 from loragate.formats.records import AdapterSummary, ReasonCode, ResultRecord
 from loragate.judge.language import language_name, supported
 from loragate.results.runs import LoadedRun
-from loragate.score.aggregate import entry_counts, rate_stats_of_counts
+from loragate.score.aggregate import EntryCounts, entry_counts, rate_stats_of_counts
 
 LanguagePolicy = Literal["fail", "exclude"]
 """What a gate does with `unsupported_language` samples: count them as failures
@@ -80,8 +80,8 @@ def without_unsupported(run: LoadedRun) -> tuple[LoadedRun, int]:
     }
     k = run.stats.overall.k
     counted = {eid: entry_counts(rs) for eid, rs in records.items()}
-    by_family: dict[str, list[tuple[int, int, int, int]]] = defaultdict(list)
-    by_fault: dict[str, list[tuple[int, int, int, int]]] = defaultdict(list)
+    by_family: dict[str, list[EntryCounts]] = defaultdict(list)
+    by_fault: dict[str, list[EntryCounts]] = defaultdict(list)
     for eid, counts in counted.items():
         by_family[run.family_of.get(eid, "")].append(counts)
         if "~" in eid:

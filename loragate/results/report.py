@@ -122,8 +122,13 @@ def formats_line(summary: Summary, adapter: AdapterSummary) -> str:
         return ""
     counts = ", ".join(f"{fmt} {n}" for fmt, n in adapter.formats.items())
     other = adapter.overall.format_mix
+    how = (
+        "the server runs no call of the other format: judged as served"
+        if summary.parse_mode == "served"
+        else "judged as written"
+    )
     verdict = (
-        f"**{other} sample(s) in the other format** (judged as written, counted apart)"
+        f"**{other} sample(s) in the other format** ({how}, counted apart)"
         if other
         else "no sample in the other format"
     )

@@ -23,7 +23,6 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import reasoning_prefix
@@ -31,9 +30,11 @@ from loragate.common.errors import BadInput, Problem
 from loragate.evalset.load import Evalset
 from loragate.families import family_order
 from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
     FAULT_KINDS,
     AdapterSummary,
     EvalsetRef,
+    ParseMode,
     RateStats,
     ReasonCode,
     ResultRecord,
@@ -41,8 +42,6 @@ from loragate.formats.records import (
     TokenStats,
 )
 from loragate.stats.binomial import pass_at_1, pass_at_k, pass_hat_k, wilson_interval
-
-ParseMode = Literal["strict", "repaired"]
 
 _REASON_ORDER = {code.value: i for i, code in enumerate(ReasonCode)}
 _GROUPING_TAG = re.compile(r"[^:\s]+:\S+")
@@ -56,20 +55,23 @@ def grouping_tags(tags: Iterable[str]) -> list[str]:
     return sorted({t for t in tags if _GROUPING_TAG.fullmatch(t)})
 
 
-EntryCounts = tuple[int, int, int, int]
-"""One entry's scored samples: (samples, passes, unparseable strict, unparseable after
-repair)."""
+EntryCounts = tuple[int, int, int, int, int | None]
+"""One entry's scored samples: (samples, passes, unparseable strict, unparseable
+lenient, unparseable served - None when a result predates the served reading)."""
 
 
 def entry_counts(samples: Sequence[ResultRecord]) -> EntryCounts:
     """The counts of one entry's scored samples."""
-    passes = unparseable = unparseable_repaired = 0
+    passes = strict = lenient = served = 0
+    unknown = False
     for r in samples:
         passes += r.verdict.passed
         parse = r.parse
-        unparseable += parse.strict_status == "unparseable"
-        unparseable_repaired += parse.repaired_status == "unparseable"
-    return len(samples), passes, unparseable, unparseable_repaired
+        strict += parse.strict_status == "unparseable"
+        lenient += parse.lenient_status == "unparseable"
+        served += parse.served_status == "unparseable"
+        unknown = unknown or parse.served_status is None
+    return len(samples), passes, strict, lenient, None if unknown else served
 
 
 def rate_stats(per_entry: Sequence[Sequence[ResultRecord]], k: int) -> RateStats:
@@ -80,15 +82,14 @@ def rate_stats(per_entry: Sequence[Sequence[ResultRecord]], k: int) -> RateStats
 def rate_stats_of_counts(per_entry: Sequence[EntryCounts], k: int) -> RateStats:
     """Rates of one group of entries from each entry's `entry_counts` (what `summarize`
     computes once per entry, however many families, faults and tags it counts in)."""
-    counts = [(n, c) for n, c, _, _ in per_entry if n > 0]
+    counts = [(n, c) for n, c, *_ in per_entry if n > 0]
     entries = len(counts)
     ci_low: float | None = None
     ci_high: float | None = None
     if entries:
         successes = min(float(entries), math.fsum(c / n for n, c in counts))
         ci_low, ci_high = wilson_interval(successes, entries)
-    unparseable = sum(e[2] for e in per_entry)
-    unparseable_repaired = sum(e[3] for e in per_entry)
+    served = [e[4] for e in per_entry]
     return RateStats(
         entries=entries,
         samples=sum(n for n, _ in counts),
@@ -99,15 +100,16 @@ def rate_stats_of_counts(per_entry: Sequence[EntryCounts], k: int) -> RateStats:
         k=k,
         pass_hat_k=pass_hat_k(counts, k),
         pass_at_k=pass_at_k(counts, k),
-        unparseable=unparseable,
-        unparseable_repaired=unparseable_repaired,
+        unparseable=sum(e[2] for e in per_entry),
+        unparseable_lenient=sum(e[3] for e in per_entry),
+        unparseable_served=None if None in served else sum(n for n in served if n is not None),
     )
 
 
 def summarize(
     evalset: Evalset,
     results: Iterable[ResultRecord],
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     k: int | None = None,
     *,
     stack: ServingStack = DEFAULT_STACK,
@@ -343,7 +345,6 @@ def missing_entries(summary: Summary, results: Iterable[ResultRecord]) -> dict[s
 
 
 __all__ = [
-    "ParseMode",
     "entry_counts",
     "format_counts",
     "grouping_tags",

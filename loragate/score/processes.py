@@ -66,7 +66,7 @@ def can_fork() -> bool:
 
 def _pack(judged: Judged) -> _Packed:
     parse, verdict = judged
-    calls = [(c.name, c.arguments) for c in parse.calls]
+    calls = [(c.name, c.arguments, c.arguments_json) for c in parse.calls]
     return (
         (
             parse.status,
@@ -74,7 +74,8 @@ def _pack(judged: Judged) -> _Packed:
             parse.answer,
             parse.repaired,
             parse.strict_status,
-            parse.repaired_status,
+            parse.lenient_status,
+            parse.served_status,
             parse.error,
             parse.format,
             parse.calls_in_reasoning,
@@ -86,7 +87,18 @@ def _pack(judged: Judged) -> _Packed:
 
 def _unpack(packed: _Packed) -> Judged:
     (
-        (status, calls, answer, repaired, strict_status, repaired_status, error, fmt, in_reasoning),
+        (
+            status,
+            calls,
+            answer,
+            repaired,
+            strict_status,
+            lenient_status,
+            served_status,
+            error,
+            fmt,
+            in_reasoning,
+        ),
         verdict,
         lang,
     ) = packed
@@ -95,11 +107,15 @@ def _unpack(packed: _Packed) -> Judged:
         ParseResult,
         {
             "status": status,
-            "calls": [trusted(ToolCall, {"name": n, "arguments": a}) for n, a in calls],
+            "calls": [
+                trusted(ToolCall, {"name": n, "arguments": a, "arguments_json": j})
+                for n, a, j in calls
+            ],
             "answer": answer,
             "repaired": repaired,
             "strict_status": strict_status,
-            "repaired_status": repaired_status,
+            "lenient_status": lenient_status,
+            "served_status": served_status,
             "error": error,
             "format": fmt,
             "calls_in_reasoning": in_reasoning,

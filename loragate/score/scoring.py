@@ -34,19 +34,23 @@ from loragate.evalset.load import Evalset
 from loragate.families import Family, Sample, ScoringContext, get_families
 from loragate.formats.evalset import Entry
 from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
+    PARSE_MODES,
     FaultKind,
     GenerationRecord,
+    ParseMode,
     ParseResult,
     ReasonCode,
     ResultRecord,
     Summary,
     Verdict,
+    parse_mode_named,
     trusted,
 )
 from loragate.formats.runfolder import GENERATIONS, RESULTS, SUMMARY, dump_jsonl
 from loragate.generate.harness_apply import AppliedVariant
 from loragate.judge.language import detect_language
-from loragate.score.aggregate import ParseMode, summarize
+from loragate.score.aggregate import summarize
 from loragate.score.processes import (
     PARALLEL_MIN_OUTPUTS,
     ForkedJudges,
@@ -87,20 +91,21 @@ class Scorer:
     Everything that does not depend on the sample (entry, typed expect, family, the
     scoring context with its compiled validators) is looked up once here, not per sample,
     and an output seen before for the same entry reuses its parse and verdict.
-    `parse_mode` chooses which parse the verdict is based on; both parse statuses are
-    recorded either way.
+    `parse_mode` chooses which reading the verdict is based on (`ParseMode`); the
+    status of every reading is recorded either way.
     """
 
     def __init__(
         self,
         evalset: Evalset,
-        parse_mode: ParseMode = "strict",
+        parse_mode: ParseMode = DEFAULT_PARSE_MODE,
         stack: ServingStack = DEFAULT_STACK,
     ) -> None:
-        if parse_mode not in ("strict", "repaired"):
+        parse_mode = parse_mode_named(parse_mode, "parse_mode")  # type: ignore[assignment]
+        if parse_mode not in PARSE_MODES:
             raise BadInput(
-                f"`parse_mode` must be strict or repaired, got {parse_mode!r}",
-                fix="pass --parse-mode strict or repaired",
+                f"`parse_mode` must be one of {', '.join(PARSE_MODES)}, got {parse_mode!r}",
+                fix="pass --parse-mode " + " | ".join(PARSE_MODES),
             )
         self.evalset = evalset
         self.parse_mode: ParseMode = parse_mode
@@ -382,7 +387,7 @@ def _want_progress(n: int, progress: bool | None) -> bool:
 def score_records(
     evalset: Evalset,
     records: Sequence[GenerationRecord],
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     *,
     allow_missing: bool = False,
     source: Path | None = None,
@@ -499,7 +504,7 @@ def write_run_files(out_dir: Path, files: dict[str, str]) -> None:
 def score_run(
     evalset: Evalset,
     generations: Sequence[GenerationRecord],
-    parse_mode: ParseMode = "strict",
+    parse_mode: ParseMode = DEFAULT_PARSE_MODE,
     k: int | None = None,
     *,
     allow_missing: bool = False,

@@ -26,6 +26,7 @@ from loragate.formats.records import (
     FamilySensitivity,
     HarnessSummary,
     HarnessVariantSummary,
+    ParseMode,
     ResultRecord,
     Summary,
     VariantCell,
@@ -33,7 +34,6 @@ from loragate.formats.records import (
 from loragate.generate.harness import DEFAULT_HARNESS
 from loragate.score.aggregate import (
     EntryCounts,
-    ParseMode,
     entry_counts,
     rate_stats_of_counts,
     summarize,

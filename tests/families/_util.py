@@ -43,7 +43,7 @@ def parse(
         calls=[ToolCall(name=n, arguments=a) for n, a in calls],
         answer=answer,
         strict_status=st,
-        repaired_status=st,
+        lenient_status=st,
         error=error,
     )
 

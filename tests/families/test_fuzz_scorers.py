@@ -153,7 +153,7 @@ def parse_results(draw: st.DrawFn) -> ParseResult:
         calls=calls,
         answer=draw(answers),
         strict_status=status,
-        repaired_status=draw(st.sampled_from(STATUSES)),
+        lenient_status=draw(st.sampled_from(STATUSES)),
         error=draw(st.none() | st.text(max_size=400)),
     )
 
@@ -194,7 +194,7 @@ def test_edge_cases_never_raise() -> None:
             calls=[odd],
             answer="",
             strict_status="ok",
-            repaired_status="ok",
+            lenient_status="ok",
             repaired=False,
             error=None,
         )

@@ -190,7 +190,7 @@ def test_failed_call_is_the_one_the_last_result_answers() -> None:
     ]
     found = failed_call(entry("recovery", EXPECT, msgs))
     assert found is not None and found.arguments == {"invoice_id": "INV-1111"}
-    assert failed_call(entry("recovery", EXPECT, HISTORY)) == ("search_documents", SAME[1])
+    assert failed_call(entry("recovery", EXPECT, HISTORY)) == ("search_documents", SAME[1], None)
     assert failed_call(entry("recovery", EXPECT, [user("hi")])) is None
 
 

@@ -19,8 +19,9 @@ adapter of each run folder (or the one named by `RUN:ADAPTER`) side by side. The
   extension point), the conversation as the model saw it and the expectation (both
   `None` when the evalset was not found);
 - `samples`: one compact row a scored sample,
-  `[entry, side, sample, pass, reason, detail, text, calls, strict, repaired, harness]`
-  (`harness`: an index into `harness_names`, 0 the default harness; version 2);
+  `[entry, side, sample, pass, reason, detail, text, calls, served, strict, lenient,
+  harness]` (the status of each reading; `harness`: an index into `harness_names`, 0
+  the default harness; version 2; `served` and `lenient` for `repaired`: version 4);
 - `episodes`: the sides' episode trajectories step by step, their figures (survival
   curve, hazard table) and recovery per fault (`loragate.results.view.episodes`), or
   None when no side ran episodes.
@@ -391,7 +392,13 @@ def _samples(
             family_names.add(r.family)
             calls = calls_of.get(id(r.parse))
             if calls is None:
-                built = [{"name": c.name, "arguments": c.arguments} for c in r.parse.calls]
+                built = [
+                    {
+                        "name": c.name,
+                        "arguments": c.arguments if c.arguments_json is None else c.arguments_json,
+                    }
+                    for c in r.parse.calls
+                ]
                 calls = calls_of[id(r.parse)] = (r.parse, built)
             samples.append(
                 [
@@ -403,8 +410,9 @@ def _samples(
                     r.verdict.detail,
                     texts(r.text),
                     calls[1],
+                    r.parse.served_status,
                     r.parse.strict_status,
-                    r.parse.repaired_status,
+                    r.parse.lenient_status,
                     harness_names.index(r.harness or "default"),
                 ]
             )

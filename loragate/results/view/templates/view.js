@@ -8,7 +8,7 @@
   const LETTER = Object.fromEntries(FAMILIES.map(([n, l]) => [n, l]));
   const PAGE = 100;
   const COLORS = ["#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a"];
-  const S = { ENTRY: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, TEXT: 6, CALLS: 7, STRICT: 8, REPAIRED: 9, HARNESS: 10 };
+  const S = { ENTRY: 0, SIDE: 1, SAMPLE: 2, PASS: 3, REASON: 4, DETAIL: 5, TEXT: 6, CALLS: 7, SERVED: 8, STRICT: 9, LENIENT: 10, HARNESS: 11 };
   const HARNESS = D.harness_names || ["default"];
   // The tags column and filter only when some entry has tags (an empty column would take
   // the room of the outputs).
@@ -94,7 +94,7 @@
     const extra = SIDES.map((s) => callFigures(s.summary));
     SIDES.forEach((s, i) => {
       const th = el("th", null, s.label); th.colSpan = 3 + (extra[i] ? 1 : 0) + (s.detectable ? 1 : 0); top.appendChild(th);
-      add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable (strict / repaired)"));
+      add(sub, el("th", null, "pass@1 (passes/samples)"), el("th", null, "pass^" + s.summary.overall.k), el("th", null, "unparseable (served / strict / lenient)"));
       if (extra[i]) add(sub, el("th", null, "reasoning tokens mean/p95 · truncated reasoning · calls in reasoning · format mix"));
       if (s.detectable) {
         const d = el("th", null, "detectable drop vs " + SIDES[0].label);
@@ -116,7 +116,8 @@
         if (st) {
           add(cells[0], el("span", "rate", pct(st.pass_at_1)), " ", el("span", "count", "(" + st.passes + "/" + st.samples + ")"), el("span", "ci", ci(st)));
           cells[1].textContent = pct(st.pass_hat_k);
-          add(cells[2], el("span", "strict", st.unparseable + "/" + st.samples), " / ", el("span", "repaired", st.unparseable_repaired + "/" + st.samples));
+          const served = st.unparseable_served === null || st.unparseable_served === undefined ? "-" : st.unparseable_served + "/" + st.samples;
+          add(cells[2], el("span", "served", served), " / ", el("span", "strict", st.unparseable + "/" + st.samples), " / ", el("span", "lenient", st.unparseable_lenient + "/" + st.samples));
         }
         if (extra[i]) {
           const cell = el("td"); cell.dataset.side = String(i); cell.dataset.field = "reasoning";
@@ -454,7 +455,7 @@
     add(div, el("span", "verdict " + (pass ? "pass" : "fail"), "sample " + row[S.SAMPLE] + ": " + (pass ? "PASS" : "FAIL")), " ",
       el("span", "reason", D.reasons[row[S.REASON]]));
     if (row[S.DETAIL]) div.appendChild(el("div", "vdetail", row[S.DETAIL]));
-    div.appendChild(el("div", "muted", "parse: strict " + row[S.STRICT] + ", repaired " + row[S.REPAIRED]));
+    div.appendChild(el("div", "muted", "parse: served " + (row[S.SERVED] || "-") + ", strict " + row[S.STRICT] + ", lenient " + row[S.LENIENT]));
     div.appendChild(highlighted(D.texts[row[S.TEXT]]));
     if (row[S.CALLS].length) add(div, el("div", "muted", "parsed calls"), el("pre", "calls", json(row[S.CALLS])));
     return div;
