@@ -133,7 +133,7 @@ def test_casestudy_comparison(open_page: Any, tmp_path: Path) -> None:
     # compare's headline leads the page: training loss beside behaviour
     assert page.locator("#headlines .headline").inner_text() == (
         "train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt (p = 0.03); "
-        "unparseable (strict) 2/24 -> 0/24"
+        "unparseable (served) 2/24 -> 0/24"
     )
     # every interval: a line and two caps, over a white halo (visible on the bar)
     bars = page.locator("#chart svg rect[height]").count() - 2  # less the legend swatches
