@@ -4,7 +4,8 @@ results, generate again, until every trajectory has a final reply or hits its ca
 Each round hands every live trajectory (episode variant x adapter x sample) to one
 `generate` call, so a vLLM engine batches them all with a per-prompt LoRA request.
 Every step is appended to `trajectories.jsonl` (flushed and fsynced) as it is
-judged. The file is the cache: a step whose cache key (prompt, model, adapter,
+judged, each (episode, adapter, sample, step) once (`StepLog`: a step that took another
+path than the one on file replaces it). The file is the cache: a step whose cache key (prompt, model, adapter,
 sampling, sample) is already there is taken from it, so a killed run resumes at the
 step it reached, and a rerun with nothing changed generates nothing. The simulator
 is deterministic, so replaying the recorded outputs rebuilds every trajectory; this
@@ -35,9 +36,10 @@ from loragate.common.files import atomic_write_json, atomic_write_text
 from loragate.common.jsonl import ReadReport, read_objects
 from loragate.episodes.definitions import Episode
 from loragate.episodes.stats import summarize_episodes
+from loragate.episodes.step_log import StepLog
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.formats.records import GenerationRecord, Verdict
-from loragate.formats.runfolder import GenerationWriter, dump_jsonl, read_jsonl
+from loragate.formats.runfolder import dump_jsonl, read_jsonl
 from loragate.formats.trajectories import (
     EPISODE_RESULTS,
     EPISODES_SUMMARY,
@@ -253,15 +255,11 @@ def run_episodes(
         for adapter in adapters
         for sample in range(samples)
     ]
-    writer: GenerationWriter | None = None
+    log = StepLog(path, old) if generate is not None else None
 
     def write(steps: list[StepRecord]) -> None:
-        nonlocal writer
-        if not steps:
-            return
-        if writer is None:
-            writer = GenerationWriter(path)
-        writer.append(steps)
+        if log is not None:
+            log.write(steps)
 
     try:
         round_no = 0
@@ -290,7 +288,7 @@ def run_episodes(
                         finish_reason=cached.finish_reason,
                         recorded=cached.results if replay else None,
                     )
-                    if generate is not None and pos not in by_pos:
+                    if generate is not None:  # the log keeps what is on file unchanged
                         reused.append(record)
                 if t.done:
                     continue
@@ -347,8 +345,8 @@ def run_episodes(
                     f"e.g. {first.entry_id}/{first.adapter}/{first.sample}"
                 )
     finally:
-        if writer is not None:
-            writer.close()
+        if log is not None:
+            log.close()
     if generate is None:
         atomic_write_text(path, dump_jsonl(s for t in trajs for s in t.steps))
     return trajs
