@@ -58,6 +58,20 @@ def test_ids_dates_times_and_fractions_are_no_numbers() -> None:
 
 
 @pytest.mark.parametrize(
+    "text,value",
+    [
+        ("il tasso sale all'3,5 %", "3.5"),
+        ("d'après la grille, c'est l'11,2 % du total", "11.2"),
+        ("un rincaro dell\u201912 %", "12"),
+    ],
+)
+def test_a_number_after_an_elided_article_is_read(text: str, value: str) -> None:
+    # an apostrophe after a letter elides an article; after a digit it groups thousands
+    assert Decimal(value) in values_in(text).numbers
+    assert values_in("CHF 12'500").numbers == {Decimal(12500)}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "2026-11-16",

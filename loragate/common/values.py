@@ -39,13 +39,14 @@ _SPACES = "\u00a0\u2007\u2009\u202f "
 _APOSTROPHES = "'\u2019\u02bc\u2018`"
 _GROUP = rf"[{_APOSTROPHES}{_SPACES},.]"
 _NUMBER_RE = re.compile(
-    rf"(?<![\w.,/:{_APOSTROPHES}-])"
+    rf"(?<![\w.,/:-])(?<![\d{_APOSTROPHES}][{_APOSTROPHES}])"
     rf"(?P<n>\d{{1,3}}(?:{_GROUP}\d{{3}})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
     r"(?![.,]?\d|[:/]\d|-\d|[^\W\d_])"
 )
 """A number: digits with thousands groups (`'`, `’`, spaces, `,`, `.`) and a decimal
 part, or plain digits with one. Not part of an id (`INV-58213`), a date (`2026-11-30`,
-`30.11.2026`), a clock time (`14:00`) or a fraction (`2/10`)."""
+`30.11.2026`), a clock time (`14:00`) or a fraction (`2/10`). An apostrophe after a
+letter is an elided article, not a thousands group: "dell'8,1 %", "l'8 %" hold 8.1, 8."""
 
 _MONTHS: dict[str, int] = {}
 for _i, _names in enumerate(
