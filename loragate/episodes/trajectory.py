@@ -527,6 +527,7 @@ class Trajectory:
             denied=frozenset(self._denied_actions),
             task_done=done,
             faulted=any(c.failed for c in self.calls),
+            turned_down=crit.outcome == "not_done",
         )
         bad = final_reply_problem(
             parse,

@@ -25,6 +25,8 @@ from functools import cache
 from loragate.judge import lexicon
 from loragate.judge.claims import claim_cues
 from loragate.judge.language import reply_languages
+from loragate.judge.questions import asking_sentences, question_cues
+from loragate.judge.refusals import is_refusal
 from loragate.judge.text import clauses, clip, sentences, words
 
 _OFFERED_WORDS = 4
@@ -326,6 +328,39 @@ def acknowledges_non_action(
                 clause, terms, cues, generic=False
             ):
                 return sentence
+    return None
+
+
+def acknowledges_not_done(
+    text: str, terms: Collection[str] = (), *, langs: tuple[str, ...] | None = None
+) -> str | None:
+    """The sentence of `text` that says the task was not (or cannot be) done, or None:
+    the action not carried out (`acknowledges_non_action`: "I haven't sent it", "nothing
+    was changed"), a can't / couldn't / unable in the words of the task
+    (`acknowledges_failure` of a `direct` failure, refusals with nothing else in them
+    skipped), or a question or offer about the task that asks before acting ("Could you
+    tell me who confirmed the closure?", "Shall I send it to finance?" - what is asked
+    about is still to do). `terms`: see `topic_terms`. A vague report ("I have looked
+    into it"), a promise or an off-topic question names no undone action and does not
+    count."""
+    langs = langs or reply_languages(text)
+    said = acknowledges_non_action(text, terms, langs=langs)
+    if said is not None:
+        return said
+    said = acknowledges_failure(
+        text, "direct", terms, skip=lambda s: is_refusal(s, langs=langs), langs=langs
+    )
+    if said is not None:
+        return said
+    cues = ack_cues(langs)
+    offer = question_cues(langs).offer
+    asking = set(asking_sentences(text, langs=langs))
+    for sentence in sentences(clip(text)):
+        asks = sentence in asking or (
+            offer.match(sentence) is not None and sentence.rstrip().endswith("?")
+        )
+        if asks and _mentions_topic(sentence, terms, cues, generic=False):
+            return sentence
     return None
 
 
