@@ -26,7 +26,7 @@ from loragate.judge import lexicon
 from loragate.judge.claims import claim_cues
 from loragate.judge.language import reply_languages
 from loragate.judge.questions import asking_sentences, question_cues
-from loragate.judge.refusals import is_refusal
+from loragate.judge.refusals import filler_remainder, is_refusal
 from loragate.judge.text import clauses, clip, sentences, words
 
 _OFFERED_WORDS = 4
@@ -341,8 +341,9 @@ def acknowledges_not_done(
     skipped), or a question or offer about the task that asks before acting ("Could you
     tell me who confirmed the closure?", "Shall I send it to finance?" - what is asked
     about is still to do). `terms`: see `topic_terms`. A vague report ("I have looked
-    into it"), a promise or an off-topic question names no undone action and does not
-    count."""
+    into it"), a promise, an off-topic question or a closing "Anything else I can help
+    with on your booking?" (`refusals.filler_remainder`: filler unless what it adds offers the action) names no undone action and does
+    not count."""
     langs = langs or reply_languages(text)
     said = acknowledges_non_action(text, terms, langs=langs)
     if said is not None:
@@ -359,7 +360,10 @@ def acknowledges_not_done(
         asks = sentence in asking or (
             offer.match(sentence) is not None and sentence.rstrip().endswith("?")
         )
-        if asks and _mentions_topic(sentence, terms, cues, generic=False):
+        if not asks or not _mentions_topic(sentence, terms, cues, generic=False):
+            continue
+        rest = filler_remainder(sentence, langs=langs)
+        if rest is None or offer.match(rest) is not None:
             return sentence
     return None
 

@@ -34,6 +34,8 @@ class AnswerCues:
     filler: re.Pattern[str]
     """A sentence made only of filler ("OK.", "Let me check.", "Anything else?"),
     matched on `normalise`d text."""
+    filler_run: re.Pattern[str]
+    """A run of filler inside a sentence (`normalise`d, stripped): `filler_remainder`."""
     refusals: tuple[re.Pattern[str], ...]
     """Refusals and capability excuses, matched on `fold`ed text."""
     refusal_any: re.Pattern[str]
@@ -53,6 +55,7 @@ def answer_cues(langs: tuple[str, ...]) -> AnswerCues:
         langs=langs,
         stopwords=lexicon.word_set(langs, "stopwords"),
         filler=re.compile(rf"^(?:{filler})(?: (?:{filler}))*$"),
+        filler_run=re.compile(rf"(?<![^\W_])(?:{filler})(?: (?:{filler}))*(?![^\W_])"),
         refusals=refusals,
         refusal_any=re.compile("|".join(f"(?:{p.pattern})" for p in refusals) or "(?!)"),
         continuation=re.compile(rf",?\s+{joins}\b|[;:]|\s[-\u2013\u2014]\s"),
@@ -73,6 +76,31 @@ def is_filler(sentence: str, *, langs: tuple[str, ...] | None = None) -> bool:
     if len(norm) > FILLER_MAX_CHARS:
         return False
     return not norm or answer_cues(langs or supported()).filler.match(norm) is not None
+
+
+FILLER_TAIL_WORDS = 3
+"""Content words a filler question may carry besides its filler and still be filler
+("Is there anything else I can help you with regarding your booking?")."""
+
+
+def filler_remainder(sentence: str, *, langs: tuple[str, ...] | None = None) -> str | None:
+    """What `sentence` says besides its filler, when it is mostly filler: it holds a run
+    of filler of two words or more ("is there anything else", "sonst noch etwas") and
+    at most `FILLER_TAIL_WORDS` content words besides ("... regarding your
+    reservation?", "Kann ich sonst noch etwas für Ihre Buchung tun?"); None otherwise
+    ("OK, shall I cancel the booking?": "OK" alone is a one-word run). The rest is
+    `normalise`d text; the caller decides whether it still asks or offers something."""
+    norm = normalise(sentence).strip()
+    if not norm or len(norm) > FILLER_MAX_CHARS:
+        return None
+    cues = answer_cues(langs or supported())
+    for run in cues.filler_run.finditer(norm):
+        if len(run.group(0).split()) < 2:
+            continue
+        rest = f"{norm[: run.start()]} {norm[run.end() :]}".strip()
+        if len(_content_words(rest, cues.stopwords)) <= FILLER_TAIL_WORDS:
+            return rest
+    return None
 
 
 def is_refusal(
