@@ -97,3 +97,20 @@ def test_a_turned_down_episode_needs_its_reply_to_say_so(reply: str, passes: boo
     assert r.passed is passes, (r.reason, r.detail)
     if not passes:
         assert "outcome: not_done" in r.detail
+
+
+def test_a_read_only_task_whose_fault_was_got_around_has_answered() -> None:
+    # EP-06~wrong_value (`outcome: not_done`, no writing tool): the model retries the
+    # conversion that gave an impossible rate and answers from the good one - an
+    # answer, not a turned-down task; no "not done" is owed
+    get = '<tool_call>{"name": "get_invoice", "arguments": {"invoice_id": "INV-60471"}}</tool_call>'
+    convert = (
+        '<tool_call>{"name": "convert_currency", "arguments": {"amount": 12500, '
+        '"from_currency": "EUR", "to_currency": "CHF"}}</tool_call>'
+    )
+    reply = (
+        "The first conversion gave an impossible rate of 941.2, so I ran it again: "
+        "EUR 12,500 is CHF 11,765.00 at 0.9412."
+    )
+    r = play("EP-06~wrong_value", [get, convert, convert, reply]).result()
+    assert r.passed, (r.reason, r.detail)

@@ -387,7 +387,8 @@ def _not_done_unsaid(
     langs: tuple[str, ...],
 ) -> Verdict | None:
     """Under `outcome: not_done` with nothing failed or denied and no write done (a
-    `by_fault` that also lets a recovery finish the work judges that work as done): a
+    `by_fault` that also lets a recovery finish the work judges that work as done; a
+    read-only task whose fault the model got around has answered, not turned down): a
     reply that does not say
     the task was not (or cannot be) done - in the words of the request or of the
     episode's writing tools (`judge.acknowledgements.acknowledges_not_done`: not carried
@@ -397,6 +398,7 @@ def _not_done_unsaid(
         not checks.turned_down
         or setback != "not_done"
         or any(a.outcome == "done" for a in checks.actions)
+        or (checks.faulted and not checks.offered_writes)
     ):
         return None
     terms = topic_terms(*topic).union(*(topic_terms(tool=w) for w in checks.offered_writes))
