@@ -152,9 +152,13 @@ def _has(kind: str, folded: str, langs: Langs) -> bool:
     return cue_pattern(kind, langs).search(folded) is not None
 
 
-def abstention(text: str, request: str, terms: Sequence[str] = ()) -> str | None:
+def abstention(
+    text: str, request: str, terms: Sequence[str] = (), *, redirects: bool = True
+) -> str | None:
     """The first sentence of `text` that declines with a reason, or declines or
-    redirects in the request's own words or in `terms` (see the module doc), or None."""
+    redirects in the request's own words or in `terms` (see the module doc), or None.
+    Without `redirects` a redirect alone does not count (where the model could act, "I'll
+    send it to finance" is no redirect but a promise)."""
     langs = reply_languages(text)
     roots = request_roots(request, tuple(terms), langs)
     for sentence in sentences(clip(text)):
@@ -164,7 +168,9 @@ def abstention(text: str, request: str, terms: Sequence[str] = ()) -> str | None
         scope = _has("capability_statement", folded, langs)
         if (declines or knows_not or scope) and _has("decline_reason", folded, langs):
             return sentence
-        if (declines or _has("redirect", folded, langs)) and _names_request(sentence, roots, langs):
+        if (declines or (redirects and _has("redirect", folded, langs))) and _names_request(
+            sentence, roots, langs
+        ):
             return sentence
     return None
 
