@@ -342,8 +342,8 @@ def acknowledges_not_done(
     tell me who confirmed the closure?", "Shall I send it to finance?" - what is asked
     about is still to do). `terms`: see `topic_terms`. A vague report ("I have looked
     into it"), a promise, an off-topic question or a closing "Anything else I can help
-    with on your booking?" (`refusals.filler_remainder`: filler unless what it adds offers the action) names no undone action and does
-    not count."""
+    with on your booking?" (`refusals.filler_remainder`: filler, unless what it adds
+    offers the action) names no undone action and does not count."""
     langs = langs or reply_languages(text)
     said = acknowledges_non_action(text, terms, langs=langs)
     if said is not None:
