@@ -137,6 +137,16 @@ def command(
             "0: none. Default: the config's `episodes` (the embedded model's: 2).",
         ),
     ] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user",
+            metavar="scripted|model",
+            help="Who answers episodes with a user in the loop (tau2 airline, retail): "
+            "scripted (only the episodes a script covers) or model (the base model plays "
+            "the user). Default: the config's `user` (scripted).",
+        ),
+    ] = None,
     harness: Annotated[
         str | None,
         typer.Option(
@@ -180,6 +190,7 @@ def command(
         "allow_pickle": True if allow_pickle else None,
         "ignore_base_mismatch": True if ignore_base_mismatch else None,
         "episodes": parse_episodes_option(episodes),
+        "user": user,
     }
     if model is not None:
         overrides["model"] = model

@@ -235,7 +235,11 @@ class UserSpec(BaseModel):
     model_prompt: str | None = Field(default=None, max_length=60000)
     """The system prompt of a model playing the user; None: no model user."""
     stop: list[str] = Field(default_factory=list, max_length=10)
-    """Markers a model user writes to end the conversation (e.g. tau2's `###STOP###`)."""
+    """Markers a model user writes to end the conversation (e.g. tau2's `###STOP###`);
+    the scripted user ends it with the first."""
+    greeting: str | None = Field(default=None, max_length=2000)
+    """The agent's opening line as a model user is shown it before the task's first
+    message (tau2's conversations open with one); not shown to the model under test."""
     max_turns: int = Field(default=10, ge=1, le=MAX_STEPS_LIMIT)
     """User turns after which the conversation ends whatever the user says."""
 
@@ -428,8 +432,7 @@ class EpisodeSpec(BaseModel):
             )
         if self.user is not None and self.episode_format < USER_FORMAT:
             raise ValueError(
-                f"`user` needs episode_format {USER_FORMAT} (this line says "
-                f"{self.episode_format})"
+                f"`user` needs episode_format {USER_FORMAT} (this line says {self.episode_format})"
             )
         if self.user is not None and self.user_replies:
             raise ValueError("give `user` or `user_replies`, not both (the user answers)")

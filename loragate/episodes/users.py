@@ -102,11 +102,15 @@ def scripted_turn(spec: UserSpec, text: str, turns: int) -> UserTurn:
     return UserTurn(script.answer, stop=last)
 
 
-def model_user_messages(spec: UserSpec, conversation: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def model_user_messages(
+    spec: UserSpec, conversation: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The chat a model user answers: its system prompt, then the conversation's user
     and assistant texts with the roles turned round (tool calls, their results and the
-    agent's system prompt left out)."""
+    agent's system prompt left out), opened by the episode's `greeting` when it has one."""
     out: list[dict[str, Any]] = [{"role": "system", "content": spec.model_prompt or ""}]
+    if spec.greeting:
+        out.append({"role": "user", "content": spec.greeting})
     for m in conversation:
         text = str(m.get("content") or "").strip()
         if not text or m.get("role") not in ("user", "assistant"):
@@ -137,7 +141,6 @@ def run_modes(spec: UserSpec | None) -> tuple[UserMode, ...]:
 __all__ = [
     "UserTurn",
     "asks_consent",
-    "user_questions",
     "model_turn",
     "model_user_messages",
     "recorded_turn",
@@ -145,4 +148,5 @@ __all__ = [
     "scenario_conditions",
     "scenario_is_conditional",
     "scripted_turn",
+    "user_questions",
 ]
