@@ -73,7 +73,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_the_run_reports_the_reward_beside_the_verdict(runs: tuple[Path, Path]) -> None:
     gold, idle = runs
     summary = json.loads((gold / "episodes_summary.json").read_text())
-    assert summary["schema_version"] == 3
+    assert summary["schema_version"] == 4
     figures = summary["adapters"]["base"]["reward"]
     assert figures["kinds"] == ["tau2"]
     assert figures["reward_by_fault"]["clean"]["rate"] == 1.0

@@ -18,11 +18,19 @@ from loragate.episodes.definitions import EpisodeSpec, UserSpec
 from loragate.episodes.loop import USER_JOB_SUFFIX, run_episodes, write_episode_results
 from loragate.episodes.servers.pool import ToolServers
 from loragate.episodes.stage import context, for_user_mode, rescore_episodes
+from loragate.episodes.stats import summarize_episodes
 from loragate.episodes.trajectory import Trajectory
 from loragate.episodes.users import model_user_messages, scenario_conditions, scripted_turn
 from loragate.evalset.load import Evalset
 from loragate.formats.records import GenerationRecord
-from loragate.formats.trajectories import EPISODE_RESULTS, TRAJECTORIES, StepRecord
+from loragate.formats.trajectories import (
+    EPISODE_RESULTS,
+    TRAJECTORIES,
+    StepRecord,
+    TrajectoryResult,
+)
+from loragate.results.episode_compare import split_by_user
+from loragate.results.episode_report import adapter_rows
 from loragate.runners import PromptJob
 from tests._tau2 import CLOSING_DONE, call, episodes, load, task_of, write_evalset
 
@@ -261,3 +269,51 @@ def test_a_model_users_turns_are_recorded_and_replay_byte_for_byte(
     # the live file holds the steps as they were judged (rounds interleave trajectories)
     lines = sorted((run / TRAJECTORIES).read_text().splitlines())
     assert sorted((rescored / TRAJECTORIES).read_text().splitlines()) == lines
+
+
+# -- reports and compare name the user mode -------------------------------------------------
+
+
+def _result(variant: str, user: str | None, passed: bool) -> TrajectoryResult:
+    return TrajectoryResult.model_validate(
+        {
+            "episode_id": variant,
+            "base_id": variant,
+            "adapter": "a",
+            "sample": 0,
+            "pass": passed,
+            "reason": "ok" if passed else "final_reply",
+            "steps": 2,
+            "step_passes": 2,
+            "tool_calls": 1,
+            "tool_errors": 0,
+            "hard_failure": False,
+            "user": user,
+            "user_turns": 1 if user else 0,
+        }
+    )
+
+
+def test_compare_leaves_variants_with_another_user_unpaired_and_says_so() -> None:
+    a = [
+        _result("E1", "scripted", False),
+        _result("E2", "scripted", True),
+        _result("E3", None, True),
+    ]
+    b = [_result("E1", "model", True), _result("E2", "scripted", True), _result("E3", None, True)]
+    left_a, left_b, note = split_by_user(a, b)
+    assert [r.episode_id for r in left_a] == ["E2", "E3"] == [r.episode_id for r in left_b]
+    assert note == "1 variant(s) not paired: user in the loop scripted vs model"
+    assert split_by_user(a, a) == (a, a, "")
+
+
+def test_the_summary_and_report_count_trajectories_per_user_mode() -> None:
+    results = [
+        _result("E1", "model", True),
+        _result("E2", "model", False),
+        _result("E3", None, True),
+    ]
+    summary = summarize_episodes(results, episodes_sha256="x", k=1)
+    assert summary.adapters["a"].users == {"model": 2}
+    rows = dict(adapter_rows(summary.adapters["a"]))
+    assert rows["user in the loop (trajectories)"] == "model 2"

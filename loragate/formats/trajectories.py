@@ -290,6 +290,9 @@ class EpisodeAdapterSummary(BaseModel):
     reward: RewardFigures | None = None
     """Version 3: the outside reward beside loragate's verdict, when the adapter's
     trajectories carry one."""
+    users: dict[str, int] = Field(default_factory=dict)
+    """Version 4: trajectories per user mode of a user in the loop (`scripted`,
+    `model`); empty when no trajectory had one."""
 
 
 class EpisodesSummary(BaseModel):

@@ -127,8 +127,9 @@ user in the loop) and `user_turns`. 3 added `reward` (an outside reward with its
 basis), `checks_pass` (loragate's own verdict, the reward aside; `pass` needs both) and
 the reason `reward`; 2 added `faults` and `recoveries` (one per injected fault);
 version-1 and -2 files load."""
-EPISODE_SUMMARY_SCHEMA_VERSION = 3
-"""`episodes_summary.json`. 3: per adapter `reward` (the outside reward's success, pass^k,
+EPISODE_SUMMARY_SCHEMA_VERSION = 4
+"""`episodes_summary.json`. 4: per adapter `users` (trajectories per user mode of a user in
+the loop). 3: per adapter `reward` (the outside reward's success, pass^k,
 per fault and per basis beside loragate's verdict, and the agreement classes). 2: the
 survival curve as first-n-steps survival beside r^n
 and the product of the per-position rates, and the hazard table. A version-1 summary
@@ -230,7 +231,7 @@ FORMATS: tuple[Format, ...] = (
         "episodes_summary.json",
         "EPISODE_SUMMARY_SCHEMA_VERSION",
         EPISODE_SUMMARY_SCHEMA_VERSION,
-        (1, 2),
+        (1, 2, 3),
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
     Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
