@@ -32,7 +32,7 @@ from loragate.formats.trajectories import (
 from loragate.results.episode_compare import split_by_user
 from loragate.results.episode_report import adapter_rows
 from loragate.runners import PromptJob
-from tests._tau2 import CLOSING_DONE, call, episodes, load, task_of, write_evalset
+from tests._tau2 import episodes, gold_conversation, load, task_of, write_evalset, writes_of
 
 HAS_TAU2 = importlib.util.find_spec("tau2") is not None
 needs_tau2 = pytest.mark.skipif(not HAS_TAU2, reason="the `tau2` extra is not installed")
@@ -133,26 +133,6 @@ def retail(tmp_path_factory: pytest.TempPathFactory) -> Evalset:
     return load(write_evalset(tmp_path_factory.mktemp("tau2") / "retail", "retail"))
 
 
-def _writes(ev: Evalset) -> set[str]:
-    return set(ev.toolset.names()) - set(ev.policy.read_only_tools or [])
-
-
-def gold_conversation(ep: object, writes: set[str]) -> list[str]:
-    """An agent that asks for the user's details, asks consent before its first write,
-    makes the gold calls and closes saying what the task must communicate."""
-    task = task_of(ep)  # type: ignore[arg-type]
-    out = ["Before I look into this, could you tell me your user id or e-mail address?"]
-    asked = False
-    for action in task.evaluation_criteria.actions or []:
-        if action.name in writes and not asked:
-            words = action.name.replace("_", " ")
-            out.append(f"I can make that change now ({words}). Shall I go ahead?")
-            asked = True
-        out.append(call(action.name, **action.arguments))
-    said = " ".join(task.evaluation_criteria.communicate_info or [])
-    return [*out, CLOSING_DONE + (f" The figure you asked for: {said}." if said else "")]
-
-
 @needs_tau2
 @pytest.mark.tau2
 def test_the_covered_subset_is_computed_and_tagged(airline: Evalset, retail: Evalset) -> None:
@@ -190,7 +170,7 @@ def test_gold_conversations_through_the_scripted_user_score_1(
             ctx = context(ev, "strict", pool, user_mode="scripted")
             for ep in covered:
                 t = Trajectory(ep, ctx, "base", 0)
-                for output in gold_conversation(ep, _writes(ev)):
+                for output in gold_conversation(ep, writes_of(ev)):
                     if not t.done:
                         t.advance(output)
                 r = t.result()
@@ -200,7 +180,7 @@ def test_gold_conversations_through_the_scripted_user_score_1(
                 assert steps[-1].user_stop and steps[-1].user_reply == STOP
                 gold = task_of(ep).evaluation_criteria.actions or []
                 consents = sum(s.user_reply == "Yes, please go ahead." for s in steps)
-                assert consents == any(a.name in _writes(ev) for a in gold), ep.id
+                assert consents == any(a.name in writes_of(ev) for a in gold), ep.id
 
 
 def _stand_in(
@@ -227,7 +207,7 @@ def test_a_model_users_turns_are_recorded_and_replay_byte_for_byte(
     retail: Evalset, tmp_path: Path
 ) -> None:
     chosen = [e for e in episodes(retail) if e.base_id in ("retail-73", "retail-0")]
-    writes = _writes(retail)
+    writes = writes_of(retail)
     scripts = {e.id: gold_conversation(e, writes) for e in chosen}
     heard: list[Sequence[dict[str, str]]] = []
 
