@@ -297,3 +297,18 @@ def test_the_summary_and_report_count_trajectories_per_user_mode() -> None:
     assert summary.adapters["a"].users == {"model": 2}
     rows = dict(adapter_rows(summary.adapters["a"]))
     assert rows["user in the loop (trajectories)"] == "model 2"
+
+
+def test_a_run_folder_answered_by_one_user_mode_refuses_the_other(tmp_path: Path) -> None:
+    from loragate.common.errors import BadInput
+    from loragate.episodes.stage import check_user_mode
+
+    fixture = Path(__file__).parent / "data" / "episodes" / TRAJECTORIES
+    first = StepRecord.model_validate_json(fixture.read_text().splitlines()[0])
+    steps = tmp_path / TRAJECTORIES
+    steps.write_text(first.model_copy(update={"user": "scripted"}).model_dump_json() + "\n")
+    check_user_mode(steps, "scripted")
+    check_user_mode(tmp_path / "none.jsonl", "model")
+    with pytest.raises(BadInput, match="whose user was `scripted`") as caught:
+        check_user_mode(steps, "model")
+    assert caught.value.fix == "run with `--user scripted`, or into another folder (`--out`)"

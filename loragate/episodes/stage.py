@@ -41,7 +41,7 @@ from loragate.episodes.loop import (
 )
 from loragate.episodes.rewards import require_rewards
 from loragate.episodes.servers.pool import ToolServers
-from loragate.episodes.steps_file import read_trajectory_input
+from loragate.episodes.steps_file import read_steps, read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
@@ -111,6 +111,20 @@ def for_user_mode(episodes: EpisodeSet, mode: UserMode) -> tuple[EpisodeSet, lis
     kept = [e for e in episodes.episodes if e.spec.user is None or mode in e.spec.user.modes()]
     left = sorted({e.base_id for e in episodes.episodes} - {e.base_id for e in kept})
     return dataclasses.replace(episodes, episodes=kept), left
+
+
+def check_user_mode(trajectories: Path, mode: UserMode) -> None:
+    """`BadInput` when the run folder already holds steps another user mode answered: a
+    step is cached by its prompt, so a second mode would reuse the first one's turns."""
+    if not trajectories.is_file():
+        return
+    found = recorded_user_mode(trajectories, read_steps(trajectories))
+    if found is not None and found != mode:
+        raise BadInput(
+            f"{trajectories} holds trajectories whose user was `{found}`, and this run's "
+            f"user is `{mode}`",
+            fix=f"run with `--user {found}`, or into another folder (`--out`)",
+        )
 
 
 def recorded_user_mode(trajectories: Path, steps: Sequence[StepRecord]) -> UserMode | None:
@@ -230,6 +244,7 @@ def preflight_episodes(plan: RunPlan, episodes: EpisodeSet) -> None:
     extra installed, its command on PATH, its header variables set), and - for the
     replay backend - the generations file scripts every step the episodes will take."""
     require_rewards(k for e in episodes.episodes for k in e.spec.reward_kinds())
+    check_user_mode(plan.out_dir / TRAJECTORIES, plan.config.user)
     uses = server_uses(episodes.episodes)
     if uses:
         evalset = plan.evalset
