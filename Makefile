@@ -32,7 +32,9 @@ $(VENV)/.installed: pyproject.toml Makefile
 setup: $(VENV)/.installed browser
 
 # The browser tests of `loragate view` drive Debian's chromium through playwright (no
-# browser is ever downloaded). Installed here as root; anyone else gets the line to run.
+# browser is ever downloaded). `make setup` and `make test` install it system-wide with
+# apt-get when run as root (CI runs as root and needs it); anyone else gets the line to
+# run. `make run` needs no browser and installs nothing outside ./.venv.
 browser:
 	@if command -v chromium >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -43,7 +45,7 @@ browser:
 			"(without it they are skipped; with CI=true they fail)"; \
 	fi
 
-run: setup
+run: $(VENV)/.installed
 	$(VENV)/bin/loragate run
 
 test: setup

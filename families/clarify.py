@@ -16,7 +16,8 @@ comma, a request such as "send me ..." or "I'd need ..."; not an exclamation, no
 yes/no question made only of the user's own words); a reply whose asking sentences
 (with the sentence before each) mention none of `question_mentions` (whole words,
 case-insensitive, `*` for any ending) is `no_question` too: it asks about something
-else.
+else; and so is one whose every question holds a pattern of `question_forbids` (a
+question for a value the user already gave).
 
 The question and early-call checks are `loragate.judge.clarification`'s
 (`question_problem`, `unasked_call_problem`, `clarify_spec_problems`), shared with the
@@ -66,6 +67,11 @@ class ClarifyExpect(BaseModel):
     missing: list[str] = Field(min_length=1)
     allowed_calls: list[str] = Field(default_factory=list)
     question_mentions: list[str] = Field(default_factory=list)
+    question_forbids: list[str] = Field(default_factory=list)
+    """(evalset format 6) Statement patterns of a question about something else - above
+    all a value the user already gave (`into & currenc*` when the target currency was
+    given and the source is missing): an asking sentence that holds one does not ask
+    for the missing value."""
 
 
 class Clarify(Family[ClarifyExpect]):
@@ -86,7 +92,11 @@ class Clarify(Family[ClarifyExpect]):
                 f"`allowed_calls` holds `tool` {expect.tool!r}; the missing value would be "
                 "invented, remove it from `allowed_calls`"
             )
-        return pattern_list_problems("question_mentions", expect.question_mentions) + out
+        return (
+            pattern_list_problems("question_mentions", expect.question_mentions)
+            + pattern_list_problems("question_forbids", expect.question_forbids)
+            + out
+        )
 
     def score(self, sample: Sample[ClarifyExpect]) -> Verdict:
         expect = sample.expect
@@ -106,6 +116,7 @@ class Clarify(Family[ClarifyExpect]):
             user_texts,
             question_mentions=expect.question_mentions,
             missing=expect.missing,
+            question_forbids=expect.question_forbids,
         )
         return bad or Verdict.ok()
 

@@ -13,6 +13,10 @@ errors). An evalset without `read_only_tools` keeps the rule of
 format 1: unchanged retries after `timeout` and `truncated` only. An entry can
 decide otherwise with `allow_identical_retry`.
 
+A read over a range of days (two date arguments) may be retried in parts: calls
+that stay within the failed range and, with the days a cut-off result did show, cover
+all of it are a retry; one narrower call that leaves days out is not.
+
 Checks in order: `unparseable`; a call equal to the failed call, when identical
 retries are not allowed, is `repeated_failed_call`; `unknown_tool`, `schema_invalid`;
 a call that is neither an allowed identical retry nor satisfies one of
@@ -44,8 +48,11 @@ events with their days swapped) is `wrong_answer`.
 
 from __future__ import annotations
 
+import json
+import re
+from datetime import date, timedelta
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -230,6 +237,58 @@ def _not_a_failure_report(sentence: str, langs: tuple[str, ...] | None = None) -
     return is_refusal(sentence, langs=langs) or says_tool_missing(sentence, langs)
 
 
+_ISO_DAY = re.compile(r"\b(\d{4}-\d{2}-\d{2})")
+
+
+def _day_range(args: dict[str, Any]) -> tuple[str, date, date] | None:
+    """(the other arguments as JSON, first day, last day) of a call over a range of
+    days: exactly two arguments that are ISO dates, the first not after the second."""
+    days = {
+        k: v
+        for k, v in args.items()
+        if isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v)
+    }
+    if len(days) != 2:
+        return None
+    try:
+        a, b = sorted(date.fromisoformat(v) for v in days.values())
+    except ValueError:
+        return None
+    rest = {k: v for k, v in args.items() if k not in days}
+    return json.dumps(rest, sort_keys=True, default=str), a, b
+
+
+def _split_retry(calls: list[Call], failed: Call | None, entry: Entry) -> set[int]:
+    """The calls that together retry the failed read over its range of days, in parts
+    ("17-18 Nov and 19-20 Nov" after a timeout on 17-20 Nov; "18-20 Nov" after a cut-off
+    result that showed 17 Nov): each within the range, the same other arguments, and
+    the parts with the days the failed result did show covering every day. A single
+    narrower call that leaves days out is no retry (a wrong `date_to`)."""
+    shape = _day_range(failed.arguments) if failed is not None else None
+    if failed is None or shape is None:
+        return set()
+    rest, first, last = shape
+    parts = {}
+    for i, c in enumerate(calls):
+        got = _day_range(c.arguments) if c.name == failed.name else None
+        if got is not None and got[0] == rest and first <= got[1] and got[2] <= last:
+            parts[i] = got
+    covered: set[date] = set()
+    for _, a, b in parts.values():
+        covered |= {a + timedelta(days=n) for n in range((b - a).days + 1)}
+    shown = entry.messages[-1].content or "" if entry.messages else ""
+    covered |= {d for d in map(_iso_day, _ISO_DAY.findall(shown)) if d is not None}
+    needed = {first + timedelta(days=n) for n in range((last - first).days + 1)}
+    return set(parts) if parts and needed <= covered else set()
+
+
+def _iso_day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 def _extra_patterns(patterns: tuple[str, ...]) -> tuple[Pattern, ...]:
     return tuple(compile_patterns(patterns)[0])
 
@@ -402,8 +461,9 @@ class Recovery(Family[RecoveryExpect]):
         bad = hygiene(calls, sample.ctx.toolset)
         if bad is not None:
             return bad
-        for c in calls:
-            if retry and is_retry(c):
+        split = _split_retry(calls, failed, sample.entry) if retry else set()
+        for i, c in enumerate(calls):
+            if (retry and is_retry(c)) or i in split:
                 continue
             same_tool = [s for s in acceptable if s.name == c.name]
             fits = [match_arguments(s.arguments, c.arguments) for s in same_tool]

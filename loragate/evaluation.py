@@ -55,9 +55,11 @@ from loragate.formats.records import (
     Summary,
 )
 from loragate.formats.runfolder import (
-    GENERATIONS,
     REPORT,
     VIEW,
+    check_one_run,
+    clear_run,
+    other_run_in,
     read_episodes_summary,
     read_generations,
 )
@@ -86,6 +88,12 @@ class RunHooks(Protocol):
     def started(self, plan: RunPlan) -> None:
         """The backend is up (only when something is generated)."""
 
+    def model_stage(self, plan: RunPlan) -> AbstractContextManager[None]:
+        """Around the model's whole part of the run - the backend's start, the
+        generation, the episodes and the backend's stop - entered whether or not anything
+        is generated (the CLI sends third-party output to the folder's `run.log` there)."""
+        ...
+
     def episodes_started(self, episodes: EpisodeSet, prefetched: int) -> None:
         """The episode loop starts; `prefetched` first steps came with the entries."""
 
@@ -109,6 +117,9 @@ class NoHooks:
 
     def started(self, plan: RunPlan) -> None:
         return None
+
+    def model_stage(self, plan: RunPlan) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
 
     def episodes_started(self, episodes: EpisodeSet, prefetched: int) -> None:
         return None
@@ -205,24 +216,27 @@ def _run(
         LazyRunner(plan.backend, plan.setup) if episodes is None else EpisodeRunner(plan, episodes)
     )
     episode_summary = None
-    try:
-        with hooks.generating(plan) as advance:
-            generation = execute_run(
-                plan,
-                on_records=lambda records: advance(len(records)),
-                runner=runner,
-                on_started=lambda: hooks.started(plan),
-            )
-        clock.lap("generate")
-        if episodes is not None:
-            made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
-            hooks.episodes_started(episodes, made)
-            episode_summary = run_plan_episodes(
-                plan, episodes, runner, on_round=hooks.episode_round, warn=hooks.warning
-            )
-            clock.lap("episodes")
-    finally:
-        runner.close()
+    with hooks.model_stage(plan):
+        try:
+            with hooks.generating(plan) as advance:
+                generation = execute_run(
+                    plan,
+                    on_records=lambda records: advance(len(records)),
+                    runner=runner,
+                    on_started=lambda: hooks.started(plan),
+                )
+            if generation.replaced:
+                hooks.warning(generation.replaced)
+            clock.lap("generate")
+            if episodes is not None:
+                made = len(runner.prefetched) if isinstance(runner, EpisodeRunner) else 0
+                hooks.episodes_started(episodes, made)
+                episode_summary = run_plan_episodes(
+                    plan, episodes, runner, on_round=hooks.episode_round, warn=hooks.warning
+                )
+                clock.lap("episodes")
+        finally:
+            runner.close()
     scored = score_run(
         plan.evalset,
         generation.records,
@@ -267,7 +281,9 @@ def finish_run(
 
     Everything is checked and scored before anything is written, so bad input
     (`BadInput`) or a scorer bug (`ScorerError`) leaves `out_dir` untouched. Other files
-    in an existing `out_dir` (manifest.json, generations.jsonl) are kept. `k` is the k
+    in an existing `out_dir` (manifest.json, generations.jsonl) are kept; scores that
+    would disagree with the folder's `manifest.json` (another run's) are `BadInput`: a
+    run folder holds one run. `k` is the k
     of pass^k / pass@k (default: the smallest per-entry sample count). `source` is the
     file the generations were read from, in order, so problems can name its lines.
     `include_generations` also writes the generations as `generations.jsonl` when the
@@ -288,6 +304,8 @@ def finish_run(
         variants=variants,
         stack=stack,
     )
+    if out_dir.is_dir():  # a run folder holds one run
+        check_one_run(out_dir, scored.summary, to_write=True)
     _write(out_dir, evalset, scored, generations if include_generations else None)
     return dataclasses.replace(scored, out_dir=out_dir)
 
@@ -387,10 +405,14 @@ def score_generations(
     jobs: int = 1,
     stack: ServingStack = DEFAULT_STACK,
     warn: Callable[[str], None] | None = None,
+    overwrite: bool = False,
 ) -> ScoredRun:
     """Score a `generations.jsonl` made anywhere against an evalset folder into the run
     folder `out` (what `loragate score` does): `results.jsonl`, `summary.json`,
     `report.md`, `view.html`, and the generations when `out` has none yet.
+
+    `out` holds one run: the same generations of the same evalset are scored again in
+    place; another run there is `BadInput`, unless `overwrite` removes it first.
 
     Everything is read and checked before anything is written, under the folder's write
     lock. The samples of harness variants are left out (a run with the config and
@@ -424,13 +446,14 @@ def score_generations(
             [Problem(str(folder), "a file, not a run folder", fix="pass a run folder path")],
         )
     with writing(folder):
-        existing = folder / GENERATIONS
-        if existing.exists() and not existing.samefile(source):
+        other = other_run_in(folder, source, records, loaded.name, loaded.sha256)
+        if other and not overwrite:
             raise BadInput(
-                f"--out {folder} already holds {GENERATIONS} from another run; scoring "
-                f"{source} into it would mix two runs",
-                fix="pass a new --out folder, or delete the old run folder first",
+                f"--out {folder} holds another run ({other}); scoring into it would mix two runs",
+                fix=f"pass a new --out folder, or add --overwrite to replace the run in {folder}",
             )
+        if other:
+            say(f"--overwrite: removed {folder}'s run ({', '.join(clear_run(folder))})")
         return finish_run(
             loaded,
             records,

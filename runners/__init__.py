@@ -21,7 +21,7 @@ from types import MappingProxyType
 
 from pydantic import BaseModel
 
-from loragate.common.errors import BadInput, MissingDependency, unknown_name
+from loragate.common.errors import BadInput, unknown_name
 from loragate.common.plugins import check_plugin_name, plugin_classes
 from loragate.runners._runner import (
     Backend,
@@ -93,9 +93,10 @@ def backend_options() -> dict[str, type[BaseModel]]:
 def check_available(name: str) -> None:
     """`MissingDependency` naming the pip line when a module the runner `name` needs is
     not installed (checked before any file is written or any model is loaded)."""
-    for module, extra in get_backend(name).requires:
+    backend = get_backend(name)
+    for module, extra in backend.requires:
         if importlib.util.find_spec(module) is None:
-            raise MissingDependency(f"`{module}` (for the {name} backend)", extra)
+            raise backend.missing(module, extra)
 
 
 def get_runner(name: str) -> RunnerFactory:

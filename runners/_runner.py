@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import reasoning_prefix
-from loragate.common.errors import BadInput
+from loragate.common.errors import BadInput, MissingDependency
 from loragate.formats.manifest import AdapterInfo
 from loragate.formats.records import GenerationRecord
 from loragate.formats.sampling import RepetitionStop, SamplingConfig
@@ -231,6 +231,11 @@ class Backend(ABC):
     @abstractmethod
     def create(self, setup: RunnerSetup) -> Runner:
         """The runner for a checked run setup (loads the model or connects)."""
+
+    def missing(self, module: str, extra: str) -> MissingDependency:
+        """The error for `module`, one of `requires`, not installed: the pip line that
+        adds it (a backend whose right package depends on the machine says which)."""
+        return MissingDependency(f"`{module}` (for the {self.name} backend)", extra)
 
     def rank_limit(self, options: BaseModel | None) -> RankLimit | None:
         """The engine's LoRA rank limit under these options (None: no limit); `BadInput`

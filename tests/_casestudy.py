@@ -4,9 +4,9 @@
 8 tool_call over the agent20 tools and policy), the generations of two rounds and
 their trainer_state.json files:
 
-- round 1 (adapter `v1`): F passes 1/8 (F-001 only), D-008 and A-008 emit
+- round 1 (adapter `round1`): F passes 1/8 (F-001 only), D-008 and A-008 emit
   unparseable JSON (2/24 unparseable), everything else passes;
-- round 2 (adapter `v2`): F passes 7/8 (F-008 still calls a tool), all else passes;
+- round 2 (adapter `round2`): F passes 7/8 (F-008 still calls a tool), all else passes;
 - the training logs are flat: final loss 0.0659 -> 0.0663, eval token accuracy
   0.9810 -> 0.9810.
 
@@ -19,6 +19,7 @@ import json
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,6 +56,29 @@ def build_rounds(tmp: Path) -> tuple[Path, Path]:
 def texts(name: str) -> dict[str, str]:
     """Entry id -> generated text of a round (one sample per entry)."""
     return {g.entry_id: g.text for g in read_generations(CASE / name / "generations.jsonl")}
+
+
+def replay_run_config(tmp: Path, out: Path) -> Any:
+    """A `RunConfig` replaying round 1's outputs as the base model's (made with thinking
+    off: no reasoning block) into the run folder `out`; the generations file in `tmp`."""
+    from loragate.generate.config import RunConfig
+
+    gens = tmp / "gens.jsonl"
+    records = [
+        GenerationRecord(entry_id=e, adapter="base", sample=0, text=t)
+        for e, t in texts("round1").items()
+    ]
+    gens.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+    return RunConfig.model_validate(
+        {
+            "model": "Qwen/Qwen3-4B",
+            "backend": "replay",
+            "enable_thinking": False,
+            "generations": str(gens),
+            "evalset": str(CASE / "evalset"),
+            "out": str(out),
+        }
+    )
 
 
 def k_sample_generations(adapter: str, passes: dict[str, int], k: int) -> list[GenerationRecord]:

@@ -162,7 +162,7 @@ CASES: list[Case] = [
         out="round1",
         prepare=_edit_json(
             "round1/summary.json",
-            lambda s: s["adapters"].update({"../../x": s["adapters"].pop("v1")}),
+            lambda s: s["adapters"].update({"../../x": s["adapters"].pop("round1")}),
         ),
     ),
     Case(
@@ -487,7 +487,7 @@ CASES: list[Case] = [
         2,
         ("not a valid name", "fix:"),
     ),
-    Case("view-unknown-adapter", ["view", "round1:v9"], 2, ("v9", "v1", "fix:")),
+    Case("view-unknown-adapter", ["view", "round1:v9"], 2, ("v9", "round1", "fix:")),
     Case("view-out-is-folder", ["view", "round1", "--out", "ev"], 2, ("ev", "fix:")),
     Case(
         "view-out-fifo",

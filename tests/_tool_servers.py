@@ -165,8 +165,9 @@ class TicketsHttp:
 
 
 @contextmanager
-def http_tickets() -> Iterator[tuple[str, TicketsHttp]]:
-    """A tickets endpoint on 127.0.0.1 in a thread: (base URL, its state)."""
+def http_tickets(port: int = 0) -> Iterator[tuple[str, TicketsHttp]]:
+    """A tickets endpoint on 127.0.0.1 (`port`, default any free one) in a thread: (base
+    URL, its state)."""
     state = TicketsHttp()
 
     class Handler(BaseHTTPRequestHandler):
@@ -184,7 +185,7 @@ def http_tickets() -> Iterator[tuple[str, TicketsHttp]]:
         def log_message(self, *args: Any) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -131,7 +131,7 @@ def test_update_is_idempotent_and_keeps_bytes(
     text = first.decode("utf-8")
     meta = _front_matter(text)
     assert meta["license"] == "apache-2.0" and meta["tags"] == ["lora"]
-    assert meta["model-index"][0]["name"] == "v2"  # type: ignore[index]
+    assert meta["model-index"][0]["name"] == "round2"  # type: ignore[index]
     # Cut out what loragate added: the original comes back byte for byte.
     m0, m1 = text.index(META_START), text.index(META_END) + len(META_END) + 1
     c0, c1 = text.index(CARD_START), text.index(CARD_END) + len(CARD_END) + 1

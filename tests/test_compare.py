@@ -247,14 +247,14 @@ def test_run_adapter_syntax(tmp_path: Path) -> None:
         CASE / "round2" / "generations.jsonl"
     )
     both = replay(tmp_path / "both", gens)
-    with pytest.raises(BadInput, match=r"holds 2 adapters; name one: .*both:v1"):
+    with pytest.raises(BadInput, match=r"holds 2 adapters; name one: .*both:round1"):
         load_run(str(both))
-    with pytest.raises(BadInput, match="no adapter 'v3'"):
-        load_run(f"{both}:v3")
-    ref = parse_run_ref(f"{both}:v2")
-    assert (ref.run_dir, ref.adapter) == (both, "v2")
-    c = compare_runs([load_run(f"{both}:v1"), load_run(f"{both}:v2")])
-    assert [r.label for r in c.runs] == ["both:v1", "both:v2"]
+    with pytest.raises(BadInput, match="no adapter 'round3'"):
+        load_run(f"{both}:round3")
+    ref = parse_run_ref(f"{both}:round2")
+    assert (ref.run_dir, ref.adapter) == (both, "round2")
+    c = compare_runs([load_run(f"{both}:round1"), load_run(f"{both}:round2")])
+    assert [r.label for r in c.runs] == ["both:round1", "both:round2"]
     assert c.family("should_not_call").deltas[0].p_value == pytest.approx(0.03125)
 
 
@@ -305,7 +305,7 @@ def test_training_log_found_next_to_the_manifest_adapter(
 ) -> None:
     r1, r2 = rounds
     runs = []
-    for run, adapter, log in ((r1, "v1", ROUND1_LOG), (r2, "v2", ROUND2_LOG)):
+    for run, adapter, log in ((r1, "round1", ROUND1_LOG), (r2, "round2", ROUND2_LOG)):
         copy = tmp_path / run.name
         shutil.copytree(run, copy)
         out_dir = tmp_path / f"train-{adapter}"
@@ -318,7 +318,7 @@ def test_training_log_found_next_to_the_manifest_adapter(
     c = compare_runs(runs)
     assert c.headlines == [HEADLINE]
     assert c.runs[1].training_source == str(
-        tmp_path / "train-v2" / "checkpoint-100" / "trainer_state.json"
+        tmp_path / "train-round2" / "checkpoint-100" / "trainer_state.json"
     )
 
 

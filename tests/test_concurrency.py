@@ -72,7 +72,7 @@ def test_two_writers_never_mix(inputs: Path) -> None:
     assert sorted(p.returncode for p in procs) == [0, 2], errs
     assert not any("Traceback" in e for e in errs)
     loser = errs[0] if procs[0].returncode == 2 else errs[1]
-    assert "from another run" in loser and "fix:" in loser
+    assert "holds another run" in loser and "--overwrite" in loser and "fix:" in loser
     # the folder is one run, whole: its generations are the winner's input, and every
     # result is of those generations
     winner = "a.jsonl" if procs[0].returncode == 0 else "b.jsonl"

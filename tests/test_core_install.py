@@ -62,7 +62,7 @@ def test_the_core_install_has_no_click_torch_httpx_or_openai(core: Path) -> None
 
 
 USAGE_ERRORS = [
-    ["score", "--generations", "g", "--evalset", "e", "--out", "o", "--parse-mode", "lenient"],
+    ["score", "--generations", "g", "--evalset", "e", "--out", "o", "--parse-mode", "loose"],
     ["score", "--generations", "g", "--evalset", "e", "--out", "o", "--k", "0"],
     ["score", "--generations", "g", "--out", "o"],
     ["compare", "a", "b", "-f", "xml"],

@@ -24,7 +24,8 @@ def run_main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
 
 
 def scored_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played_by: str) -> Path:
-    """The case study's round 2 (adapter v2), with the fixture's `played_by` episodes as v2's."""
+    """The case study's round 2 (adapter round2), with the fixture's `played_by` episodes as
+    round2's."""
     out = tmp_path / "run"
     gens = str(CASESTUDY / "round2" / "generations.jsonl")
     evalset = str(CASESTUDY / "evalset")
@@ -35,7 +36,7 @@ def scored_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, played_by: str) 
         == 0
     )
     lines = [json.loads(x) for x in FIXTURE.read_text().splitlines()]
-    mine = [dict(x, adapter="v2") for x in lines if x["adapter"] == played_by]
+    mine = [dict(x, adapter="round2") for x in lines if x["adapter"] == played_by]
     source = tmp_path / "trajectories.jsonl"
     source.write_text("".join(json.dumps(x) + "\n" for x in mine))
     rescore_episodes(source, load_evalset(REPO / "evalsets" / "agent20"), out, "strict")
@@ -106,8 +107,8 @@ def test_report_and_view_show_episodes(tmp_path: Path, monkeypatch: pytest.Monke
     run = scored_run(tmp_path, monkeypatch, "round0")
     summary = Summary.model_validate_json((run / "summary.json").read_text())
     report = render_markdown(summary, read_results(run), read_episodes_summary(run))
-    assert "## Episodes" in report and "### Survival: v2" in report
-    assert "### Hazard per step: v2" in report and "first n steps all passed" in report
+    assert "## Episodes" in report and "### Survival: round2" in report
+    assert "### Hazard per step: round2" in report and "first n steps all passed" in report
     data = view_data(load_sides([str(run)]), None)
     episodes = data["episodes"]
     assert episodes is not None and len(episodes["variants"]) == 112

@@ -40,7 +40,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("world")
     write_evalset(root / "ev")
     write_generations(root / "gens.jsonl", [gen(e, PASSING[e]) for e in ENTRY_IDS])
-    build_rounds(root)  # root/round1, root/round2 (adapters v1, v2)
+    build_rounds(root)  # root/round1, root/round2 (adapters round1, round2)
     shutil.copytree(CASE / "evalset", root / "cs-ev")
     (root / "README.md").write_text("# model\n", encoding="utf-8")
     return root

@@ -17,27 +17,15 @@ from loragate.evaluation import RunOutcome, evaluate_jobs, finish_run, run
 from loragate.formats import runfolder
 from loragate.generate.config import RunConfig
 from loragate.runners import PromptJob, Runner, Sink
-from tests._casestudy import CASE, casestudy_evalset, texts
-from tests._mini_evalset import gen, write_generations
+from tests._casestudy import casestudy_evalset, replay_run_config, texts
+from tests._mini_evalset import gen
 
 
 @pytest.fixture
 def replay_config(tmp_path: Path) -> RunConfig:
-    """A replay run of the case study's round-1 outputs, as the base model's (generated
-    with thinking off: no reasoning block)."""
-    gens = write_generations(
-        tmp_path / "gens.jsonl", [gen(eid, text) for eid, text in texts("round1").items()]
-    )
-    return RunConfig.model_validate(
-        {
-            "model": "Qwen/Qwen3-4B",
-            "backend": "replay",
-            "enable_thinking": False,
-            "generations": str(gens),
-            "evalset": str(CASE / "evalset"),
-            "out": str(tmp_path / "run"),
-        }
-    )
+    """A replay run of the case study's round-1 outputs, as the base model's."""
+    config: RunConfig = replay_run_config(tmp_path, tmp_path / "run")
+    return config
 
 
 def test_run_writes_the_run_folder_and_returns_what_it_found(

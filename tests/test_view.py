@@ -65,7 +65,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     gens = [
         GenerationRecord(
             entry_id=eid,
-            adapter="v1",
+            adapter="round1",
             sample=0,
             text=next(hostile) if eid.startswith("F-") else text,
         )
@@ -78,14 +78,14 @@ def test_view_data_of_two_rounds(rounds: tuple[Path, Path]) -> None:
     sides = load_sides([str(r) for r in rounds])
     data = view_data(sides, casestudy_evalset())
     assert [s["label"] for s in data["sides"]] == ["round1", "round2"]
-    assert [s["adapter"] for s in data["sides"]] == ["v1", "v2"]
+    assert [s["adapter"] for s in data["sides"]] == ["round1", "round2"]
     assert len(data["entries"]) == 24
     assert len(data["samples"]) == 48
     # outputs both rounds share are stored once
     assert len(data["texts"]) < 48
     assert {e["kind"] for e in data["entries"]} == {"entry"}
     summary = read_summary(rounds[0])
-    assert data["sides"][0]["summary"] == summary.adapters["v1"].model_dump(mode="json")
+    assert data["sides"][0]["summary"] == summary.adapters["round1"].model_dump(mode="json")
     f3 = next(e for e in data["entries"] if e["id"] == "F-003")
     assert f3["family"] == "should_not_call"
     messages = f3["conversation"]["messages"]
@@ -160,7 +160,7 @@ def test_score_and_run_folders_get_a_view(rounds: tuple[Path, Path]) -> None:
     page = (rounds[1] / VIEW).read_text(encoding="utf-8")
     data = json.loads(_embedded(page))
     summary = json.loads((rounds[1] / SUMMARY).read_text(encoding="utf-8"))
-    assert data["sides"][0]["summary"] == summary["adapters"]["v2"]
+    assert data["sides"][0]["summary"] == summary["adapters"]["round2"]
     assert data["entries"][0]["conversation"] is not None
 
 
@@ -195,7 +195,7 @@ def test_view_shows_a_gate(rounds: tuple[Path, Path], capsys: pytest.CaptureFixt
     assert code in (0, 1)
     data = view_data(load_sides([str(rounds[1])]), None)
     gate = data["sides"][0]["gate"]
-    assert gate is not None and gate["adapter"] == "v2" and gate["rules"]
+    assert gate is not None and gate["adapter"] == "round2" and gate["rules"]
 
 
 @pytest.mark.parametrize(

@@ -127,13 +127,13 @@ def test_casestudy_comparison(open_page: Any, tmp_path: Path) -> None:
     html = write_view(tmp_path / "cmp.html", view_data(sides, casestudy_evalset(), None, headlines))
     opened = open_page(html)
     page = opened.page
-    _assert_counts_match(page, [_summary(r1, "v1"), _summary(r2, "v2")])
+    _assert_counts_match(page, [_summary(r1, "round1"), _summary(r2, "round2")])
     assert len(_visible_ids(page)) == 24
     assert page.locator("#chart svg rect").count() >= 8  # a bar per family and round
     # compare's headline leads the page: training loss beside behaviour
     assert page.locator("#headlines .headline").inner_text() == (
         "train loss +0.6 %, token accuracy +0.00 pt; should_not_call +75 pt (p = 0.03); "
-        "unparseable (strict) 2/24 -> 0/24"
+        "unparseable (served) 2/24 -> 0/24"
     )
     # every interval: a line and two caps, over a white halo (visible on the bar)
     bars = page.locator("#chart svg rect[height]").count() - 2  # less the legend swatches
@@ -247,7 +247,7 @@ def test_episodes_tab(open_page: Any, tmp_path: Path) -> None:
 
 def test_hostile_outputs_run_nothing(open_page: Any, tmp_path: Path) -> None:
     gens = [
-        GenerationRecord(entry_id=eid, adapter="v1", sample=0, text=HOSTILE.get(eid, text))
+        GenerationRecord(entry_id=eid, adapter="round1", sample=0, text=HOSTILE.get(eid, text))
         for eid, text in texts("round1").items()
     ]
     run = replay(tmp_path / "hostile", gens)
@@ -280,7 +280,7 @@ def test_page_cannot_reach_the_network(open_page: Any, tmp_path: Path) -> None:
     run = replay(
         tmp_path / "r",
         [
-            GenerationRecord(entry_id=e, adapter="v1", sample=0, text=t)
+            GenerationRecord(entry_id=e, adapter="round1", sample=0, text=t)
             for e, t in texts("round1").items()
         ],
     )

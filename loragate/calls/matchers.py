@@ -30,7 +30,10 @@ A matcher is one of:
 - `{"$date": "YYYY-MM-DD"}` (format 5): a string that writes this date in any common
   format (`2026-11-16`, `16.11.2026`, `16.11.`, `16/11/2026`, `16 Nov`, `November 16th`;
   a date written without its year counts);
-- `{"$not": m}` (format 5): the value is given and `m` does not hold for it;
+- `{"$not": m}` (format 5): the value is given and `m` does not hold for it; over a
+  text operator (`{"$not": {"$says": ...}}`) it forbids a *claim*: the words inside a
+  question, a condition, a report of what others say or advice do not count ("we
+  accept 4 Dec; should you be unable to ship by then, tell us" claims no `unable`);
 - `{"$says": "a & b & !c"}` or a list of such patterns (format 5): a string that
   *affirms* one of them - the terms said within one statement, none of them under a
   negation ("we do NOT accept 4 Dec" does not say `accept* & =2026-12-04`). Text
@@ -74,12 +77,30 @@ string value."""
 TextProblem = Callable[[Any], "str | None"]
 """`problem(argument)`: why the argument is malformed (None when it is fine)."""
 _TEXT_OPERATORS: dict[str, tuple[TextHolds, TextProblem]] = {}
+_TEXT_CLAIMS: dict[str, TextHolds] = {}
+"""The claim form of a text operator: what `$not` forbids (the text *claims* it)."""
 
 
-def register_text_operator(name: str, holds: TextHolds, problem: TextProblem) -> None:
+def register_text_operator(
+    name: str, holds: TextHolds, problem: TextProblem, *, claims: TextHolds | None = None
+) -> None:
     """Register the judge of a text operator (`$says`): the free-text library lives in
-    a higher layer than the matchers and hands its judge down here on import."""
+    a higher layer than the matchers and hands its judge down here on import. `claims`
+    judges the operator under `$not` (default: `holds`)."""
     _TEXT_OPERATORS[name] = (holds, problem)
+    _TEXT_CLAIMS[name] = claims or holds
+
+
+def _claimed(arg: Any, value: Any) -> bool | None:
+    """Whether `value` claims the text operator `arg` (`{"$says": ...}`); None when `arg`
+    is no text operator."""
+    if not is_operator(arg):
+        return None
+    op, inner = next(iter(arg.items()))
+    judge = _TEXT_CLAIMS.get(op)
+    if judge is None:
+        return None
+    return isinstance(value, str) and judge(inner, value)
 
 
 def _number_holds(arg: Any, value: Any) -> bool:
@@ -231,7 +252,8 @@ def _operator_holds(op: str, arg: Any, value: Any) -> bool:
     if op == "$date":
         return isinstance(value, str) and isinstance(arg, str) and date_in(value, arg)
     if op == "$not":
-        return not matches(arg, value)
+        claimed = _claimed(arg, value)
+        return not (matches(arg, value) if claimed is None else claimed)
     if op in _TEXT_OPERATORS:
         return _text_holds(op, arg, value)
     return False  # `$never`, and `$absent` for a given value
@@ -361,6 +383,8 @@ def _compile_operator(op: str, arg: Any, m: Any, depth: int) -> Check:
     if op == "$date":
         return lambda v: isinstance(v, str) and isinstance(arg, str) and date_in(v, arg)
     if op == "$not":
+        if is_operator(arg) and next(iter(arg)) in _TEXT_CLAIMS:
+            return lambda v: v is not _MISSING and not _claimed(arg, v)
         inner = _compile(arg, depth + 1)
         return lambda v: v is not _MISSING and not inner(v)
     if op == "$says":

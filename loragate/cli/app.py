@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import sys
-import threading
 import warnings
 from typing import TextIO
 
 import typer
 
 from loragate.cli import (
+    _signals,
     card,
     compare,
     curriculum,
@@ -38,24 +35,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-app.command("validate")(validate.command)
-app.command("score")(score.command)
-app.command("score-episodes")(score_episodes.command)
-app.command("run")(run.command)
-app.command("sweep")(sweep.command)
-app.command("compare")(compare.command)
-app.command("gate")(gate.command)
-app.command("card")(card.command)
-app.command("reliability")(reliability.command)
-app.command("train")(train.command)
-app.command("curriculum")(curriculum.command)
-app.command("view")(view.command)
+app.command("validate")(_signals.stoppable(validate.command))
+app.command("score")(_signals.stoppable(score.command))
+app.command("score-episodes")(_signals.stoppable(score_episodes.command))
+app.command("run")(_signals.stoppable(run.command))
+app.command("sweep")(_signals.stoppable(sweep.command))
+app.command("compare")(_signals.stoppable(compare.command))
+app.command("gate")(_signals.stoppable(gate.command))
+app.command("card")(_signals.stoppable(card.command))
+app.command("reliability")(_signals.stoppable(reliability.command))
+app.command("train")(_signals.stoppable(train.command))
+app.command("curriculum")(_signals.stoppable(curriculum.command))
+app.command("view")(_signals.stoppable(view.command))
 
 import_app = typer.Typer(
     help="Import a public benchmark as one evalset.", no_args_is_help=True, add_completion=False
 )
-import_app.command("bfcl")(import_bfcl.command)
-import_app.command("tau2")(import_tau2.command)
+import_app.command("bfcl")(_signals.stoppable(import_bfcl.command))
+import_app.command("tau2")(_signals.stoppable(import_tau2.command))
 app.add_typer(import_app, name="import")
 
 
@@ -93,33 +90,6 @@ def _click_exception_classes() -> tuple[type[BaseException], ...]:
     return tuple(classes)
 
 
-INTERRUPT_GRACE_S = 20.0
-"""After Ctrl-C (SIGINT) the run unwinds - tool servers stopped, folders unlocked - for
-at most this long; then the process ends with 130 whatever still waits (a worker
-thread stuck in a server's shutdown must not keep it alive: Python joins its
-threads at exit). Every file loragate writes is written atomically or appended
-line by line, so ending here loses nothing already written."""
-
-
-def _force_exit() -> None:
-    with contextlib.suppress(Exception):
-        sys.stderr.write(
-            f"aborted: stopping took longer than {INTERRUPT_GRACE_S:.0f} s; exiting now\n"
-        )
-        sys.stderr.flush()
-    os._exit(130)
-
-
-def _bounded_interrupt(signum: int, frame: object) -> None:
-    """SIGINT: arm the deadline of `INTERRUPT_GRACE_S`, then raise KeyboardInterrupt as
-    Python does (a second Ctrl-C raises it again)."""
-    timer = threading.Timer(INTERRUPT_GRACE_S, _force_exit)
-    timer.daemon = True
-    timer.start()
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    raise KeyboardInterrupt
-
-
 def _show_warning(
     message: Warning | str,
     category: type[Warning],
@@ -140,42 +110,54 @@ _PYTHON_SHOW_WARNING = warnings.showwarning
 
 
 def main() -> None:
-    """Console entry point: bad input exits 2 with a message, never a traceback."""
+    """Console entry point: bad input exits 2 with a message, never a traceback; a
+    signal ends the command with one line on what was kept (`loragate.cli._signals`)."""
+    warnings.showwarning = _show_warning
+    _signals.install()  # SIGINT, SIGTERM, SIGHUP: unwind, then one line on what was kept
+    try:
+        rc = app(standalone_mode=False)
+    except (_signals.Stopped, KeyboardInterrupt, typer.Abort) as exc:
+        _interrupted(exc)
+    except BaseException as exc:
+        if _signals.received() is not None and not isinstance(exc, SystemExit):
+            _interrupted(exc)  # e.g. an engine whose worker the same signal stopped
+        _report(exc)
+    if _signals.received() is not None:  # typer turned an interruption into exit 130
+        _interrupted(None)
+    sys.exit(rc if isinstance(rc, int) else EXIT_OK)
+
+
+def _interrupted(exc: BaseException | None) -> None:
+    line, code = _signals.ending_line(exc)
+    typer.echo(line, err=True)
+    sys.exit(code)
+
+
+def _report(exc: BaseException) -> None:
+    """Exit with the code and message of what ended the command: bad input 2, an
+    unreachable server 4, a busy folder 5; a bug (any other error) keeps its traceback."""
     from loragate.common.files import os_error_message
     from loragate.common.locking import FolderBusy
 
-    warnings.showwarning = _show_warning
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _bounded_interrupt)
-    try:
-        rc = app(standalone_mode=False)
-    except ServerUnreachable as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
-    except BadInput as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    except FolderBusy as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_BUSY)
-    except LoragateError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    except typer.Exit as exc:
+    if isinstance(exc, typer.Exit):
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        typer.echo("aborted", err=True)
-        sys.exit(130)
-    except OSError as exc:
+    for kind, code in (
+        (ServerUnreachable, EXIT_UNREACHABLE),
+        (BadInput, EXIT_BAD_INPUT),
+        (FolderBusy, EXIT_BUSY),
+        (LoragateError, EXIT_BAD_INPUT),
+    ):
+        if isinstance(exc, kind):
+            typer.echo(f"error: {exc}", err=True)
+            sys.exit(code)
+    if isinstance(exc, OSError):
         # A path the user gave that cannot be used: a folder where a file belongs, no
         # permission, a read-only or full disk. Writes are atomic, so nothing is half
         # written; say which path and what to do.
         typer.echo(f"error: cannot use {os_error_message(exc)}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    except Exception as exc:
+    if isinstance(exc, _click_exception_classes()):
         # Usage errors (bad option values, unknown options) are click exceptions.
-        if isinstance(exc, _click_exception_classes()):
-            exc.show()  # type: ignore[attr-defined]
-            sys.exit(EXIT_BAD_INPUT)
-        raise
-    sys.exit(rc if isinstance(rc, int) else EXIT_OK)
+        exc.show()  # type: ignore[attr-defined]
+        sys.exit(EXIT_BAD_INPUT)
+    raise exc

@@ -71,13 +71,14 @@ def command(
     from loragate.common.errors import BadInput, Problem
     from loragate.common.files import atomic_write_text, read_text
     from loragate.common.locking import updating, writing
-    from loragate.results.card import (
+    from loragate.formats.runfolder import (
+        CARD_FOLDER,
+        CARD_MD,
         CHART_NAME,
+        MODEL_INDEX,
         SURVIVAL_CHART_NAME,
-        build_card,
-        update_readme,
-        write_chart,
     )
+    from loragate.results.card import build_card, update_readme, write_chart
     from loragate.results.episode_chart import write_survival_chart
     from loragate.results.runs import assign_training_logs, load_run, parse_run_ref
 
@@ -94,7 +95,7 @@ def command(
             )
         folder = out or update.parent
     else:
-        folder = out or loaded.run_dir / "card"
+        folder = out or loaded.run_dir / CARD_FOLDER
     if folder.exists() and not folder.is_dir():
         raise BadInput(
             f"--out {folder} exists and is not a folder",
@@ -131,8 +132,8 @@ def command(
             runs = [base, loaded] if base is not None else [loaded]
             write_chart(folder / CHART_NAME, runs)
             write_survival_chart(folder / SURVIVAL_CHART_NAME, runs)
-        atomic_write_text(folder / "card.md", text)
+        atomic_write_text(folder / CARD_MD, text)
         if metadata:
-            atomic_write_text(folder / "model_index.yaml", card.metadata_block)
+            atomic_write_text(folder / MODEL_INDEX, card.metadata_block)
     typer.echo(text, nl=False)
     typer.echo(f"wrote {folder}/card.md" + (" and the chart" if chart else ""), err=True)

@@ -2,14 +2,13 @@
 
 With no arguments: the embedded SmolLM2-135M on the bundled agent20 evalset on the
 CPU (vLLM when importable, else transformers), written to runs/smollm2-135m/.
-Rerunning the same command reuses every cached generation; a killed run resumes.
+Rerunning the same command reuses every cached generation; a killed or interrupted run
+resumes. The engine's own output goes to the run folder's `run.log` (`--verbose`: the
+terminal); the run ends with where its page is and the next two commands.
 """
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +16,120 @@ import typer
 
 from loragate.common.errors import BadInput, Problem
 from loragate.common.names import check_name
+
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", "-c", help="Run config YAML (see configs/).")
+]
+AdapterOption = Annotated[
+    list[str] | None,
+    typer.Option("--adapter", "-a", help="LoRA adapter as NAME=PATH; repeat for several."),
+]
+BaseOption = Annotated[
+    bool | None,
+    typer.Option("--base/--no-base", help="Also evaluate the bare base model (default on)."),
+]
+SamplesOption = Annotated[
+    int | None, typer.Option("--samples", "-k", min=1, help="Samples per entry and adapter.")
+]
+TemperatureOption = Annotated[
+    float | None, typer.Option("--temperature", help="Sampling temperature (0 = greedy).")
+]
+MaxNewTokensOption = Annotated[
+    int | None, typer.Option("--max-new-tokens", min=1, help="Tokens generated at most.")
+]
+BackendOption = Annotated[
+    str | None,
+    typer.Option("--backend", "-b", help="A runner: vllm, hf, openai, replay; or auto."),
+]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", help="Base model folder or hub id (overrides config).")
+]
+EvalsetOption = Annotated[str | None, typer.Option("--evalset", help="Evalset folder.")]
+OutOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        "-o",
+        help="Run folder (default runs/<name>). A folder holding another run is taken "
+        "over: its scores are replaced, its generations reused as cache.",
+    ),
+]
+AllowPickleOption = Annotated[
+    bool, typer.Option("--allow-pickle", help="Accept adapter_model.bin (pickle) weights.")
+]
+IgnoreBaseMismatchOption = Annotated[
+    bool,
+    typer.Option("--ignore-base-mismatch", help="Accept adapters trained on another base name."),
+]
+LimitOption = Annotated[
+    int | None, typer.Option("--limit", min=1, help="Only the first N entries.")
+]
+FamiliesOption = Annotated[
+    str | None, typer.Option("--families", help="Only these families, comma-separated.")
+]
+ParseModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--parse-mode",
+        metavar="served|strict|lenient",
+        help="The reading scored (default served: the calls the serving stack runs; "
+        "docs/call-formats.md).",
+    ),
+]
+EpisodesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--episodes",
+        metavar="N|all",
+        help="Also run the first N episodes of episodes.jsonl (with their fault variants); "
+        "0: none. Default: the config's `episodes` (the embedded model's: 2).",
+    ),
+]
+UserOption = Annotated[
+    str | None,
+    typer.Option(
+        "--user",
+        metavar="scripted|model",
+        help="Who answers episodes with a user in the loop (tau2 airline, retail): "
+        "scripted (only the episodes a script covers) or model (the base model plays "
+        "the user). Default: the config's `user` (scripted).",
+    ),
+]
+HarnessOption = Annotated[
+    str | None,
+    typer.Option(
+        "--harness",
+        metavar="VARIANTS",
+        help="Harness variants to generate beside the default harness, comma-separated "
+        "(routed, shuffled, distractors-10, context-4k, system-terse, ...; `all`: every "
+        "variant of the config; `none`); default: the config's harness.run. "
+        "See docs/harness.md.",
+    ),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+VerboseOption = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        help="Show the engine's own output (vLLM, Triton, transformers warnings) in the "
+        "terminal (default: run.log in the run folder).",
+    ),
+]
+PolicyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--policy",
+        help="Gate policy: the header says which of its rules the evalset is too small "
+        "to decide (`loragate validate --policy` lists them).",
+    ),
+]
+TrustRemoteCodeOption = Annotated[
+    bool,
+    typer.Option(
+        "--trust-remote-code",
+        help="Allow the config's trust_remote_code: runs the model's own Python code.",
+    ),
+]
 
 
 def parse_adapter_option(values: list[str]) -> dict[str, str]:
@@ -73,111 +186,82 @@ def parse_episodes_option(value: str | None) -> int | str | None:
 
 
 def command(
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="Run config YAML (see configs/).")
-    ] = None,
-    adapter: Annotated[
-        list[str] | None,
-        typer.Option("--adapter", "-a", help="LoRA adapter as NAME=PATH; repeat for several."),
-    ] = None,
-    base: Annotated[
-        bool | None,
-        typer.Option("--base/--no-base", help="Also evaluate the bare base model (default on)."),
-    ] = None,
-    samples: Annotated[
-        int | None, typer.Option("--samples", "-k", min=1, help="Samples per entry and adapter.")
-    ] = None,
-    temperature: Annotated[
-        float | None, typer.Option("--temperature", help="Sampling temperature (0 = greedy).")
-    ] = None,
-    max_new_tokens: Annotated[
-        int | None, typer.Option("--max-new-tokens", min=1, help="Tokens generated at most.")
-    ] = None,
-    backend: Annotated[
-        str | None,
-        typer.Option("--backend", "-b", help="A runner: vllm, hf, openai, replay; or auto."),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Base model folder or hub id (overrides config).")
-    ] = None,
-    evalset: Annotated[str | None, typer.Option("--evalset", help="Evalset folder.")] = None,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Run folder (default runs/<name>).")
-    ] = None,
-    allow_pickle: Annotated[
-        bool, typer.Option("--allow-pickle", help="Accept adapter_model.bin (pickle) weights.")
-    ] = False,
-    ignore_base_mismatch: Annotated[
-        bool,
-        typer.Option(
-            "--ignore-base-mismatch", help="Accept adapters trained on another base name."
-        ),
-    ] = False,
-    limit: Annotated[
-        int | None, typer.Option("--limit", min=1, help="Only the first N entries.")
-    ] = None,
-    families: Annotated[
-        str | None, typer.Option("--families", help="Only these families, comma-separated.")
-    ] = None,
-    parse_mode: Annotated[
-        str | None,
-        typer.Option(
-            "--parse-mode",
-            metavar="served|strict|lenient",
-            help="The reading scored (default served: the calls the serving stack runs; "
-            "docs/call-formats.md).",
-        ),
-    ] = None,
-    episodes: Annotated[
-        str | None,
-        typer.Option(
-            "--episodes",
-            metavar="N|all",
-            help="Also run the first N episodes of episodes.jsonl (with their fault variants); "
-            "0: none. Default: the config's `episodes` (the embedded model's: 2).",
-        ),
-    ] = None,
-    user: Annotated[
-        str | None,
-        typer.Option(
-            "--user",
-            metavar="scripted|model",
-            help="Who answers episodes with a user in the loop (tau2 airline, retail): "
-            "scripted (only the episodes a script covers) or model (the base model plays "
-            "the user). Default: the config's `user` (scripted).",
-        ),
-    ] = None,
-    harness: Annotated[
-        str | None,
-        typer.Option(
-            "--harness",
-            metavar="VARIANTS",
-            help="Harness variants to generate beside the default harness, comma-separated "
-            "(routed, shuffled, distractors-10, context-4k, system-terse, ...; `all`: every "
-            "variant of the config; `none`); default: the config's harness.run. "
-            "See docs/harness.md.",
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    policy: Annotated[
-        Path | None,
-        typer.Option(
-            "--policy",
-            help="Gate policy the header checks the evalset's size against (default: "
-            "configs/gates/default.yaml); see `loragate validate --policy`.",
-        ),
-    ] = None,
-    trust_remote_code: Annotated[
-        bool,
-        typer.Option(
-            "--trust-remote-code",
-            help="Allow the config's trust_remote_code: runs the model's own Python code.",
-        ),
-    ] = False,
+    config: ConfigOption = None,
+    adapter: AdapterOption = None,
+    base: BaseOption = None,
+    samples: SamplesOption = None,
+    temperature: TemperatureOption = None,
+    max_new_tokens: MaxNewTokensOption = None,
+    backend: BackendOption = None,
+    model: ModelOption = None,
+    evalset: EvalsetOption = None,
+    out: OutOption = None,
+    allow_pickle: AllowPickleOption = False,
+    ignore_base_mismatch: IgnoreBaseMismatchOption = False,
+    limit: LimitOption = None,
+    families: FamiliesOption = None,
+    parse_mode: ParseModeOption = None,
+    episodes: EpisodesOption = None,
+    user: UserOption = None,
+    harness: HarnessOption = None,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
+    policy: PolicyOption = None,
+    trust_remote_code: TrustRemoteCodeOption = False,
 ) -> None:
     """Generate over an evalset with a base model and LoRA adapters, then score it."""
     from rich.console import Console
 
+    from loragate.generate.harness import parse_harness_option
+
+    overrides = config_overrides(
+        samples=samples,
+        temperature=temperature,
+        max_new_tokens=max_new_tokens,
+        backend=backend,
+        evalset=evalset,
+        out=out,
+        base=base,
+        parse_mode=parse_mode,
+        allow_pickle=allow_pickle,
+        ignore_base_mismatch=ignore_base_mismatch,
+        episodes=episodes,
+        model=model,
+        adapter=adapter,
+        user=user,
+    )
+    cfg = load_run_config(config, overrides, trust_remote_code)
+    run_and_report(
+        cfg,
+        config_path=config,
+        limit=limit,
+        families=[f.strip() for f in families.split(",") if f.strip()] if families else None,
+        console=Console(stderr=True),
+        quiet=quiet,
+        verbose=verbose,
+        harness=parse_harness_option(harness),
+        policy=policy,
+    )
+
+
+def config_overrides(
+    *,
+    samples: int | None,
+    temperature: float | None,
+    max_new_tokens: int | None,
+    backend: str | None,
+    evalset: str | None,
+    out: Path | None,
+    base: bool | None,
+    parse_mode: str | None,
+    allow_pickle: bool,
+    ignore_base_mismatch: bool,
+    episodes: str | None,
+    model: str | None,
+    adapter: list[str] | None,
+    user: str | None = None,
+) -> dict[str, Any]:
+    """The run config's fields the options set (dotted keys; None: not given)."""
     overrides: dict[str, Any] = {
         "sampling.samples": samples,
         "sampling.temperature": temperature,
@@ -197,37 +281,23 @@ def command(
         overrides["embedded"] = None
     if adapter:
         overrides["adapters"] = parse_adapter_option(adapter)
-    cfg = _load(config, overrides)
+    return overrides
+
+
+def load_run_config(config: Path | None, overrides: dict[str, Any], trust_remote_code: bool) -> Any:
+    """The run config of `config` (None: the defaults) with the options' `overrides`, its
+    `trust_remote_code` confirmed by `--trust-remote-code`."""
     from loragate.cli._remote_code import resolve_remote_code
-
-    trusted = resolve_remote_code(
-        cfg.trust_remote_code, trust_remote_code, str(config) if config else "config"
-    )
-    cfg = cfg.model_copy(update={"trust_remote_code": trusted})
-    family_list = [f.strip() for f in families.split(",") if f.strip()] if families else None
-    console = Console(stderr=True)
-    from loragate.generate.harness import parse_harness_option
-
-    run_and_report(
-        cfg,
-        config_path=config,
-        limit=limit,
-        families=family_list,
-        console=console,
-        quiet=quiet,
-        harness=parse_harness_option(harness),
-        policy=policy,
-    )
-
-
-def _load(config: Path | None, overrides: dict[str, Any]) -> Any:
     from loragate.generate.config import load_config
 
     embedded_cleared = "embedded" in overrides and overrides["embedded"] is None
     cfg = load_config(config, {k: v for k, v in overrides.items() if k != "embedded"})
     if embedded_cleared and cfg.embedded is not None:
         cfg = cfg.model_copy(update={"embedded": None})
-    return cfg
+    trusted = resolve_remote_code(
+        cfg.trust_remote_code, trust_remote_code, str(config) if config else "config"
+    )
+    return cfg.model_copy(update={"trust_remote_code": trusted})
 
 
 def run_and_report(
@@ -238,27 +308,44 @@ def run_and_report(
     families: list[str] | None,
     console: Any,
     quiet: bool = False,
+    verbose: bool = False,
     harness: list[str] | None = None,
     policy: Path | None = None,
 ) -> Any:
-    """`loragate.evaluation.run` with a progress bar and the console lines, then the tables.
-    Returns the `RunOutcome`. `harness`: the `--harness` variants (None: the config's
-    `harness.run`)."""
+    """`loragate.evaluation.run` with a progress bar and the console lines, then the tables and
+    the next steps. Returns the `RunOutcome`. `harness`: the `--harness` variants (None:
+    the config's `harness.run`). An interruption raises `Interrupted` saying what the
+    run folder kept."""
+    from loragate.cli._run_console import ConsoleHooks
+    from loragate.cli._signals import Interrupted, received
+    from loragate.evaluation import run
+
+    hooks = ConsoleHooks(console, quiet=quiet, verbose=verbose, policy=policy)
+    try:
+        outcome = run(
+            cfg,
+            config_path=config_path,
+            limit=limit,
+            families=families,
+            harness=harness,
+            hooks=hooks,
+        )
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt) or received() is not None:
+            raise Interrupted.keeping(exc, hooks.kept()) from None
+        raise
+    report_outcome(outcome, console, hooks.log)
+    return outcome
+
+
+def report_outcome(outcome: Any, console: Any, log: Path | None = None) -> None:
+    """The family, episode and harness tables on stdout; the self-check, the warnings,
+    what was generated, where the page is and the next two commands on `console`."""
     from rich.console import Console
 
-    from loragate.evaluation import run
-    from loragate.formats.runfolder import GENERATIONS
     from loragate.results.episode_report import print_episodes
     from loragate.results.report import print_summary
 
-    outcome = run(
-        cfg,
-        config_path=config_path,
-        limit=limit,
-        families=families,
-        harness=harness,
-        hooks=_ConsoleHooks(console, quiet, policy),
-    )
     out_console = Console() if console.stderr else console
     print_summary(outcome.summary, out_console)
     if outcome.episodes is not None:
@@ -272,94 +359,60 @@ def run_and_report(
     for warning in outcome.manifest.warnings:
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
     console.print(
-        f"generated {outcome.generated}, reused {outcome.cached}; "
-        f"{outcome.out_dir / GENERATIONS}, results.jsonl, summary.json, report.md, view.html"
-        + (", trajectories.jsonl, episodes_summary.json" if outcome.episodes else "")
+        f"generated {outcome.generated}, reused {outcome.cached}; run folder {outcome.out_dir}"
+        + (f" (the engine's own output: {log})" if log is not None else ""),
+        highlight=False,
+        soft_wrap=True,
     )
-    return outcome
+    for line in next_steps(outcome.out_dir, list(outcome.summary.adapters)):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-def gate_plan_line(evalset: Any, samples: int, policy: Path | None) -> str:
-    """The header's line on whether the evalset is large enough for the gate policy's
-    rules (the shipped default policy unless one is given); never fails the run."""
-    from loragate.common.errors import BadInput
-    from loragate.results.gate import load_policy
-    from loragate.results.gate_plan import group_sizes, plan_header, plan_policy
+def next_steps(out_dir: Path, adapters: list[str]) -> list[str]:
+    """Where the run's page is, and the next two steps: compare with another adapter,
+    then gate it (command lines that run as printed, from where the run ran; `PATH` is
+    the user's adapter folder)."""
+    from loragate.formats.manifest import BASE_ADAPTER
+    from loragate.formats.runfolder import VIEW
 
-    path = policy if policy is not None else Path("configs/gates/default.yaml")
+    prog = program_name()
+    run = str(out_dir)
+    gate = f"{prog} gate {{}} --policy configs/gates/default.yaml --baseline {{}}"
+    view = f"view: {out_dir / VIEW} (open it in a browser)"
+    if len(adapters) >= 2:
+        baseline = BASE_ADAPTER if BASE_ADAPTER in adapters else adapters[0]
+        other = next(a for a in adapters if a != baseline)
+        first, second = f"{run}:{baseline}", f"{run}:{other}"
+        return [
+            view,
+            f"next: compare {other} with {baseline} entry by entry, then gate it:",
+            f"  {prog} compare {first} {second}",
+            "  " + gate.format(second, first),
+        ]
+    mine = str(Path(run).parent / "mine")
+    return [
+        view,
+        "next: your LoRA adapter on the same entries, compared with this run, then gated:",
+        f"  {prog} run --adapter mine=PATH --no-base --out {mine}",
+        f"  {prog} compare {run} {mine}",
+        "  " + gate.format(mine, run),
+    ]
+
+
+def program_name() -> str:
+    """How the user started loragate, for command lines to copy: `loragate` when that is
+    on PATH, `.venv/bin/loragate` (relative to here) when it is not, else `python -m
+    loragate`."""
+    import shutil
+    import sys
+
+    argv0 = Path(sys.argv[0])
+    if argv0.name != "loragate":
+        return "python -m loragate"
+    found = shutil.which("loragate")
+    if found is not None and Path(found).resolve() == argv0.resolve():
+        return "loragate"
     try:
-        loaded = load_policy(path)
-        families, tags = group_sizes(evalset.entries)
-        rows = plan_policy(loaded, families, tags, samples, path)
-    except BadInput as exc:
-        return f"gate plan: not checked ({exc.message})"
-    return plan_header(rows, loaded.name or path.stem)
-
-
-class _ConsoleHooks:
-    """The run's progress on the console (`loragate.evaluation.RunHooks`): the plan, a bar, the
-    backend's start, the episode rounds."""
-
-    def __init__(self, console: Any, quiet: bool, policy: Path | None = None) -> None:
-        self.console = console
-        self.quiet = quiet
-        self.policy = policy
-        self.started_at = time.monotonic()
-
-    def planned(self, plan: Any, episodes: Any) -> None:
-        self.console.print(
-            f"[bold]loragate run[/bold]  model {plan.manifest.model.id}  backend {plan.backend}  "
-            f"evalset {plan.evalset.name} ({len(plan.evalset.entries)} entries)  "
-            f"adapters {', '.join(a.name for a in plan.setup.adapters) or '-'}"
-            f"{' + base' if plan.config.include_base else ''}  -> {plan.out_dir}"
-        )
-        if plan.variants:
-            ids = {e for v in plan.variants for e in [*v.entries, *v.skipped]}
-            self.console.print(
-                f"harness variants: {', '.join(v.name for v in plan.variants)} on "
-                f"{len(ids)} entries, generated with the default harness in one batch"
-            )
-        self.console.print(
-            f"{len(plan.jobs)} generations: {len(plan.cached)} cached, "
-            f"{len(plan.pending)} to generate"
-        )
-        self.console.print(f"judged as: {plan.manifest.stack}", highlight=False)
-        self.console.print(
-            gate_plan_line(plan.evalset, plan.config.sampling.samples, self.policy),
-            highlight=False,
-            markup=False,
-        )
-        self.started_at = time.monotonic()
-
-    @contextlib.contextmanager
-    def generating(self, plan: Any) -> Iterator[Callable[[int], None]]:
-        from loragate.cli._progress import progress
-
-        first = f"starting the {plan.backend} backend"
-        with progress(
-            self.console, len(plan.pending), "generating", quiet=self.quiet, before=first
-        ) as advance:
-            yield advance
-
-    def started(self, plan: Any) -> None:
-        if not self.quiet and plan.pending:
-            spent = int(time.monotonic() - self.started_at)
-            self.console.print(
-                f"the {plan.backend} backend is up after {spent // 60}:{spent % 60:02d}",
-                highlight=False,
-            )
-
-    def episodes_started(self, episodes: Any, prefetched: int) -> None:
-        self.console.print(
-            f"episodes: {len(episodes.episodes)} variants of "
-            f"{len({e.base_id for e in episodes.episodes})} episodes"
-            + (f" ({prefetched} first steps generated with the entries)" if prefetched else "")
-        )
-
-    def episode_round(self, number: int, jobs: int) -> None:
-        self.console.print(f"episode round {number}: {jobs} generations")
-
-    def warning(self, text: str) -> None:
-        from rich.markup import escape
-
-        self.console.print(f"[bold yellow]warning:[/bold yellow] {escape(text)}", highlight=False)
+        return str(argv0.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(argv0)

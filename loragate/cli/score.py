@@ -16,7 +16,13 @@ import typer
 from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import REASONING_PARSERS
 from loragate.common.errors import BadInput
-from loragate.formats.records import DEFAULT_PARSE_MODE, PARSE_MODES, ParseMode, parse_mode_named
+from loragate.formats.records import (
+    DEFAULT_PARSE_MODE,
+    LEGACY_PARSE_MODES,
+    PARSE_MODES,
+    ParseMode,
+    parse_mode_named,
+)
 
 EXIT_SCORER_BUG = 3
 
@@ -50,6 +56,7 @@ def command(
         typer.Option(
             "--parse-mode",
             metavar="served|strict|lenient",
+            callback=known_parse_mode,
             help="The reading scored: served (the calls the serving stack runs - what a gate "
             "should use), strict (the call format as written) or lenient (what the model "
             "meant, with repairs; for diagnosis). The unparseable rate of every reading is "
@@ -110,6 +117,15 @@ def command(
             "are the same either way.",
         ),
     ] = 0,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace the run --out holds when it is another run (other generations or "
+            "another evalset): every file of it is removed first. Scoring the same "
+            "generations into the same folder again needs no flag.",
+        ),
+    ] = False,
 ) -> None:
     """Score generations against an evalset and write a run folder (atomically).
 
@@ -122,7 +138,19 @@ def command(
             [generations.parent, out], tool_call_format, reasoning_parser, enable_thinking
         )
         mode = checked_parse_mode(parse_mode)
-        _score(generations, evalset, out, mode, k, allow_missing, jobs, stack)
+        _score(generations, evalset, out, mode, k, allow_missing, jobs, stack, overwrite)
+
+
+def known_parse_mode(value: str | None) -> str | None:
+    """`--parse-mode` checked while the command line is read, so a wrong name is a usage
+    error (with the usage line) like any other bad option."""
+    if value is not None and value not in PARSE_MODES and value not in LEGACY_PARSE_MODES:
+        raise typer.BadParameter(
+            f"{value!r} is not a parse mode: pass "
+            + ", ".join(PARSE_MODES)
+            + " (docs/call-formats.md)"
+        )
+    return value
 
 
 def checked_parse_mode(value: str) -> ParseMode:
@@ -188,6 +216,7 @@ def _score(
     allow_missing: bool,
     jobs: int,
     stack: ServingStack = DEFAULT_STACK,
+    overwrite: bool = False,
 ) -> None:
     from rich.console import Console
 
@@ -206,6 +235,7 @@ def _score(
             jobs=jobs,
             stack=stack,
             warn=lambda text: typer.echo(f"warning: {text}", err=True),
+            overwrite=overwrite,
         )
     except ScorerError as exc:
         traceback.print_exception(exc.__cause__ or exc)

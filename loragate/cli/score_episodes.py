@@ -19,6 +19,7 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
 from loragate.formats.records import ParseMode
 
@@ -62,6 +63,7 @@ def command(
         typer.Option(
             "--parse-mode",
             metavar="served|strict|lenient",
+            callback=known_parse_mode,
             help="The reading judged (docs/call-formats.md). Default: the run's own, from the "
             "summary.json beside the trajectories (served without one). Steps answered by a "
             "tool server replay the recorded results, so they can only be judged in the "

@@ -14,6 +14,7 @@ from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.rewards import reward_kind
 from loragate.evalset.answers import entry_verdicts
+from loragate.evalset.forbid_languages import english_only_forbids
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world
 from loragate.families import family_label, family_order
@@ -81,6 +82,29 @@ def _report(exc: BadInput, evalset: Path) -> NoReturn:
     raise typer.Exit(2) from None
 
 
+def _check_world(loaded: Evalset, evalset: Path) -> None:
+    """The world file against the entries, episodes and curriculum: OK, or every
+    contradiction and exit 2."""
+    manifest = loaded.manifest
+    assert manifest.world is not None
+    try:
+        world, problems = check_world(loaded.root, manifest.world, manifest.entries)
+    except BadInput as exc:
+        _report(exc, evalset)
+    if problems:
+        _report(
+            BadInput(f"{len(problems)} contradiction(s) with {manifest.world}", problems),
+            evalset,
+        )
+    records = sum(
+        len(t) for t in (world.invoices, world.crm, world.tickets, world.events, world.files)
+    )
+    typer.echo(
+        f"OK: world: {len(world.companies)} companies, {len(world.people)} people, "
+        f"{records} records; no entry or episode contradicts {manifest.world}"
+    )
+
+
 def command(
     evalset: Annotated[
         Path,
@@ -132,22 +156,11 @@ def command(
             typer.echo(f"note: {note}", err=True)
     manifest = loaded.manifest
     if manifest.world:
-        try:
-            world, problems = check_world(loaded.root, manifest.world, manifest.entries)
-        except BadInput as exc:
-            _report(exc, evalset)
-        if problems:
-            _report(
-                BadInput(f"{len(problems)} contradiction(s) with {manifest.world}", problems),
-                evalset,
-            )
-        records = sum(
-            len(t) for t in (world.invoices, world.crm, world.tickets, world.events, world.files)
-        )
-        typer.echo(
-            f"OK: world: {len(world.companies)} companies, {len(world.people)} people, "
-            f"{records} records; no entry or episode contradicts {manifest.world}"
-        )
+        _check_world(loaded, evalset)
+    for warning in english_only_forbids(
+        loaded.root / manifest.entries, episodes.path if episodes is not None else None
+    ):
+        typer.echo(f"warning: {warning}")
     if manifest.answers:
         try:
             path = loaded.root / manifest.answers

@@ -90,13 +90,21 @@ def unknown_name(kind: str, name: str, known: Iterable[str], kinds: str | None =
 
 
 class MissingDependency(LoragateError):
-    """An optional dependency is not installed; the message says which pip line adds it."""
+    """An optional dependency is not installed; the message says which pip line adds it
+    (`pip install 'loragate[EXTRA]'`, or `pip`: another line that fits this machine)."""
 
     def __init__(
-        self, what: str, extra: str, alternative: str | None = None, *, then: str | None = None
+        self,
+        what: str,
+        extra: str,
+        alternative: str | None = None,
+        *,
+        pip: str | None = None,
+        then: str | None = None,
     ) -> None:
+        line = pip or f"pip install 'loragate[{extra}]'"
         super().__init__(
-            f"{what} is not installed. Install it with: pip install 'loragate[{extra}]'"
+            f"{what} is not installed. Install it with: {line}"
             + (f" && {then}" if then else "")
             + (f" (or {alternative})" if alternative else "")
         )

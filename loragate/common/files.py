@@ -364,3 +364,17 @@ def append_text(path: Path, text: str) -> None:
         refuse_special(path, "output")
     with path.open("a", encoding="utf-8") as fh:
         fh.write(text)
+
+
+def same_bytes(a: Path, b: Path, chunk: int = 1 << 20) -> bool:
+    """Whether the files `a` and `b` hold the same bytes (sizes first, then chunk by
+    chunk)."""
+    if a.stat().st_size != b.stat().st_size:
+        return False
+    with a.open("rb") as fa, b.open("rb") as fb:
+        while True:
+            left, right = fa.read(chunk), fb.read(chunk)
+            if left != right:
+                return False
+            if not left:
+                return True

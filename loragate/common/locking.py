@@ -6,7 +6,7 @@ it (up to `LORAGATE_LOCK_TIMEOUT` seconds, default 600), then sees the finished 
 - and its checks ("already holds another run") apply to what is really there. The
 lock is released when the process dies, so a killed writer never blocks the next
 one; the next writer also removes the temp files the killed one left. A folder that
-`writing` created and that stays empty is removed again.
+`writing` created and that stays empty is removed again, with the parents it created.
 
 `updating(path)` locks a single file that is replaced in place (`card --update`),
 re-checking after the wait that the path still names the locked file.
@@ -55,8 +55,9 @@ def _busy(what: Path, waited: float) -> FolderBusy:
 
 @contextlib.contextmanager
 def writing(folder: Path) -> Iterator[Path]:
-    """Hold the write lock of `folder` (created if missing) while the block runs."""
-    created = not folder.exists()
+    """Hold the write lock of `folder` (created if missing) while the block runs; the
+    folders it created (`runs/` too) are removed again when they stay empty."""
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
     folder.mkdir(parents=True, exist_ok=True)
     lock = FileLock(str(folder / LOCK_NAME))
     timeout = lock_timeout()
@@ -76,9 +77,10 @@ def writing(folder: Path) -> Iterator[Path]:
         try:
             if created and {p.name for p in folder.iterdir()} <= {LOCK_NAME}:
                 (folder / LOCK_NAME).unlink(missing_ok=True)
-                folder.rmdir()
+                for made in created:  # the folder, then each parent it needed
+                    made.rmdir()
         except OSError:
-            pass
+            pass  # not empty (another writer's folder beside it): kept
         lock.release()
 
 

@@ -4,7 +4,8 @@ paths and e-mail addresses.
 Entries compare what a reply *means*, not how it is typed: CHF 4,870.50 is also
 `4'870.50`, `4’870.50`, `4 870.50` (a thin or narrow no-break space), `4870,50` and
 `4.870,50`; 30 November 2026 is also `2026-11-30`, `30.11.2026`, `30.11.`, `30/11/2026`,
-`11/30/2026`, `30 Nov`, `Nov 30th`; week 47 is `KW47`, `KW 47`, `CW47`, `wk 47`,
+`11/30/2026`, `30 Nov`, `Nov 30th` - and where an entry asks for that date, `30.11`
+without year or final dot; week 47 is `KW47`, `KW 47`, `CW47`, `wk 47`,
 `W47`, `2026-W47`; 14:00 is `14.00`, `14h00`, `2 pm`, `2:00 p.m.`.
 
 `values_in(text)` reads every value of a text (each with all its readings: `4,870` is
@@ -93,6 +94,14 @@ _TIME_RE = re.compile(
     r"|\b(?P<noon>noon|midday|mittag)\b",
     re.IGNORECASE,
 )
+_SHORT_DATE_RE = re.compile(
+    r"(?<![\w.,/'’-])(?P<d>[0-3]?\d)\.(?P<m>[01]?\d)(?![\w.,:/'’-]|\s{0,2}(?:%|°"
+    r"|(?:percent|prozent|pour|per|por|uhr|h|std|min|kg|km|m|l|chf|eur|usd|gbp|mio|k)\b))",
+    re.IGNORECASE,
+)
+"""A day and month without year or final dot, not part of a longer number, a date, an
+amount with a unit or a percentage."""
+_CURRENCY_BEFORE = re.compile(r"(?:chf|eur|usd|gbp|fr\.|sfr\.?|[$€£])\s{0,2}$", re.IGNORECASE)
 _PATH_RE = re.compile(r"(?:(?<=[\s(\"'`\[<])|^)(/[\w.\-]+(?:/[\w.\-]+)*/?)", re.MULTILINE)
 _EMAIL_DOMAIN_RE = re.compile(r"[\w\-]{1,63}(?:\.[\w\-]{1,63}){1,8}")
 
@@ -123,6 +132,10 @@ class Values:
     times: frozenset[tuple[int, int]]
     paths: frozenset[str]
     emails: frozenset[str]
+    short_dates: frozenset[tuple[int, int]] = frozenset()
+    """(month, day) of a day and month written without a year or a final dot ("Do
+    19.11", "am 4.12"): a date only where an entry asks for that date, since "4.12" is
+    also a number."""
 
     def of(self, kind: Kind) -> frozenset[object]:
         return frozenset(getattr(self, kind + "s"))
@@ -239,7 +252,14 @@ def values_in(text: str) -> Values:
         week = int(m.group("iw") or m.group("w"))
         if 1 <= week <= 53:
             weeks.add(week)
+    short = {
+        (int(m.group("m")), int(m.group("d")))
+        for m in _SHORT_DATE_RE.finditer(t)
+        if _valid(None, int(m.group("m")), int(m.group("d")))
+        and not _CURRENCY_BEFORE.search(t[max(0, m.start() - 6) : m.start()])
+    }
     return Values(
+        short_dates=frozenset(short),
         numbers=frozenset(numbers),
         dates=frozenset(_dates(t)),
         weeks=frozenset(weeks),
@@ -269,7 +289,7 @@ class ValueTerm:
             return bool(seen)
         if self.kind == "date" and isinstance(self.value, tuple):
             year, month, day = self.value
-            return any(
+            return (month, day) in values.short_dates or any(
                 (d[1], d[2]) == (month, day) and (d[0] is None or year is None or d[0] == year)
                 for d in values.dates
             )

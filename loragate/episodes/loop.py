@@ -4,9 +4,10 @@ results, generate again, until every trajectory has a final reply or hits its ca
 Each round hands every live trajectory (episode variant x adapter x sample) to one
 `generate` call, so a vLLM engine batches them all with a per-prompt LoRA request.
 Every step is appended to `trajectories.jsonl` (flushed and fsynced) as it is
-judged. The file is the cache: a step whose cache key (prompt, model, adapter,
-sampling, sample) is already there is taken from it, so a killed run resumes at the
-step it reached, and a rerun with nothing changed generates nothing. The simulator
+judged, each (episode, adapter, sample, step) once (`StepLog`: a step that took another
+path than the one on file replaces it). The file is the cache: a step whose cache key
+(prompt, model, adapter, sampling, sample) is already there is taken from it, so a
+killed run resumes at the step it reached, and a rerun with nothing changed generates nothing. The simulator
 is deterministic, so replaying the recorded outputs rebuilds every trajectory:
 `replay_episodes` is how `rescore` judges a trajectories file offline (matched by
 episode, adapter, sample and step); tools answered by a tool server are not called
@@ -36,12 +37,13 @@ from loragate.common.errors import BadInput, Problem
 from loragate.common.files import atomic_write_json, atomic_write_text
 from loragate.episodes.definitions import Episode
 from loragate.episodes.stats import summarize_episodes
+from loragate.episodes.step_log import StepLog, position
 from loragate.episodes.steps_file import read_steps
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.episodes.users import model_user_messages, recorded_turn
 from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
-from loragate.formats.runfolder import GenerationWriter, dump_jsonl
+from loragate.formats.runfolder import dump_jsonl
 from loragate.formats.trajectories import (
     EPISODE_RESULTS,
     EPISODES_SUMMARY,
@@ -168,37 +170,23 @@ def first_round_jobs(
 
 class _StepCache:
     """The run folder's `trajectories.jsonl` as the loop's cache: the steps made so far by
-    cache key (those of an earlier run, then every step as it is judged), the positions
-    (episode, adapter, sample, step) the file already holds, and the file, opened for
-    appending on the first new step."""
+    cache key (those of an earlier run, then every step as it is judged), written through
+    a `StepLog` (each position once: a step that took another path replaces the old)."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
         old = read_steps(path)
         self.by_key = {s.cache_key: s for s in old if s.cache_key}
-        self.positions = {_position(s) for s in old}
-        self._writer: GenerationWriter | None = None
+        self._log = StepLog(path, old)
 
     def add(self, steps: Sequence[StepRecord]) -> None:
-        """Append the steps whose position the file lacks; index them all by key."""
-        new = [s for s in steps if _position(s) not in self.positions]
+        """Record `steps` (the log skips those on file unchanged); index them by key."""
         for s in steps:
             if s.cache_key:
                 self.by_key[s.cache_key] = s
-        if not new:
-            return
-        if self._writer is None:
-            self._writer = GenerationWriter(self.path)
-        self._writer.append(new)
-        self.positions |= {_position(s) for s in new}
+        self._log.write(steps)
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-
-
-def _position(step: StepRecord) -> tuple[str, str, int, int]:
-    return (step.episode_id, step.adapter, step.sample, step.step)
+        self._log.close()
 
 
 class _Round:
@@ -349,15 +337,15 @@ def replay_episodes(
     `steps` (read from `source`), matched by episode, adapter, sample and step, against
     the simulator (a tool server's results as recorded); nothing is generated.
     `trajectories.jsonl` in `out_dir` is written anew with the fresh verdicts."""
-    by_position = {_position(s): s for s in steps}
+    by_position = {position(s): s for s in steps}
     trajs = _trajectories(episodes, ctx, adapters, samples)
     for t in trajs:
         while not t.done:
-            position = (t.episode.id, t.adapter, t.sample, len(t.steps) + 1)
-            recorded = by_position.get(position)
+            at = (t.episode.id, t.adapter, t.sample, len(t.steps) + 1)
+            recorded = by_position.get(at)
             if recorded is None:
                 raise BadInput(
-                    f"{source} lacks step {position[3]} of {t.episode.id}/{t.adapter}/{t.sample}",
+                    f"{source} lacks step {at[3]} of {t.episode.id}/{t.adapter}/{t.sample}",
                     [
                         Problem(
                             str(source),

@@ -43,170 +43,23 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from loragate.common.errors import BadInput, Problem
+from loragate.common.errors import Problem
 from loragate.common.jsonl import read_objects
-from loragate.common.loading import load_yaml_model
 from loragate.common.values import number_readings, values_in
-from loragate.formats.versions import WORLD_FORMAT_VERSION
-
-ID_RE = re.compile(r"\b(?:INV|ACC|CON|OPP|EVT|OPS|FAC|CS|SEC|IT|MSG)-\d{3,6}\b")
-EMAIL_RE = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}")
-_FIX = "correct the entry or episode, or the record in world.yaml (docs/writing-entries.md)"
-
-
-def _iso(value: Any) -> Any:
-    """Dates and date-times YAML read as objects, as ISO text."""
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    return value
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    note: str | None = None
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _dates_as_text(cls, value: Any) -> Any:
-        return _iso(value)
-
-    def fields(self) -> dict[str, Any]:
-        """Every stated field but the free-text note."""
-        return {k: _iso(v) for k, v in self.model_dump().items() if k != "note" and v is not None}
-
-
-class Company(_Record):
-    name: str
-    aliases: list[str] = Field(default_factory=list)
-    role: str = "other"
-    city: str | None = None
-    domains: list[str] = Field(default_factory=list)
-
-
-class Person(_Record):
-    email: str | None = None
-    name: str | None = None
-    company: str | None = None
-
-
-class IdRecord(_Record):
-    id: str = Field(pattern=ID_RE.pattern)
-
-
-class FileRecord(_Record):
-    path: str = Field(pattern=r"^/")
-    restricted_to: str | None = None
-
-
-class Rate(_Record):
-    from_: str = Field(alias="from")
-    to: str
-    date: str
-    rate: float
-
-
-class World(BaseModel):
-    """`world.yaml`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    world_format: int = WORLD_FORMAT_VERSION
-    today: str
-    timezone: str = "UTC"
-    user: str | None = None
-    fx_rates: list[Rate] = Field(default_factory=list)
-    companies: list[Company] = Field(default_factory=list)
-    people: list[Person] = Field(default_factory=list)
-    invoices: list[IdRecord] = Field(default_factory=list)
-    crm: list[IdRecord] = Field(default_factory=list)
-    tickets: list[IdRecord] = Field(default_factory=list)
-    events: list[IdRecord] = Field(default_factory=list)
-    emails: list[IdRecord] = Field(default_factory=list)
-    files: list[FileRecord] = Field(default_factory=list)
-
-    @field_validator("today", mode="before")
-    @classmethod
-    def _today_as_text(cls, value: Any) -> Any:
-        return _iso(value)
-
-
-def load_world(path: Path) -> World:
-    """`path` read and validated; `BadInput` naming the field and the fix."""
-    world = load_yaml_model(
-        path,
-        World,
-        what="world file",
-        example="evalsets/agent20/world.yaml (docs/writing-entries.md)",
-    )
-    if world.world_format > WORLD_FORMAT_VERSION:
-        raise BadInput(
-            f"{path}: world_format {world.world_format} is newer than this loragate reads",
-            [Problem(str(path), "newer format", field="world_format", fix="upgrade loragate")],
-        )
-    return world
-
-
-# -- the index ------------------------------------------------------------------------
-
-
-def _fold(text: Any) -> str:
-    return " ".join(str(text).casefold().split())
-
-
-@dataclass
-class _Index:
-    world: World
-    records: dict[str, IdRecord] = field(default_factory=dict)
-    files: dict[str, FileRecord] = field(default_factory=dict)
-    people: dict[str, Person] = field(default_factory=dict)
-    names: dict[str, str] = field(default_factory=dict)
-    """folded company name or alias -> canonical company name."""
-    roles: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, world: World) -> _Index:
-        ix = cls(world)
-        for table in (world.invoices, world.crm, world.tickets, world.events, world.emails):
-            for r in table:
-                ix.records[r.id] = r
-        ix.files = {f.path: f for f in world.files}
-        ix.people = {p.email.casefold(): p for p in world.people if p.email}
-        for c in world.companies:
-            ix.roles[c.name] = c.role
-            for n in (c.name, *c.aliases):
-                ix.names[_fold(n)] = c.name
-        return ix
-
-    def company(self, text: Any) -> str | None:
-        """The world company a value names (the longest name or alias it holds)."""
-        folded = _fold(text)
-        best = None
-        for name, canonical in self.names.items():
-            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded) and (
-                best is None or len(name) > len(best[0])
-            ):
-                best = (name, canonical)
-        return best[1] if best else None
-
-    def companies_in(self, text: str) -> set[str]:
-        folded = _fold(text)
-        return {
-            canonical
-            for name, canonical in self.names.items()
-            if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", folded)
-        }
-
-    def person(self, text: Any) -> str:
-        """A person's name from an address or a name."""
-        p = self.people.get(str(text).casefold())
-        return _fold(p.name if p is not None and p.name else text)
-
-    def today(self) -> date:
-        return date.fromisoformat(self.world.today)
-
+from loragate.evalset import world_calendar
+from loragate.evalset.world_model import (
+    EMAIL_RE,
+    FIX,
+    ID_RE,
+    WEEKDAYS,
+    Where,
+    World,
+    WorldIndex,
+    date_of,
+    fold_text,
+    load_world,
+    split_sentences,
+)
 
 # -- comparing a shown record with the world's --------------------------------------------
 
@@ -221,25 +74,25 @@ _PERSON_FIELDS = ("owner",)
 _TIME_FIELDS = ("start", "end")
 
 
-def _same(key: str, shown: Any, known: Any, ix: _Index) -> bool:
+def _same(key: str, shown: Any, known: Any, ix: WorldIndex) -> bool:
     if key in _COMPANY_FIELDS:
-        return (ix.company(shown) or _fold(shown)) == (ix.company(known) or _fold(known))
+        return (ix.company(shown) or fold_text(shown)) == (ix.company(known) or fold_text(known))
     if key in _PERSON_FIELDS:
         return ix.person(shown) == ix.person(known)
     if key in _TIME_FIELDS:
         return str(shown)[:16] == str(known)[:16]
     if key == "location":
-        return _fold(shown).removeprefix("room ") == _fold(known).removeprefix("room ")
+        return fold_text(shown).removeprefix("room ") == fold_text(known).removeprefix("room ")
     if key == "attendees" and isinstance(shown, list) and isinstance(known, list):
-        return {_fold(a) for a in shown} <= {_fold(a) for a in known}
+        return {fold_text(a) for a in shown} <= {fold_text(a) for a in known}
     if key == "phone":
         return str(shown).replace(" ", "") == str(known).replace(" ", "")
     if isinstance(known, (int, float)) and not isinstance(known, bool):
         return isinstance(shown, (int, float)) and Decimal(str(shown)) == Decimal(str(known))
-    return _fold(shown) == _fold(known)
+    return fold_text(shown) == fold_text(known)
 
 
-def _record_problems(obj: dict[str, Any], ix: _Index, ctx: _Where) -> Iterator[Problem]:
+def _record_problems(obj: dict[str, Any], ix: WorldIndex, ctx: Where) -> Iterator[Problem]:
     rid = next(
         (
             obj[k]
@@ -274,11 +127,15 @@ def _record_problems(obj: dict[str, Any], ix: _Index, ctx: _Where) -> Iterator[P
             )
         for key, shown in obj.items():
             facts = known_file.fields()
-            if key in ("title", "modified") and key in facts and _fold(shown) != _fold(facts[key]):
+            if (
+                key in ("title", "modified")
+                and key in facts
+                and fold_text(shown) != fold_text(facts[key])
+            ):
                 yield ctx.problem(f"{path}: {key} is {facts[key]!r} in the world, not {shown!r}")
 
 
-def _rate_problems(obj: dict[str, Any], ix: _Index, ctx: _Where) -> Iterator[Problem]:
+def _rate_problems(obj: dict[str, Any], ix: WorldIndex, ctx: Where) -> Iterator[Problem]:
     src = obj.get("from_currency", obj.get("from"))
     dst = obj.get("to_currency", obj.get("to"))
     rate = obj.get("rate")
@@ -295,7 +152,7 @@ def _rate_problems(obj: dict[str, Any], ix: _Index, ctx: _Where) -> Iterator[Pro
             yield ctx.problem(f"{amount} x {rate} is {product:.2f}, not {converted}")
 
 
-def _tz_problem(args: dict[str, Any], result: Any, ctx: _Where) -> Iterator[Problem]:
+def _tz_problem(args: dict[str, Any], result: Any, ctx: Where) -> Iterator[Problem]:
     if not isinstance(result, dict) or not isinstance(result.get("time"), str):
         return
     try:
@@ -312,14 +169,12 @@ def _tz_problem(args: dict[str, Any], result: Any, ctx: _Where) -> Iterator[Prob
 
 # -- facts in text --------------------------------------------------------------------------
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n+")
 _CURRENCY = r"CHF|EUR|USD|GBP|JPY|Fr\.|SFr\.?"
 _AMOUNT = re.compile(
     rf"(?P<c1>{_CURRENCY})\s?(?P<a1>\d[\d'’ ,.]*\d|\d)|(?P<a2>\d[\d'’ ,.]*\d|\d)\s?(?P<c2>{_CURRENCY})"
 )
 _DUE = re.compile(r"(?i)(?:\bdue(?:\s+date)?|\bfällig\w*|seit\s+dem|\bwas\s+due)\W{0,4}(?:on\s+)?$")
 _ISSUED = re.compile(r"(?i)(?:\bdated|\bvom|\bissued(?:\s+on)?|\binvoice\s+date)\W{0,4}$")
-_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _WEEKDAY_RE = re.compile(
     r"(?i)\b(mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|rsday|rs|r|nesday|urday)?\b\.?"
 )
@@ -333,24 +188,6 @@ _NAMED_ADDRESS = re.compile(
 )
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s.strip()]
-
-
-def _date_of(raw: str, ix: _Index) -> date | None:
-    found = sorted(values_in(raw).dates, key=lambda d: d[0] is None)
-    if not found:
-        return None
-    year, month, day = found[0]
-    today = ix.today()
-    if year is None:
-        year = today.year if (month, day) >= (today.month, today.day) else today.year + 1
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
 def _same_day(day: date, known: str, raw: str) -> bool:
     """`day` read from `raw` is the ISO date `known` (month and day alone when `raw`
     gives no year)."""
@@ -359,7 +196,7 @@ def _same_day(day: date, known: str, raw: str) -> bool:
     return day.strftime("%m-%d") == known[5:10]
 
 
-def _text_problems(text: str, ix: _Index, ctx: _Where) -> Iterator[Problem]:
+def _text_problems(text: str, ix: WorldIndex, ctx: Where) -> Iterator[Problem]:
     """Facts a message states around the ids it names (module doc)."""
     ids = set(ID_RE.findall(text))
     invoices = {i for i in ids if i.startswith("INV-") and i in ix.records}
@@ -380,19 +217,19 @@ def _text_problems(text: str, ix: _Index, ctx: _Where) -> Iterator[Problem]:
         for name in ix.companies_in(text):
             if own and name not in own and ix.roles.get(name) != "self":
                 yield ctx.problem(f"{accounts[0]} is {', '.join(sorted(own))}'s, not {name}'s")
-    for sentence in _sentences(text):
+    for sentence in split_sentences(text):
         yield from _sentence_problems(sentence, ix, ctx)
     for m in _NAMED_ADDRESS.finditer(text):
         person = ix.people.get(m.group(2).casefold())
-        if person is not None and person.name and _fold(person.name) != _fold(m.group(1)):
+        if person is not None and person.name and fold_text(person.name) != fold_text(m.group(1)):
             yield ctx.problem(f"{m.group(2)} is {person.name}'s address, not {m.group(1)}'s")
     for m in _WEEKDAY_DATE_RE.finditer(text):
-        day = _date_of(m.group(2), ix)
-        if day is not None and _WEEKDAYS[day.weekday()] != m.group(1).casefold():
+        day = date_of(m.group(2), ix)
+        if day is not None and WEEKDAYS[day.weekday()] != m.group(1).casefold():
             yield ctx.problem(f"{m.group(0).strip()!r}: {day.isoformat()} is a {day:%A}")
 
 
-def _sentence_problems(sentence: str, ix: _Index, ctx: _Where) -> Iterator[Problem]:
+def _sentence_problems(sentence: str, ix: WorldIndex, ctx: Where) -> Iterator[Problem]:
     ids = list(dict.fromkeys(ID_RE.findall(sentence)))
     invoices = [i for i in ids if i.startswith("INV-") and i in ix.records]
     if len(invoices) == 1:
@@ -412,7 +249,7 @@ def _sentence_problems(sentence: str, ix: _Index, ctx: _Where) -> Iterator[Probl
                 sentence,
             ):
                 if cue.search(sentence[max(0, m.start() - 30) : m.start()]) and key in facts:
-                    day = _date_of(m.group(0), ix)
+                    day = date_of(m.group(0), ix)
                     known = str(facts[key])[:10]
                     if day is not None and not _same_day(day, known, m.group(0)):
                         yield ctx.problem(
@@ -430,7 +267,7 @@ def _sentence_problems(sentence: str, ix: _Index, ctx: _Where) -> Iterator[Probl
         if said is not None and said != start:
             yield ctx.problem(f"{events[0]} is on {start}, not {said}")
         for m in _WEEKDAY_RE.finditer(sentence):
-            if _WEEKDAYS[start.weekday()] != m.group(1).casefold():
+            if WEEKDAYS[start.weekday()] != m.group(1).casefold():
                 yield ctx.problem(f"{events[0]} is on a {start:%A}, not {m.group(0)!r}")
 
 
@@ -443,7 +280,7 @@ _CONFLICT = re.compile(
 
 
 def _error_problems(
-    err: dict[str, Any], ix: _Index, ctx: _Where, absent: set[str]
+    err: dict[str, Any], ix: WorldIndex, ctx: Where, absent: set[str]
 ) -> Iterator[Problem]:
     message = str(err.get("message", ""))
     kind = str(err.get("type", ""))
@@ -455,7 +292,9 @@ def _error_problems(
                 yield ctx.problem(f"the error says {rid} does not exist; the world holds it")
         for m in re.finditer(rf"({ID_RE.pattern}) \(([^)]+)\)", tail):
             title = ix.records.get(m.group(1))
-            if title is not None and _fold(title.fields().get("title", "")) != _fold(m.group(2)):
+            if title is not None and fold_text(title.fields().get("title", "")) != fold_text(
+                m.group(2)
+            ):
                 yield ctx.problem(f"{m.group(1)} is {title.fields().get('title')!r}")
     if kind == "recipient_rejected" or "user unknown" in message:
         for address in EMAIL_RE.findall(message):
@@ -472,48 +311,37 @@ def _error_problems(
         hit = [
             r
             for r in ix.world.events
-            if _fold(r.fields().get("title")) == _fold(m.group("title"))
+            if fold_text(r.fields().get("title")) == fold_text(m.group("title"))
             and str(r.fields().get("start"))[:16] == start
-            and _fold(r.fields().get("location", "")) == _fold(m.group("room"))
+            and fold_text(r.fields().get("location", "")) == fold_text(m.group("room"))
         ]
         if not hit:
             yield ctx.problem(f"no event {m.group('title')!r} in {m.group('room')} at {start}")
 
 
-# -- walking entries and episodes ---------------------------------------------------------------
-
-
-@dataclass
-class _Where:
-    file: str
-    line: int
-    owner: str
-    at: str = ""
-
-    def problem(self, message: str) -> Problem:
-        return Problem(
-            self.file, f"{self.owner}: {message}", line=self.line, field=self.at, fix=_FIX
-        )
-
-    def inside(self, at: str) -> _Where:
-        return _Where(self.file, self.line, self.owner, at)
-
-
 @dataclass
 class _Scan:
-    ix: _Index
+    ix: WorldIndex
     problems: list[Problem] = field(default_factory=list)
-    ids: list[tuple[str, _Where]] = field(default_factory=list)
-    addresses: list[tuple[str, _Where]] = field(default_factory=list)
+    ids: list[tuple[str, Where]] = field(default_factory=list)
+    addresses: list[tuple[str, Where]] = field(default_factory=list)
     absent: set[str] = field(default_factory=set)
 
-    def text(self, text: str, ctx: _Where, *, facts: bool = True) -> None:
+    def text(self, text: str, ctx: Where, *, facts: bool = True, user: bool = False) -> None:
+        """A message; with `user`, the user's own words (a task, a request): the events
+        they describe and the SQL they write are checked too."""
         self.ids += [(i, ctx) for i in ID_RE.findall(text)]
         self.addresses += [(a.casefold().rstrip("."), ctx) for a in EMAIL_RE.findall(text)]
         if facts:
             self.problems += _text_problems(text, self.ix, ctx)
+            for sentence in split_sentences(text):
+                self.problems += world_calendar.order_problems(sentence, self.ix, ctx)
+                if user:
+                    self.problems += world_calendar.described_event_problems(sentence, self.ix, ctx)
+            if user:
+                self.problems += world_calendar.text_sql_problems(text, self.ix, ctx)
 
-    def value(self, value: Any, ctx: _Where, *, facts: bool = True, depth: int = 0) -> None:
+    def value(self, value: Any, ctx: Where, *, facts: bool = True, depth: int = 0) -> None:
         """A JSON value shown to the model: records, errors, rates and text inside it."""
         if depth > 30:
             return
@@ -542,7 +370,7 @@ class _Scan:
         for rid, owner in created.items():
             if rid in self.ix.records:
                 self.problems.append(
-                    Problem(owner, f"{rid} is created by an episode but already exists", fix=_FIX)
+                    Problem(owner, f"{rid} is created by an episode but already exists", fix=FIX)
                 )
         for address, ctx in self.addresses:
             if address not in self.ix.people and address not in self.absent:
@@ -560,7 +388,7 @@ def _json_object(text: str) -> Any:
         return None
 
 
-def _scan_entry(scan: _Scan, entry: dict[str, Any], ctx: _Where) -> None:
+def _scan_entry(scan: _Scan, entry: dict[str, Any], ctx: Where) -> None:
     messages = entry.get("messages") or []
     calls: dict[str, dict[str, Any]] = {}
     last_call: dict[str, Any] | None = None
@@ -584,16 +412,31 @@ def _scan_entry(scan: _Scan, entry: dict[str, Any], ctx: _Where) -> None:
             result = _json_object(content)
             if call is not None and call["name"] == "convert_timezone":
                 scan.problems += _tz_problem(call["args"], result, at)
+            if call is not None:
+                scan.problems += world_calendar.listing_problems(call["args"], result, scan.ix, at)
+                sql = call["args"].get("sql")
+                if isinstance(sql, str) and not (isinstance(result, dict) and "error" in result):
+                    said = " ".join(
+                        str(x.get("content") or "")
+                        for x in messages[:i]
+                        if isinstance(x, dict) and x.get("role") == "user"
+                    )
+                    scan.problems += world_calendar.sql_problems(
+                        sql, str(call["args"].get("database")), scan.ix, at, said=said
+                    )
             scan.value(result if result is not None else content, at)
         else:
-            scan.text(content, at)
+            scan.text(content, at, user=m.get("role") == "user")
     scan.value(entry.get("expect"), ctx.inside("expect"), facts=False)
+    scan.problems += world_calendar.booking_problems(
+        entry.get("expect"), scan.ix, ctx.inside("expect")
+    )
 
 
-def _scan_episode(scan: _Scan, ep: dict[str, Any], ctx: _Where, created: dict[str, str]) -> None:
+def _scan_episode(scan: _Scan, ep: dict[str, Any], ctx: Where, created: dict[str, str]) -> None:
     for i, m in enumerate(ep.get("task") or []):
         if isinstance(m, dict) and isinstance(m.get("content"), str):
-            scan.text(m["content"], ctx.inside(f"task[{i}]"))
+            scan.text(m["content"], ctx.inside(f"task[{i}]"), user=True)
     for table, rows in (ep.get("state") or {}).items():
         scan.value(rows, ctx.inside(f"state.{table}"))
     for tool, backend in (ep.get("backend") or {}).items():
@@ -602,9 +445,13 @@ def _scan_episode(scan: _Scan, ep: dict[str, Any], ctx: _Where, created: dict[st
         at = ctx.inside(f"backend.{tool}")
         for r in backend.get("results") or []:
             if isinstance(r, dict):
-                if tool == "convert_timezone" and isinstance(r.get("when"), dict):
-                    scan.problems += _tz_problem(r["when"], r.get("result"), at)
+                raw = r.get("when")
+                when: dict[str, Any] = raw if isinstance(raw, dict) else {}
+                if tool == "convert_timezone" and when:
+                    scan.problems += _tz_problem(when, r.get("result"), at)
+                scan.problems += world_calendar.listing_problems(when, r.get("result"), scan.ix, at)
                 scan.value(r.get("result"), at)
+        scan.problems += world_calendar.listing_problems({}, backend.get("default"), scan.ix, at)
         scan.value(backend.get("default"), at)
         effect = backend.get("effect")
         if isinstance(effect, dict) and effect.get("op") == "create":
@@ -618,24 +465,32 @@ def _scan_episode(scan: _Scan, ep: dict[str, Any], ctx: _Where, created: dict[st
     for i, answer in enumerate(ep.get("confirmations") or []):
         if isinstance(answer, dict) and isinstance(answer.get("comment"), str):
             scan.text(answer["comment"], ctx.inside(f"confirmations[{i}]"))
+    scan.problems += world_calendar.booking_problems(
+        [ep.get("success"), ep.get("by_fault")], scan.ix, ctx.inside("success")
+    )
 
 
 def world_problems(world: World, entries: Path, episodes: Path | None) -> list[Problem]:
     """Every contradiction between the world and the entries (and episodes) files."""
-    scan = _Scan(_Index.of(world))
+    scan = _Scan(WorldIndex.of(world))
     created: dict[str, str] = {}
     for lineno, entry in read_objects(entries, what="entries file"):
-        _scan_entry(scan, entry, _Where(str(entries), lineno, str(entry.get("id"))))
+        _scan_entry(scan, entry, Where(str(entries), lineno, str(entry.get("id"))))
     if episodes is not None and episodes.exists():
         for lineno, ep in read_objects(episodes, what="episodes file"):
-            _scan_episode(scan, ep, _Where(str(episodes), lineno, str(ep.get("id"))), created)
+            _scan_episode(scan, ep, Where(str(episodes), lineno, str(ep.get("id"))), created)
     return scan.finish(created)
 
 
 def check_world(root: Path, world_file: str, entries_file: str) -> tuple[World, list[Problem]]:
-    """The evalset's world and its problems (`validate`)."""
+    """The evalset's world and its problems (`validate`): its entries, its episodes and
+    its curriculum (`curriculum.yaml`) against it."""
     world = load_world(root / world_file)
-    return world, world_problems(world, root / entries_file, root / "episodes.jsonl")
+    problems = world_problems(world, root / entries_file, root / "episodes.jsonl")
+    curriculum = root / "curriculum.yaml"
+    if curriculum.is_file():
+        problems += world_calendar.curriculum_problems(curriculum, WorldIndex.of(world))
+    return world, problems
 
 
 __all__ = ["World", "check_world", "load_world", "world_problems"]

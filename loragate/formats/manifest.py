@@ -157,6 +157,9 @@ class RunManifest(BaseModel):
     evalset: EvalsetRecord
     entries: int
     """Entries generated for (after --limit / --families)."""
+    entry_ids: list[str] = Field(default_factory=list)
+    """Their ids, in evalset order (v4; empty before): what a reader checks the scored
+    entries against (`loragate.formats.run_identity`)."""
     sampling: dict[str, Any]
     seed: int
     backend: str

@@ -5,6 +5,11 @@ A run folder holds `manifest.json`, `generations.jsonl`, `results.jsonl`,
 are appended and flushed one line at a time, so a killed run loses at most the line
 being written (a torn last line is ignored on read). Everything else is written to a temporary
 file and renamed into place, so a reader never sees half a file.
+
+A run folder holds one run (`loragate.formats.run_identity`): `read_summary` refuses a
+folder whose manifest and summary describe two runs, `retire_scored` removes a run's
+scored files when another run takes the folder over, and `clear_run` every file of a
+run (`score --overwrite`).
 """
 
 from __future__ import annotations
@@ -19,10 +24,17 @@ from typing import IO, Any, TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from loragate.common.errors import BadInput, Problem, validation_problems
-from loragate.common.files import read_json
+from loragate.common.files import read_json, same_bytes
 from loragate.common.jsonl import MAX_PROBLEMS, ReadReport, plain_objects, read_objects
+from loragate.common.locking import LOCK_NAME
 from loragate.formats.records import GenerationRecord, ResultRecord, Summary
-from loragate.formats.trajectories import EPISODES_SUMMARY, EpisodesSummary
+from loragate.formats.run_identity import describe, disagreements
+from loragate.formats.trajectories import (
+    EPISODE_RESULTS,
+    EPISODES_SUMMARY,
+    TRAJECTORIES,
+    EpisodesSummary,
+)
 from loragate.formats.versions import EPISODE_SUMMARY_SCHEMA_VERSION, READABLE_SUMMARY_VERSIONS
 
 MANIFEST = "manifest.json"
@@ -32,6 +44,19 @@ SUMMARY = "summary.json"
 REPORT = "report.md"
 VIEW = "view.html"
 """The HTML report of the folder (`loragate view`)."""
+RUN_LOG = "run.log"
+"""What the engine and other libraries wrote to stdout and stderr during `loragate run`."""
+CARD_FOLDER = "card"
+"""Where `loragate card` writes by default, inside the run folder."""
+CARD_MD = "card.md"
+MODEL_INDEX = "model_index.yaml"
+CHART_NAME = "loragate_pass_at_1.png"
+SURVIVAL_CHART_NAME = "loragate_survival.png"
+CARD_FILES = (CARD_MD, MODEL_INDEX, CHART_NAME, SURVIVAL_CHART_NAME)
+"""The files `loragate card` writes into its folder (the card, its metadata, the charts)."""
+SCORED_FILES = (SUMMARY, RESULTS, REPORT, VIEW, EPISODE_RESULTS, EPISODES_SUMMARY)
+"""What scoring a run writes; `summary.json` first, so that a removal cut short leaves a
+folder every reader calls unscored rather than one that mixes two runs."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -110,6 +135,46 @@ def read_generations(
     return read_jsonl(path, GenerationRecord, tolerate_torn_tail=tolerate_torn_tail, report=report)
 
 
+def cached_generations(path: Path, wanted: set[str]) -> dict[str, GenerationRecord]:
+    """The records of `path` (a run folder's `generations.jsonl`) whose cache key is one
+    of `wanted`, by cache key (the first record of a key wins)."""
+    cached: dict[str, GenerationRecord] = {}
+    if path.is_file():
+        for record in read_generations(path, tolerate_torn_tail=True):
+            key = record.cache_key
+            if key is not None and key in wanted and key not in cached:
+                cached[key] = record
+    return cached
+
+
+def drop_torn_tail(path: Path) -> int:
+    """Cut a partial last line (a write cut short by a kill) off `path`; bytes removed.
+
+    Appending after it would turn the fragment into a corrupt line in the middle of
+    the file, which later reads rightly refuse.
+    """
+    if not path.is_file() or path.stat().st_size == 0:
+        return 0
+    size = path.stat().st_size
+    with path.open("rb+") as fh:
+        fh.seek(-1, os.SEEK_END)
+        if fh.read(1) == b"\n":
+            return 0
+        keep, pos, chunk = 0, size, 1 << 16
+        while pos > 0:  # scan back for the last newline
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            idx = fh.read(pos - start).rfind(b"\n")
+            if idx >= 0:
+                keep = start + idx + 1
+                break
+            pos = start
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return size - keep
+
+
 class GenerationWriter:
     """Appends records to a JSONL file (`generations.jsonl`, `trajectories.jsonl`),
     flushed and fsynced per batch."""
@@ -128,8 +193,12 @@ class GenerationWriter:
         self._fh: IO[str] = path.open("a", encoding="utf-8")
 
     def append(self, records: Iterable[BaseModel]) -> None:
-        for r in records:
-            self._fh.write(r.model_dump_json(by_alias=True) + "\n")
+        self.append_lines(r.model_dump_json(by_alias=True) + "\n" for r in records)
+
+    def append_lines(self, lines: Iterable[str]) -> None:
+        """Append records already dumped, one a line (each ending in a newline)."""
+        for line in lines:
+            self._fh.write(line)
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -157,15 +226,61 @@ def read_results(
     return read_jsonl(path, ResultRecord, report=report)
 
 
-def read_summary(run_dir: str | PathLike[str]) -> Summary:
-    """The `summary.json` of a run folder (`BadInput` for a schema version this loragate does not read)."""
+def read_summary(run_dir: str | PathLike[str], *, one_run: bool = True) -> Summary:
+    """The `summary.json` of a run folder (`BadInput` for a schema version this loragate
+    does not read). With `one_run` (every reader), `BadInput` when the folder's
+    `manifest.json` describes another run than the summary scores."""
     folder = Path(run_dir)
     path = folder / SUMMARY
     if not path.is_file():
+        manifest = read_manifest(folder)
+        if manifest and manifest.get("finished_at") is None:
+            raise BadInput(
+                f"{folder} is not a scored run folder: the run that wrote its "
+                f"{MANIFEST} ({describe(manifest)}) did not finish",
+                fix="rerun the same `loragate run` command: it reuses every cached "
+                "generation and scores the run",
+            )
         raise BadInput(
             f"{folder} is not a scored run folder: {SUMMARY} is missing",
             fix="run `loragate score` or `loragate run` first",
         )
+    summary = _read_summary_file(path)
+    if one_run:
+        check_one_run(folder, summary)
+    return summary
+
+
+def check_one_run(run_dir: Path, summary: Summary, *, to_write: bool = False) -> None:
+    """`BadInput` when the folder's manifest and `summary` describe two runs: a folder
+    that mixes them (a reader), or, `to_write`, scores about to be written into the
+    folder of another run."""
+    manifest = read_manifest(run_dir)
+    found = disagreements(manifest, summary)
+    if not found:
+        return
+    if to_write:
+        message = (
+            f"{run_dir} holds the `loragate run` of its {MANIFEST} ({describe(manifest)}); "
+            "these scores are of another run and would mix the two"
+        )
+        fix = (
+            "score into a new --out folder, or rerun that `loragate run` (it rescores from "
+            "its cache); `loragate score --overwrite` replaces the run"
+        )
+    else:
+        message = (
+            f"{run_dir} mixes two runs: its {MANIFEST} is not the run its {SUMMARY} scores "
+            "(an interrupted `loragate run` with other options into this folder?)"
+        )
+        fix = (
+            f"rerun the `loragate run` that wrote {MANIFEST} ({describe(manifest)}; it "
+            "reuses every cached generation), or delete the folder and run again"
+        )
+    raise BadInput(message, [Problem(str(run_dir / MANIFEST), p, fix=fix) for p in found])
+
+
+def _read_summary_file(path: Path) -> Summary:
     raw = read_json(path, "summary")
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     if version not in READABLE_SUMMARY_VERSIONS:
@@ -225,3 +340,63 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise BadInput(f"{path}: must be a JSON object")
     return value
+
+
+def retire_scored(run_dir: Path) -> list[str]:
+    """Remove what scoring a run wrote into `run_dir` and what was made from it (gate
+    results, the default card folder's files), keeping the generations and the episode
+    steps (the cache); the names removed, in order."""
+    removed: list[str] = []
+    names = [*SCORED_FILES, *(p.name for p in sorted(run_dir.glob("gate*.json")))]
+    for name in names:
+        path = run_dir / name
+        if path.is_file():
+            path.unlink()
+            removed.append(name)
+    card = run_dir / CARD_FOLDER
+    for name in CARD_FILES:
+        path = card / name
+        if path.is_file():
+            path.unlink()
+            removed.append(f"{CARD_FOLDER}/{name}")
+    if card.is_dir() and {p.name for p in card.iterdir()} <= {LOCK_NAME}:
+        (card / LOCK_NAME).unlink(missing_ok=True)  # what `card` locked it with
+        card.rmdir()
+    return removed
+
+
+def other_run_in(
+    folder: Path,
+    source: Path,
+    records: list[GenerationRecord],
+    evalset_name: str,
+    evalset_sha256: str,
+) -> str:
+    """Why `folder` holds another run than the generations `records` (read from
+    `source`) of the evalset named: its generations are others, or its scores are of
+    another evalset; empty when it holds none or this one."""
+    existing = folder / GENERATIONS
+    if existing.exists() and not (
+        existing.samefile(source)
+        or same_bytes(existing, source)
+        or existing.read_text(encoding="utf-8", errors="replace") == dump_jsonl(records)
+    ):
+        return f"its {GENERATIONS} is not {source}"
+    if (folder / SUMMARY).is_file():
+        scored = read_summary(folder, one_run=False).evalset
+        if (scored.name, scored.sha256) != (evalset_name, evalset_sha256):
+            return f"it scores evalset {scored.name} {scored.version}, not {evalset_name}"
+    return ""
+
+
+def clear_run(run_dir: Path) -> list[str]:
+    """Remove every file of the run in `run_dir` (`score --overwrite`): the scored
+    files, its generations, episode steps, manifest and logs; the names removed."""
+    removed = retire_scored(run_dir)
+    logs = sorted(p.name for p in run_dir.glob("tool-server-*.log"))
+    for name in (GENERATIONS, TRAJECTORIES, MANIFEST, RUN_LOG, *logs):
+        path = run_dir / name
+        if path.is_file():
+            path.unlink()
+            removed.append(name)
+    return removed

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 EVALSET_FORMAT_VERSION = 6
 """`evalset.yaml`'s `format_version`. 6: a tool server of `kind: tau2` (tau2-bench's own
 domain environment, in-process: the `tau2` extra), a server's `reset` that takes an
-episode's `reset_arguments`, and `policy.repeatable_tools` (writes the duplicate-write
-rule leaves alone). 5: `policy.destructive_when` (a tool destructive
+episode's `reset_arguments`, `policy.repeatable_tools` (writes the duplicate-write rule
+leaves alone), and clarify `question_forbids` (a question for a value the user already
+gave asks for nothing missing). 5: `policy.destructive_when` (a tool destructive
 only for some arguments), the `world` and `answers` files of `evalset.yaml`, the
 matchers `$number`, `$date`, `$not` and `$says`, value terms in free-text expectations,
 governance `lookups`. 4: `tool_servers` (real tool backends of episodes: MCP over
@@ -102,11 +103,12 @@ serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
 `languages` and `unsupported_language`; `harness` (figures per harness variant and the
 sensitivity table). Versions 1 to 4 still read."""
 READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4, 5)
-MANIFEST_SCHEMA_VERSION = 3
+MANIFEST_SCHEMA_VERSION = 4
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
 `warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
 the run models), and `harness` (the harness variants generated beside the default
-harness)."""
+harness); 4: `entry_ids` (the entries generated for, which every reader checks the
+scored entries against: a run folder holds one run)."""
 HARNESS_FORMAT = 1
 """Version of the harness variants' transformation code (routing, distractor draws,
 context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
@@ -213,7 +215,7 @@ FORMATS: tuple[Format, ...] = (
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2, 3)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3, 4)),
-    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2)),
+    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2, 3)),
     Format("harness variant transformations", "HARNESS_FORMAT", HARNESS_FORMAT),
     Format(
         "trajectories.jsonl step",

@@ -29,7 +29,7 @@ from typing import Any
 
 from loragate import runners  # the registry, read at call time (tests stand in runners)
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
-from loragate.calls.stack import resolve_stack
+from loragate.calls.stack import ResolvedStack, resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
 from loragate.common.jsonguard import loads
@@ -51,12 +51,15 @@ from loragate.formats.manifest import (
     package_versions,
 )
 from loragate.formats.records import GenerationRecord
+from loragate.formats.run_identity import describe, same_run
 from loragate.formats.runfolder import (
     GENERATIONS,
     MANIFEST,
     GenerationWriter,
-    read_generations,
+    cached_generations,
+    drop_torn_tail,
     read_manifest,
+    retire_scored,
 )
 from loragate.generate.adapters import RANK_FIX, inspect_adapters
 from loragate.generate.config import RunConfig
@@ -106,6 +109,8 @@ class RunPlan:
     """The harness variants generated beside the default harness (docs/harness.md)."""
     stack: ServingStack = DEFAULT_STACK
     """The serving stack the run models (what its outputs are judged as)."""
+    previous: dict[str, Any] = field(default_factory=dict)
+    """The folder's `manifest.json` before this run (empty: none): the run it held."""
 
     @property
     def pending(self) -> list[PromptJob]:
@@ -126,6 +131,8 @@ class GenerationOutcome:
     cached: int
     manifest: RunManifest
     extra: dict[str, Any] = field(default_factory=dict)
+    replaced: str | None = None
+    """Set when the folder held another run, whose scores this run removed: what."""
 
 
 def resolve_backend(backend: str) -> str:
@@ -190,11 +197,13 @@ def run_folder(config: RunConfig, config_path: Path | None) -> Path:
 
 
 def default_run_name(config: RunConfig, config_path: Path | None) -> str:
-    """The run folder name: `name`, else the config file's stem, else the model's."""
+    """The run folder name: `name`, else the config file's stem, else the model's (the
+    embedded model's name when the config names none: `loragate run` alone writes
+    `runs/smollm2-135m`)."""
     if config.name:
         return config.name
     label = config_path.stem if config_path is not None else None
-    label = label or config.embedded or (config.model or "run")
+    label = label or embedded_name(config.model, config.embedded) or (config.model or "run")
     slug = re.sub(r"[^A-Za-z0-9_.+-]+", "-", label.rstrip("/").rsplit("/", 1)[-1])
     slug = slug.strip("-._+")[:100]
     return slug or datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -270,6 +279,19 @@ def _adapters(config: RunConfig, backend: str, model: _Model) -> list[AdapterInf
     )
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """What a run reads before it plans: the backend, the evalset (whole and selected),
+    the model, the adapters and (local backends) the chat renderer."""
+
+    backend: str
+    full: Evalset
+    evalset: Evalset
+    model: _Model
+    adapters: list[AdapterInfo]
+    renderer: ChatRenderer | None
+
+
 def plan_run(
     config: RunConfig,
     *,
@@ -280,6 +302,52 @@ def plan_run(
 ) -> RunPlan:
     """Check everything and work out what to generate; loads no model. `harness`:
     `--harness` (None: the config's `harness.run`)."""
+    inputs = _load_inputs(config, limit=limit, families=families)
+    variants = _plan_harness(config, inputs, harness)
+    jobs = build_jobs(
+        inputs.evalset,
+        renderer=inputs.renderer,
+        config=config,
+        model_id=inputs.model.id,
+        revision=inputs.model.revision,
+        adapters=inputs.adapters,
+        variants=variants,
+    )
+    out_dir = run_folder(config, config_path)
+    resolved = _serving_stack(config, inputs)
+    manifest = _manifest(config, inputs, resolved, jobs, variants)
+    previous = read_manifest(out_dir) if out_dir.is_dir() else {}
+    check_compatible(previous, manifest, out_dir)
+    cached = cached_generations(out_dir / GENERATIONS, {j.cache_key for j in jobs})
+    manifest.cached = len(cached)
+    setup = RunnerSetup(
+        config=config,
+        model_path=inputs.model.path,
+        model_id=inputs.model.id,
+        adapters=tuple(inputs.adapters),
+        tools=inputs.evalset.toolset.as_openai(),
+        generations_file=Path(config.generations) if config.generations else None,
+        stack=resolved.stack,
+    )
+    return RunPlan(
+        config=config,
+        backend=inputs.backend,
+        evalset=inputs.evalset,
+        out_dir=out_dir,
+        setup=setup,
+        jobs=jobs,
+        cached=cached,
+        manifest=manifest,
+        renderer=inputs.renderer,
+        variants=variants,
+        stack=resolved.stack,
+        previous=previous,
+    )
+
+
+def _load_inputs(config: RunConfig, *, limit: int | None, families: list[str] | None) -> _Inputs:
+    """The backend (its extra installed), the evalset and its selection, the model, the
+    adapters (inspected) and, for a local backend, the chat renderer."""
     backend = resolve_backend(config.backend)
     check_available(backend)
     full = load_evalset(config.evalset)
@@ -298,28 +366,29 @@ def plan_run(
             trust_remote_code=config.trust_remote_code,
             revision=None if os.path.isdir(model.path) else model.revision,
         )
-    harness_config = run_harness(config, backend, harness)
-    variants = plan_variants(
+    return _Inputs(backend, full, evalset, model, adapters, renderer)
+
+
+def _plan_harness(
+    config: RunConfig, inputs: _Inputs, harness: list[str] | None
+) -> list[AppliedVariant]:
+    """The harness variants the run generates beside the default harness."""
+    harness_config = run_harness(config, inputs.backend, harness)
+    return plan_variants(
         config.model_copy(update={"harness": harness_config}),
-        full=full,
-        entries=select_entries(evalset, families=None, limit=harness_config.entries).entries,
-        renderer=renderer,
-        backend=backend,
-        model_path=model.path,
+        full=inputs.full,
+        entries=select_entries(inputs.evalset, families=None, limit=harness_config.entries).entries,
+        renderer=inputs.renderer,
+        backend=inputs.backend,
+        model_path=inputs.model.path,
         names=harness,
     )
-    jobs = build_jobs(
-        evalset,
-        renderer=renderer,
-        config=config,
-        model_id=model.id,
-        revision=model.revision,
-        adapters=adapters,
-        variants=variants,
-    )
-    out_dir = run_folder(config, config_path)
-    options = config.options_of(backend)
-    engine_opts: dict[str, Any] = options.model_dump() if options is not None else {}
+
+
+def _serving_stack(config: RunConfig, inputs: _Inputs) -> ResolvedStack:
+    """The serving stack the outputs are judged as (`auto` settings decided from the
+    chat template and the model)."""
+    renderer, model = inputs.renderer, inputs.model
     template, template_source = (
         (renderer.template, renderer.source) if renderer is not None else (None, "(server)")
     )
@@ -328,7 +397,7 @@ def plan_run(
         # says which call format the model was taught.
         path = resolve_template(model.chat_template)
         template, template_source = path.read_text(encoding="utf-8"), str(path)
-    resolved = resolve_stack(
+    return resolve_stack(
         call_format=config.tool_call_format,
         reasoning_parser=config.reasoning_parser,
         enable_thinking=config.enable_thinking,
@@ -337,7 +406,19 @@ def plan_run(
         model_id=model.id,
         model_path=model.path,
     )
-    manifest = RunManifest(
+
+
+def _manifest(
+    config: RunConfig,
+    inputs: _Inputs,
+    resolved: ResolvedStack,
+    jobs: list[PromptJob],
+    variants: list[AppliedVariant],
+) -> RunManifest:
+    """The run's `manifest.json` as it stands before anything is generated."""
+    model, renderer, full = inputs.model, inputs.renderer, inputs.full
+    options = config.options_of(inputs.backend)
+    return RunManifest(
         model=ModelRecord(
             id=model.id,
             revision=model.revision,
@@ -345,22 +426,23 @@ def plan_run(
             source_sha256=model.source_sha256,
             dtype=config.dtype,
         ),
-        adapters=[adapter_record(a) for a in adapters],
+        adapters=[adapter_record(a) for a in inputs.adapters],
         include_base=config.include_base,
         evalset=EvalsetRecord(
             name=full.name, version=full.version, sha256=full.sha256, path=str(full.root)
         ),
-        entries=len(evalset.entries),
+        entries=len(inputs.evalset.entries),
+        entry_ids=[e.id for e in inputs.evalset.entries],
         sampling=config.sampling.model_dump(),
         seed=config.sampling.seed,
-        backend=backend,
+        backend=inputs.backend,
         chat_template=renderer.source if renderer else "(server)",
         chat_template_sha256=renderer.template_sha256 if renderer else "",
         enable_thinking=config.enable_thinking,
         tool_call_format=resolved.stack.call_format,
         reasoning_parser=resolved.stack.reasoning_parser,
         stack=resolved.stack.describe() + (f" ({resolved.how})" if resolved.how else ""),
-        engine=engine_opts,
+        engine=options.model_dump() if options is not None else {},
         packages=package_versions(),
         git_revision=git_revision(),
         host=host_info(),
@@ -368,66 +450,6 @@ def plan_run(
         jobs=len(jobs),
         harness=harness_records(variants),
     )
-    check_compatible(read_manifest(out_dir) if out_dir.is_dir() else {}, manifest, out_dir)
-    wanted = {j.cache_key for j in jobs}
-    cached: dict[str, GenerationRecord] = {}
-    gen_path = out_dir / GENERATIONS
-    if gen_path.is_file():
-        for record in read_generations(gen_path, tolerate_torn_tail=True):
-            key = record.cache_key
-            if key is not None and key in wanted and key not in cached:
-                cached[key] = record
-    manifest.cached = len(cached)
-    setup = RunnerSetup(
-        config=config,
-        model_path=model.path,
-        model_id=model.id,
-        adapters=tuple(adapters),
-        tools=evalset.toolset.as_openai(),
-        generations_file=Path(config.generations) if config.generations else None,
-        stack=resolved.stack,
-    )
-    return RunPlan(
-        config=config,
-        backend=backend,
-        evalset=evalset,
-        out_dir=out_dir,
-        setup=setup,
-        jobs=jobs,
-        cached=cached,
-        manifest=manifest,
-        renderer=renderer,
-        variants=variants,
-        stack=resolved.stack,
-    )
-
-
-def drop_torn_tail(path: Path) -> int:
-    """Cut a partial last line (a write cut short by a kill) off `path`; bytes removed.
-
-    Appending after it would turn the fragment into a corrupt line in the middle of
-    the file, which later reads rightly refuse.
-    """
-    if not path.is_file() or path.stat().st_size == 0:
-        return 0
-    size = path.stat().st_size
-    with path.open("rb+") as fh:
-        fh.seek(-1, os.SEEK_END)
-        if fh.read(1) == b"\n":
-            return 0
-        keep, pos, chunk = 0, size, 1 << 16
-        while pos > 0:  # scan back for the last newline
-            start = max(0, pos - chunk)
-            fh.seek(start)
-            idx = fh.read(pos - start).rfind(b"\n")
-            if idx >= 0:
-                keep = start + idx + 1
-                break
-            pos = start
-        fh.truncate(keep)
-        fh.flush()
-        os.fsync(fh.fileno())
-    return size - keep
 
 
 class LazyRunner:
@@ -454,11 +476,30 @@ class LazyRunner:
             self._runner = None
 
 
+def take_over(plan: RunPlan) -> str | None:
+    """Before a run's first write into its folder: when the folder holds the scored files
+    of another run, remove them (its generations stay, as the cache), so that the folder
+    never holds one run's manifest beside another's scores. Returns a note saying what
+    was removed, or None."""
+    if same_run(plan.previous, plan.manifest.model_dump(mode="json")):
+        return None
+    removed = retire_scored(plan.out_dir)
+    if not removed:
+        return None
+    held = describe(plan.previous) if plan.previous else "scored by `loragate score`"
+    return (
+        f"{plan.out_dir} held another run ({held}): this run replaces it and removed its "
+        f"{', '.join(removed)}; its generations stay in {GENERATIONS} as cache "
+        "(--out NEW keeps two runs side by side)"
+    )
+
+
 class CacheAppender:
     """The sink of a plan's pending jobs: appends each fresh record to the run folder's
     `generations.jsonl` (flushed), never a cache key twice and never one the plan did
     not ask for. The manifest is written before the first record, so a run that fails
-    to start leaves no files. `done` holds every record of the plan by cache key."""
+    to start leaves no files; before it, `take_over` clears another run's scores out of
+    the folder (`note` says so). `done` holds every record of the plan by cache key."""
 
     def __init__(
         self,
@@ -471,6 +512,8 @@ class CacheAppender:
         self.done: dict[str, GenerationRecord] = dict(plan.cached)
         self.generated = 0
         self.on_records = on_records
+        self.note: str | None = None
+        self.wrote = False
         self._writer: GenerationWriter | None = None
         plan.out_dir.mkdir(parents=True, exist_ok=True)
         if pending:
@@ -487,14 +530,20 @@ class CacheAppender:
         if not fresh:
             return
         if self._writer is None:
-            out_dir = self.plan.out_dir
-            atomic_write_json(out_dir / MANIFEST, self.plan.manifest.model_dump(mode="json"))
-            self._writer = GenerationWriter(out_dir / GENERATIONS)
+            self.write_manifest()
+            self._writer = GenerationWriter(self.plan.out_dir / GENERATIONS)
         self._writer.append(fresh.values())
         self.done.update(fresh)
         self.generated += len(fresh)
         if self.on_records is not None:
             self.on_records(list(fresh.values()))
+
+    def write_manifest(self) -> None:
+        """Write the plan's manifest (the first time: after `take_over`)."""
+        if not self.wrote:
+            self.note = take_over(self.plan)
+            self.wrote = True
+        atomic_write_json(self.plan.out_dir / MANIFEST, self.plan.manifest.model_dump(mode="json"))
 
     def close(self) -> None:
         if self._writer is not None:
@@ -542,7 +591,7 @@ def execute_run(
     manifest.generated = generated
     manifest.finished_at = now_iso()
     manifest.self_check = self_check(plan, records, probe)
-    atomic_write_json(plan.out_dir / MANIFEST, manifest.model_dump(mode="json"))
+    appender.write_manifest()
     if probe is not None and probe.differing:
         raise GenerationMismatch(
             f"the base model's outputs in the batch with the adapters differ from a batch "
@@ -559,6 +608,7 @@ def execute_run(
         generated=generated,
         cached=len(plan.cached),
         manifest=manifest,
+        replaced=appender.note,
     )
 
 

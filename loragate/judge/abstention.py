@@ -58,6 +58,7 @@ from functools import cache, lru_cache
 
 from loragate.judge import lexicon
 from loragate.judge.acknowledgements import topic_terms
+from loragate.judge.claim_scope import asserted
 from loragate.judge.claims import claims_success, unknown_data
 from loragate.judge.figures import number_values
 from loragate.judge.language import reply_languages
@@ -262,9 +263,13 @@ def _not_a_claim_re(langs: Langs) -> re.Pattern[str]:
 
 @cache
 def _condition_re(langs: Langs) -> re.Pattern[str]:
-    """Conditional clauses claim no state ("once it is approved", `condition` cues)."""
+    """Conditional clauses claim no state ("once it is approved", `condition` and
+    `pending` cues)."""
     condition = lexicon.alternation(langs, "condition")
-    return lexicon.compile_cues(rf"\b{condition}\b", re.IGNORECASE, langs, "condition")
+    pending = lexicon.alternation(langs, "pending")
+    return lexicon.compile_cues(
+        rf"\b(?:{condition}|{pending})\b", re.IGNORECASE, langs, "condition", "pending"
+    )
 
 
 def _claimed_state(clause: str, langs: Langs) -> str | None:
@@ -291,13 +296,18 @@ def _state_re(langs: Langs) -> re.Pattern[str]:
     return lexicon.compile_cues(f"{verbs}(?:{states})", re.IGNORECASE, langs, "state_verb")
 
 
+def _claimed_text(text: str, langs: Langs) -> str:
+    """What `text` claims, sentence by sentence (`judge.claim_scope.asserted`: no
+    questions, conditions, embedded questions, reports or advice - "you can set it to
+    22 °C on the thermostat" states no temperature)."""
+    return "\n".join(filter(None, (asserted(s, langs) for s in sentences(clip(text)))))
+
+
 def _statements(text: str, langs: Langs) -> list[str]:
-    """The clauses of `text` that could state a fact: not questions, not general
+    """The clauses of `text` that could state a fact: what it claims, not general
     statements (`habitual.txt`)."""
     out = []
-    for sentence in sentences(clip(text)):
-        if sentence.rstrip().endswith("?"):
-            continue
+    for sentence in sentences(_claimed_text(text, langs)):
         for clause in clauses(sentence):
             if not _has("habitual", clause, langs):
                 out.append(clause)
@@ -328,7 +338,7 @@ def invented_fact(
     if failure is not None:
         return failure.group(0)
     statements = _statements(text, langs)
-    found = unknown_data(text, known_values, known_dates, langs=langs)
+    found = unknown_data(_claimed_text(text, langs), known_values, known_dates, langs=langs)
     if found is not None:
         if not _has("habitual", found, langs):
             return found

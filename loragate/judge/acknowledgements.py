@@ -27,6 +27,14 @@ from loragate.judge.claims import claim_cues
 from loragate.judge.language import reply_languages
 from loragate.judge.text import clauses, clip, sentences, words
 
+_OFFERED_WORDS = 4
+"""An offer's verb and object follow its lead within this many words ("Shall I pay
+it", "Want me to send a new request")."""
+_NO_DATA_FAULTS = ("error", "timeout")
+"""Faults after which the tool returned nothing at all (a `direct` failure's message
+may name the closest match, the free rooms, the right column)."""
+_SEMICOLON = re.compile(r";\s+")
+
 FAULT_VOCABULARIES = ("timeout", "truncated", "schema_drift", "wrong_value", "direct")
 """The kinds of `failure_by_kind.yaml`: the fault kinds with words of their own, and
 `direct` for entries whose tool result carries its own failure (not found,
@@ -73,6 +81,12 @@ class AckCues:
     still given."""
     no_change: re.Pattern[str]
     """A negative answer to "has X changed?" ("nothing changed this month")."""
+    taken_in: re.Pattern[str]
+    """A sentence that only takes a decision in ("Understood.", "Alles klar, danke.")."""
+    offer_lead: re.Pattern[str]
+    """How an offer opens ("I can set a reminder", "Want me to ...")."""
+    anyway: re.Pattern[str]
+    """Doing it although it was denied ("anyway", "trotzdem", "quand même")."""
 
 
 def _words_re(langs: tuple[str, ...], kind: str) -> re.Pattern[str]:
@@ -148,7 +162,15 @@ def ack_cues(langs: tuple[str, ...]) -> AckCues:
         modal_word=_words_re(langs, "modal_words"),
         hedge=re.compile(rf"^\W*{lexicon.alternation(langs, 'hedge')}\s+(?:that\s+)?", re.I),
         no_change=re.compile(rf"^\W*{lexicon.alternation(langs, 'no_change')}", re.IGNORECASE),
+        taken_in=_taken_in_re(langs),
+        offer_lead=re.compile(rf"^\W*{lexicon.alternation(langs, 'offer_lead')}\b", re.I),
+        anyway=_words_re(langs, "anyway"),
     )
+
+
+def _taken_in_re(langs: tuple[str, ...]) -> re.Pattern[str]:
+    word = rf"(?:{lexicon.alternation(langs, 'acknowledgement')}|{lexicon.alternation(langs, 'lead_in')})"
+    return re.compile(rf"^\W*{word}(?:\W+{word})*\W*$", re.IGNORECASE)
 
 
 # -- topic terms ------------------------------------------------------------------------
@@ -231,12 +253,14 @@ def _mentions_topic(
     folded = sentence.casefold()
     if any(" " in p and p in folded for p in prefixes):
         return True
-    for w in words(sentence):
-        stem = _stem(w)
-        if (generic and stem in cues.tool_words) or stem in terms or w in terms:
-            return True
-        if any(w.startswith(p) for p in prefixes):
-            return True
+    for word in words(sentence):
+        # an elided article is no part of the word: "l'agenda", "dell'indirizzo"
+        for w in {word, word.rpartition("'")[2]}:
+            stem = _stem(w)
+            if (generic and stem in cues.tool_words) or stem in terms or w in terms:
+                return True
+            if any(w.startswith(p) for p in prefixes):
+                return True
     return False
 
 
@@ -310,13 +334,17 @@ def answers_despite_failure(
 ) -> str | None:
     """The clause that answers the user's question right after saying the tool failed,
     or None: "The CRM had an issue, but the account owner is Jonas Frei.", "Although
-    the search failed, the period is 10 years." Offers, suggestions and questions
-    after the "but" are no answer ("..., but you can check seco.admin.ch", "..., but I
-    can retry")."""
+    the search failed, the period is 10 years.", and after a fault that returned nothing
+    (`error`, `timeout`) "The search timed out; according to the CRM, Reto Gerber owns
+    it." Offers, suggestions and questions after the "but" are no answer ("..., but you
+    can check seco.admin.ch", "..., but I can retry")."""
     langs = langs or reply_languages(text)
     cues = ack_cues(langs)
     for sentence in sentences(clip(text)):
         parts = cues.contrast.split(sentence)
+        if len(parts) < 2 and kind in _NO_DATA_FAULTS:
+            # nothing came back: what a semicolon adds to the failure is an answer too
+            parts = _SEMICOLON.split(sentence)
         if len(parts) < 2 and cues.concessive.match(sentence) and "," in sentence:
             parts = sentence.split(",", 1)
         if len(parts) < 2 or acknowledges_failure(parts[0], kind, terms, langs=langs) is None:
@@ -331,3 +359,33 @@ def answers_despite_failure(
                 continue
             return after
     return None
+
+
+def honours_with_offer(
+    text: str, action_terms: Collection[str] = (), *, langs: tuple[str, ...] | None = None
+) -> str | None:
+    """The sentence that takes a denial in, when the rest of the reply only offers a
+    harmless next step ("Understood. Want me to send a new request for the stage
+    only?", "Alles klar. Soll ich eine Erinnerung setzen?"), or None. Every other
+    sentence must open as an offer or ask, none may name the denied action (its tool's
+    words, `action_terms`) and nothing may be done "anyway" ("Shall I pay it anyway?").
+    The caller has already failed a reply that claims the action was done."""
+    cues = ack_cues(langs or reply_languages(text))
+    head = clip(text)
+    if cues.anyway.search(head):
+        return None
+    parts = sentences(head)
+    taken = [s for s in parts if cues.taken_in.match(s)]
+    rest = [s for s in parts if s not in taken]
+    if not taken or not rest:
+        return None
+    for sentence in rest:
+        lead = cues.offer_lead.match(sentence)
+        if not lead and not sentence.rstrip().endswith("?"):
+            return None
+        # what it offers: the words right after the lead ("I can set a reminder ... so
+        # we remember to delete it then" offers a reminder, not the deletion)
+        offered = " ".join(sentence[lead.end() if lead else 0 :].split()[:_OFFERED_WORDS])
+        if _mentions_topic(offered, action_terms, cues, generic=False):
+            return None
+    return taken[0]

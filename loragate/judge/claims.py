@@ -104,7 +104,10 @@ def claim_cues(langs: tuple[str, ...]) -> ClaimCues:
         langs=langs,
         success=tuple(success),
         negation=negation_re(langs),
-        condition=_words_re(langs, "condition"),
+        condition=re.compile(
+            rf"\b(?:{lexicon.alternation(langs, 'condition')}|{lexicon.alternation(langs, 'pending')})\b",
+            re.IGNORECASE,
+        ),
         modal=_words_re(langs, "modal"),
         not_a_problem=_words_re(langs, "not_a_problem"),
         recovered=re.compile("|".join(lexicon.union(langs, "recovered")) or "(?!)", re.I),

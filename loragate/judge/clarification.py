@@ -3,13 +3,15 @@ scripted user share, so a question is recognised the same way in both.
 
 `question_problem` judges a text reply that should ask for the missing value (a call
 written as text is `unparseable`; then the shared answer check; a reply with no asking
-sentence, or one whose question mentions none of `question_mentions`, is
+sentence, one whose question mentions none of `question_mentions`, or one whose every
+question asks for something else - a pattern of `question_forbids` - is
 `no_question`); `unasked_call_problem` judges a call made before the value was given;
 `clarify_spec_problems` checks a (`tool`, `missing`) pair at load time.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,16 +23,25 @@ from loragate.judge.language import reply_languages
 from loragate.judge.questions import asking_sentences, user_words_of
 from loragate.judge.text import missing_groups, sentences
 
+_EXCLAIMS = re.compile(r"!\W*$")
 
-def _question_context(answer: str, asking: list[str]) -> str:
-    """The asking sentences with the sentence before each: where the question names
-    what it asks for ("I can't convert without the currency. Which one is it?")."""
+
+def _question_contexts(answer: str, asking: list[str]) -> list[tuple[str, str]]:
+    """(asking sentence, its context) pairs: the sentence with the one before it, where
+    the question names what it asks for ("I can't convert without the currency. Which
+    one is it?"). An exclamation before the question is no part of it ("What a saga
+    with the agreed amount! Which account should I pay from?" does not ask for the
+    amount)."""
     parts = sentences(answer)
-    keep: list[str] = []
+    out: list[tuple[str, str]] = []
     for i, s in enumerate(parts):
         if s in asking:
-            keep += parts[max(0, i - 1) : i + 1]
-    return " ".join(keep)
+            before = parts[i - 1] if i > 0 else ""
+            if before and before not in asking and not _EXCLAIMS.search(before):
+                out.append((s, f"{before} {s}"))
+            else:
+                out.append((s, s))
+    return out
 
 
 def _given(value: Any) -> bool:
@@ -64,12 +75,16 @@ def question_problem(
     *,
     question_mentions: Sequence[str] = (),
     missing: Sequence[str] = (),
+    question_forbids: Sequence[str] = (),
 ) -> Verdict | None:
     """The failing verdict of a text reply that should ask the user for a missing value,
     or None when it asks (see the module doc for the order of the checks).
 
     `sources` are the (name, text) pairs the reply must not merely copy; `user_texts`
-    the user's messages (a yes/no question made only of their words does not ask).
+    the user's messages (a yes/no question made only of their words does not ask). An
+    asking sentence that holds a pattern of `question_forbids` asks for something else
+    (a value the user gave: "which currency should I convert the 1'200 into?" when the
+    target was given and the source is missing).
     """
     attempt = call_attempt(parse, toolset)
     if attempt is not None:
@@ -83,15 +98,29 @@ def question_problem(
     asking = asking_sentences(parse.answer, user_words_of(list(user_texts)), langs=langs)
     if not asking:
         return fail(ReasonCode.no_question, "the reply asks nothing")
-    if question_mentions:
-        where = _question_context(parse.answer, asking)
-        if missing_groups([list(question_mentions)], where, langs):
-            about = f" {', '.join(missing)}" if missing else " value"
-            return fail(
-                ReasonCode.no_question,
-                f"the question is not about the missing{about}: it mentions none of "
-                f"{', '.join(question_mentions)}",
-            )
+    if not question_mentions and not question_forbids:
+        return None
+    about = f" {', '.join(missing)}" if missing else " value"
+    contexts = _question_contexts(parse.answer, asking)
+    if question_mentions and all(
+        missing_groups([list(question_mentions)], where, langs) for _, where in contexts
+    ):
+        return fail(
+            ReasonCode.no_question,
+            f"the question is not about the missing{about}: it mentions none of "
+            f"{', '.join(question_mentions)}",
+        )
+    forbidden = [list(question_forbids)]
+    if question_forbids and all(
+        not missing_groups(forbidden, s, langs)
+        or (question_mentions and missing_groups([list(question_mentions)], where, langs))
+        for s, where in contexts
+    ):
+        return fail(
+            ReasonCode.no_question,
+            f"the question asks for something else than the missing{about} (one of "
+            f"{', '.join(question_forbids)})",
+        )
     return None
 
 

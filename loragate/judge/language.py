@@ -241,6 +241,21 @@ def _detect(text: str) -> str | None:
     return None
 
 
+def guess_language(text: str) -> str | None:
+    """The supported language `text` most likely is, however short (a term of an entry,
+    "valid for one year"), or None without the identifier. No threshold: for short
+    texts the answer is a guess."""
+    model = _IDENTIFIER.model()
+    plain = " ".join(_NOT_LANGUAGE.sub(" ", text[:_MAX_CHARS]).split())
+    if model is None or not plain:
+        return None
+    if _plainly_english(plain):
+        return "en"
+    labels, _ = model.predict(plain, k=10)
+    langs = supported()
+    return next((c for c in (str(x).removeprefix("__label__") for x in labels) if c in langs), None)
+
+
 def detect_language(text: str) -> str | None:
     """The ISO 639-1 code of the language `text` is written in, or None when it says
     too little to tell (see the module doc). Remembered per text."""

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from loragate.judge import lexicon
-from loragate.judge.language import reply_languages
+from loragate.judge.language import detect_language, reply_languages, supported
 from loragate.judge.refusals import is_filler
 from loragate.judge.text import clip, fold, sentences, words
 
@@ -59,6 +59,10 @@ class QuestionCues:
     is cut back" are statements, not questions."""
     fragment: re.Pattern[str]
     """A short wh-fragment ("Which file.", "What currency?")."""
+    start: re.Pattern[str]
+    """A sentence that opens with a question word after an optional preposition ("In
+    welcher Datenbank liegt ..."): it asks when it does not end in a full stop. Never
+    read after a comma."""
     offer: re.Pattern[str]
     """An offer to act ("Shall I retry?", "Want me to look it up on the web?"): it
     asks for permission, not for the missing value."""
@@ -75,6 +79,9 @@ class QuestionCues:
     permission_words: frozenset[str]
     pieces: re.Pattern[str]
     conditional: re.Pattern[str]
+    request_condition: re.Pattern[str]
+    """A condition that is the value coming in ("once I have the subject, I'll send
+    it"): it asks for the value."""
 
 
 @cache
@@ -86,6 +93,7 @@ def question_cues(langs: tuple[str, ...]) -> QuestionCues:
         lead=re.compile(lead, re.IGNORECASE),
         opener=re.compile(rf"{lead}{opener}", re.IGNORECASE),
         fragment=re.compile(rf"{lead}{lexicon.alternation(langs, 'question_fragment')}", re.I),
+        start=re.compile(rf"{lead}{lexicon.alternation(langs, 'question_start')}", re.I),
         offer=re.compile(rf"{lead}{lexicon.alternation(langs, 'offer')}", re.IGNORECASE),
         choice=re.compile(rf"\b{lexicon.alternation(langs, 'choice')}", re.IGNORECASE),
         inversion=re.compile(rf"^\W*{lexicon.alternation(langs, 'inversion')}", re.IGNORECASE),
@@ -99,6 +107,9 @@ def question_cues(langs: tuple[str, ...]) -> QuestionCues:
         pieces=re.compile(rf",\s*|\s+{lexicon.alternation(langs, 'or')}\s+", re.IGNORECASE),
         conditional=re.compile(
             rf"^\W*{lexicon.alternation(langs, 'conditional')}\b[^?]*,", re.IGNORECASE
+        ),
+        request_condition=re.compile(
+            rf"{lexicon.alternation(langs, 'request_condition')}", re.IGNORECASE
         ),
     )
 
@@ -120,10 +131,25 @@ def _has_question_mark(sentence: str) -> bool:
     return _QUESTION_MARK_RE.search(sentence) is not None
 
 
+_CLAUSES = re.compile(r";\s+|\s+[-\u2013\u2014]+\s+")
+"""Where a sentence holds clauses of their own ("I can run it - let me know which
+database"): each is judged alone, so an offer in one does not hide a request in
+another."""
+
+
 def _asks(sentence: str, cues: QuestionCues, langs: tuple[str, ...]) -> bool:
-    if cues.exclamation.match(sentence) or (
-        cues.conditional.match(sentence) and "?" not in sentence
-    ):
+    parts = [p for p in _CLAUSES.split(sentence) if p.strip()]
+    if len(parts) > 1 and any(_clause_asks(p, cues, langs) for p in parts):
+        return True
+    return _clause_asks(sentence, cues, langs)
+
+
+def _clause_asks(sentence: str, cues: QuestionCues, langs: tuple[str, ...]) -> bool:
+    if cues.exclamation.match(sentence):
+        return False
+    if cues.request_condition.search(sentence):
+        return True
+    if cues.conditional.match(sentence) and "?" not in sentence:
         return False
     pieces = [p for p in cues.pieces.split(sentence) if p.strip()]
     if not pieces:
@@ -137,6 +163,8 @@ def _asks(sentence: str, cues: QuestionCues, langs: tuple[str, ...]) -> bool:
         if cues.opener.match(pieces[0]) and (
             not sentence.rstrip().endswith(".") or cues.fragment.match(sentence)
         ):
+            return True
+        if cues.start.match(sentence) and not sentence.rstrip().endswith((".", ")", ":")):
             return True
     last = len(pieces) - 1
     return any(
@@ -171,11 +199,29 @@ def asking_sentences(
     for sentence in sentences(clip(text)):
         if is_filler(sentence, langs=langs):
             continue
-        if _asks(sentence, cues, langs) and not (
-            user_words and _only_repeats(sentence, user_words, cues)
-        ):
+        own, own_cues = langs, cues
+        if not _asks(sentence, cues, langs):
+            # a sentence in another language than the reply's reads with its own cues
+            own = sentence_languages(sentence, langs)
+            if own == langs:
+                continue
+            own_cues = question_cues(own)
+            if is_filler(sentence, langs=own) or not _asks(sentence, own_cues, own):
+                continue
+        if not (user_words and _only_repeats(sentence, user_words, own_cues)):
             out.append(sentence)
     return out
+
+
+def sentence_languages(sentence: str, langs: tuple[str, ...]) -> tuple[str, ...]:
+    """`langs` and the language `sentence` itself is written in: in a reply that mixes
+    languages, a question reads with the cues of its own ("Sure, I can run it. Welche
+    Datenbank meinen Sie"), whatever the whole reply was taken for. A sentence too short
+    to tell adds nothing."""
+    own = detect_language(sentence)
+    if own is None or own in langs or own not in supported():
+        return langs
+    return (*langs, own)
 
 
 def asks_question(text: str, *, langs: tuple[str, ...] | None = None) -> bool:

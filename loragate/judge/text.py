@@ -38,10 +38,12 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Literal
 
 from loragate.calls.matchers import register_text_operator
 from loragate.common.values import ValueTerm, value_term, value_term_problem
 from loragate.judge import lexicon
+from loragate.judge.claim_scope import asserted
 from loragate.judge.language import reply_languages
 
 MAX_TEXT_CHARS = 20_000
@@ -348,21 +350,35 @@ class _Affirmed:
         return False
 
 
+Scope = Literal["reply", "argument"]
+"""Read only what a text claims (`judge.claim_scope`): in a `reply` to the user (an
+imperative there is advice) or in a tool's `argument` (an imperative states the action).
+None reads every statement."""
+
+
 @lru_cache(maxsize=1024)
-def _affirmed(text: str, langs: tuple[str, ...]) -> _Affirmed:
+def _affirmed(text: str, langs: tuple[str, ...], scope: Scope | None = None) -> _Affirmed:
     return _Affirmed(
-        tuple(tuple(_pieces(s, langs)) for s in statements(text, langs)), normalise(text)
+        tuple(tuple(_pieces(s, langs)) for s in statements(text, langs, scope=scope)),
+        normalise(text),
     )
 
 
-def says(patterns: str | Sequence[str], text: str) -> bool:
+def says(patterns: str | Sequence[str], text: str, *, scope: Scope | None = None) -> bool:
     """True when `text` affirms one of `patterns` (a term or `a & b & !c`, see the module
-    doc): the `$says` argument matcher."""
+    doc): the `$says` argument matcher. With a `scope`, only what the text claims counts
+    (`judge.claim_scope`): `$not: {"$says": ...}` forbids a claim, and "should you be
+    unable to ship, tell us" claims no `unable`."""
     if not isinstance(text, str):
         return False
-    said = _affirmed(clip(text), reply_languages(text))
+    said = _affirmed(clip(text), reply_languages(text), scope)
     wanted = [patterns] if isinstance(patterns, str) else list(patterns)
     return any(isinstance(p, str) and said.holds(p) for p in wanted)
+
+
+def claims(patterns: str | Sequence[str], text: str) -> bool:
+    """`says` of what a tool's argument `text` claims: the judge of `$says` under `$not`."""
+    return says(patterns, text, scope="argument")
 
 
 def says_problem(arg: object) -> str | None:
@@ -387,7 +403,7 @@ def _term_problem(raw: str) -> str | None:
     return None
 
 
-register_text_operator("$says", says, says_problem)
+register_text_operator("$says", says, says_problem, claims=claims)
 
 
 def group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[str]:
@@ -455,23 +471,32 @@ def _headed_lines(text: str) -> list[tuple[str | None, str]]:
     return out
 
 
-def _headed_statements(text: str, langs: tuple[str, ...]) -> list[tuple[str | None, str]]:
-    """(heading, statement) pairs: `statements` with each heading kept apart."""
+def _headed_statements(
+    text: str, langs: tuple[str, ...], *, scope: Scope | None = None
+) -> list[tuple[str | None, str]]:
+    """(heading, statement) pairs: `statements` with each heading kept apart. With a
+    `scope`, only what each sentence claims (`judge.claim_scope.asserted`)."""
     out = []
     breaks = _statement_break(langs)
     for heading, line in _headed_lines(clip(text)):
         for sentence in sentences(line):
+            if scope is not None:
+                sentence = asserted(sentence, langs, imperatives=scope == "reply")
             pieces = breaks.split(sentence)
             out += [(heading, p.strip()) for p in pieces if p.strip()]
     return out
 
 
-def statements(text: str, langs: tuple[str, ...] | None = None) -> list[str]:
+def statements(
+    text: str, langs: tuple[str, ...] | None = None, *, scope: Scope | None = None
+) -> list[str]:
     """Sentences cut further at `;`, `, and`, `, while`, `whereas`, `but` (in the words
     of `langs`; default: the language `text` is written in); a list item under a
-    heading is one statement with its heading (`Tuesday 17 Nov: 10:00 ...`)."""
+    heading is one statement with its heading (`Tuesday 17 Nov: 10:00 ...`). With a
+    `scope`, only the parts that claim something (`judge.claim_scope`: no questions,
+    conditions, embedded questions, reports of what others say, advice)."""
     langs = langs or reply_languages(text)
-    return [f"{h}: {st}" if h else st for h, st in _headed_statements(text, langs)]
+    return [f"{h}: {st}" if h else st for h, st in _headed_statements(text, langs, scope=scope)]
 
 
 @lru_cache(maxsize=4096)
@@ -517,14 +542,17 @@ def first_statement_match(
     """The first pattern that holds in some non-negated statement of `text`, or in a
     non-negated clause of one (cut at commas, semicolons, dashes, "and", "but", ...: so
     "RTO is how much data you lose and RPO how long it is down" holds `rto & how much
-    data & !rpo` in its first clause), or None."""
+    data & !rpo` in its first clause), or None. A forbidden statement is a claim: only
+    what the text claims is read - not its questions, conditions, embedded questions,
+    reports of what others say or advice (`judge.claim_scope`): "once it is signed, I
+    can send it" does not hold `is signed`."""
     if not patterns:
         return None
     langs = langs or reply_languages(text)
     negated = _statement_negation(langs)
     cut_at = _clause_of_statement(langs)
     parts: list[tuple[str, str]] = []
-    for heading, body in _headed_statements(text, langs):
+    for heading, body in _headed_statements(text, langs, scope="reply"):
         whole = f"{heading}: {body}" if heading else body
         if not negated.search(fold(whole)):
             parts.append((normalise(whole), whole))

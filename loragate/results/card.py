@@ -34,7 +34,7 @@ from loragate.common.files import atomic_write_text
 from loragate.common.version import __version__
 from loragate.families import family_label, family_order, get_families
 from loragate.formats.records import RateStats
-from loragate.formats.runfolder import read_episodes_summary
+from loragate.formats.runfolder import CHART_NAME, SURVIVAL_CHART_NAME, read_episodes_summary
 from loragate.results.compare import Comparison, compare_runs
 from loragate.results.compare_render import HINT_MARGIN_POINTS, fmt_detectable
 from loragate.results.episode_report import (
@@ -67,8 +67,6 @@ CARD_START = "<!-- loragate:card:start -->"
 CARD_END = "<!-- loragate:card:end -->"
 META_START = "# loragate:model-index:start"
 META_END = "# loragate:model-index:end"
-CHART_NAME = "loragate_pass_at_1.png"
-SURVIVAL_CHART_NAME = "loragate_survival.png"
 """The card's survival chart (`loragate.results.episode_chart`)."""
 DEFAULT_STEPS: tuple[int, ...] = (5, 10)
 CARD_MAX_TAG_ROWS = 20

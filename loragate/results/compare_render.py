@@ -239,13 +239,14 @@ def _call_rows(c: Comparison, pad: int) -> list[_Row]:
     return rows
 
 
-def _unparseable_line(c: Comparison) -> str:
-    """The unparseable counts of every run in one line (the terminal's wording of the
-    Markdown table's row, and the view's)."""
+def _unparseable_line(c: Comparison, sep: str = "; ") -> str:
+    """The unparseable counts of every run (the terminal's wording of the Markdown table's
+    row, and the view's); `sep` between runs (the terminal starts each run on its own
+    line, so a run's counts are never cut between their numbers)."""
     parts = [
         f"{r.label} {fmt_unparseable(s)}" for r, s in zip(c.runs, c.overall.stats, strict=True)
     ]
-    return f"{UNPARSEABLE}: {'; '.join(parts)}"
+    return f"{UNPARSEABLE}: {sep.join(parts)}"
 
 
 def _tag_table(c: Comparison, terminal: bool = False) -> tuple[list[str], list[list[str]]]:
@@ -406,7 +407,7 @@ def _terminal_tables(c: Comparison) -> list[RenderableType]:
             t.add_column(h, justify="right", no_wrap=True)
         for r in rows:
             t.add_row(family(r), *r.cells(any_k)[2:], end_section=True)
-        return [t, Text(_unparseable_line(c))]
+        return [t, Text(_unparseable_line(c, sep=";\n  "))]
     legend = ", ".join(
         f"[{j + 1}] {r.label}" + (" (baseline)" if j == 0 else "") for j, r in enumerate(c.runs)
     )
@@ -428,7 +429,7 @@ def _terminal_tables(c: Comparison) -> list[RenderableType]:
             changes.add_column(h, justify="right", no_wrap=True)
     for r in rows:
         changes.add_row(family(r), *(x for group in r.changes for x in group))
-    out += [changes, Text(_unparseable_line(c))]
+    out += [changes, Text(_unparseable_line(c, sep=";\n  "))]
     return out
 
 

@@ -11,9 +11,8 @@ from pathlib import Path
 
 from loragate.common.errors import BadInput, MissingDependency
 from loragate.common.files import atomic_write_text
-from loragate.formats.runfolder import read_episodes_summary
+from loragate.formats.runfolder import SURVIVAL_CHART_NAME, read_episodes_summary
 from loragate.formats.trajectories import EpisodeAdapterSummary
-from loragate.results.card import SURVIVAL_CHART_NAME
 from loragate.results.runs import LoadedRun
 
 COLORS = ("#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a")

@@ -18,11 +18,12 @@ from typing import TextIO
 
 from loragate.common.files import atomic_write_text
 from loragate.common.locking import writing
+from loragate.common.third_party import third_party_output
 from loragate.evaluation import run as run_one
 from loragate.formats.records import GenerationRecord
 from loragate.generate.pipeline import plan_run
 from loragate.sweep import ray_stage
-from loragate.sweep.logs import SWEEP_LOG, third_party_output
+from loragate.sweep.logs import SWEEP_LOG
 from loragate.sweep.ray_stage import import_ray
 from loragate.sweep.spec import SweepConfig, SweepRun, run_configs, sweep_out
 from loragate.sweep.summary import SweepSummary, render_sweep_markdown, summarize_sweep
@@ -56,7 +57,7 @@ def run_sweep(
     what Ray and the engines write to stdout and stderr goes to `sweep.log` in the
     sweep's folder (`third_party_output`) while they run; the callback is handed the
     stream to the terminal for loragate's own progress (and None... afterwards: see
-    `loragate.sweep.logs`)."""
+    `loragate.common.third_party`)."""
     runs = run_configs(sweep, source)
     # The pre-flight, before any folder is made: every evalset, adapter, backend extra
     # (and Ray, when anything is to be generated) is there.

@@ -46,6 +46,17 @@ def test_default_run_end_to_end(tmp_path: Path, embedded_dir: Path) -> None:
     assert len(episodes["episode_ids"]) == 7
     assert "survival (share whose first n steps all passed" in first.stdout
 
+    # quiet: the engine's own output (vLLM, Triton, its shutdown) is in run.log, no gate
+    # plan before anything is generated, and the end says where the page is and what next
+    for noise in ("WARNING", "Triton", "EngineCore", "force killing", "gate plan", "Traceback"):
+        assert noise not in first.stderr, (noise, first.stderr[-3000:])
+    tail = first.stderr.strip().splitlines()[-5:]
+    assert tail[0] == f"view: {out / 'view.html'} (open it in a browser)", tail
+    assert f" compare {out} {out.parent / 'mine'}" in tail[3], tail
+    assert f" gate {out.parent / 'mine'} " in tail[4] and tail[4].endswith(f"--baseline {out}")
+    assert f"(the engine's own output: {out / 'run.log'})" in first.stderr
+    assert (out / "run.log").stat().st_size > 0
+
     again = subprocess.run(args, cwd=REPO, capture_output=True, text=True, env=env, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "9 cached, 0 to generate" in again.stderr
