@@ -312,3 +312,33 @@ def test_a_run_folder_answered_by_one_user_mode_refuses_the_other(tmp_path: Path
     with pytest.raises(BadInput, match="whose user was `scripted`") as caught:
         check_user_mode(steps, "model")
     assert caught.value.fix == "run with `--user scripted`, or into another folder (`--out`)"
+
+
+def test_a_replay_of_a_step_the_user_answered_needs_the_recorded_turn(tmp_path: Path) -> None:
+    import dataclasses
+
+    from loragate.common.errors import BadInput
+    from loragate.episodes.episodes_file import load_episodes
+    from loragate.episodes.loop import replay_episodes
+    from loragate.evalset.load import load_evalset
+    from tests._episodes import REPO
+
+    ev = load_evalset(REPO / "evalsets" / "agent20")
+    found = load_episodes(ev)
+    assert found is not None
+    first = found.episodes[0]
+    spec = first.spec.model_copy(update={"user": UserSpec(model_prompt="You are a caller.")})
+    episode = dataclasses.replace(first, spec=spec)
+    fixture = Path(__file__).parent / "data" / "episodes" / TRAJECTORIES
+    step = StepRecord.model_validate_json(fixture.read_text().splitlines()[0])
+    asked = step.model_copy(update={"episode_id": episode.id, "text": "Which invoice?"})
+    with pytest.raises(BadInput, match="went to the user, and the file holds no user turn"):
+        replay_episodes(
+            [episode],
+            context(ev, "served", user_mode="model"),
+            steps=[asked],
+            adapters=[asked.adapter],
+            samples=1,
+            out_dir=tmp_path,
+            source=tmp_path / TRAJECTORIES,
+        )

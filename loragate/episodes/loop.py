@@ -364,7 +364,7 @@ def replay_episodes(
             )
             if t.awaiting_user is not None:
                 raise BadInput(
-                    f"{source}: step {position[3]} of {t.episode.id}/{t.adapter}/{t.sample} "
+                    f"{source}: step {at[3]} of {t.episode.id}/{t.adapter}/{t.sample} "
                     "went to the user, and the file holds no user turn for it",
                     fix="rescore with the user mode the run had (`user` on its steps)",
                 )
