@@ -348,7 +348,7 @@ def build_evalset(
         stats.variants += 1 + len(ep["faults"])
         stats.faults.update(f["kind"] for f in ep["faults"])
         stats.not_done += ep["success"].get("outcome") == "not_done"
-        stats.no_gold += not ep["faults"]
+        stats.no_gold += bool(kinds) and not ep["faults"]  # said only when faults were asked
         if "user" in ep:
             (stats.scripted if ep["user"]["script"] else stats.model_only).append(ep["id"])
     manifest = {
