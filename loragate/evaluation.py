@@ -40,6 +40,7 @@ from loragate.common.locking import writing
 from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.stage import (
     EpisodeRunner,
+    for_user_mode,
     preflight_episodes,
     run_episode_set,
     run_plan_episodes,
@@ -202,6 +203,12 @@ def _run(
     )
     episodes = run_episode_set(plan.evalset, config) if with_episodes else None
     if episodes is not None:
+        episodes, left = for_user_mode(episodes, config.user)
+        if left:
+            hooks.warning(
+                f"{len(left)} episode(s) have no {config.user} user and are left out "
+                f"(`--user`): {', '.join(left[:8])}{' ...' if len(left) > 8 else ''}"
+            )
         preflight_episodes(plan, episodes)  # servers, extras, scripts: before any file
     clock.lap("plan")
     hooks.planned(plan, episodes)

@@ -143,6 +143,26 @@ def careless_script(episode: Episode) -> list[str]:
     return [*out, CLOSING_DONE]
 
 
+def writes_of(ev: Evalset) -> set[str]:
+    return set(ev.toolset.names()) - set(ev.policy.read_only_tools or [])
+
+
+def gold_conversation(ep: Episode, writes: set[str]) -> list[str]:
+    """An agent that asks for the user's details, asks consent before its first write,
+    makes the gold calls and closes saying what the task must communicate."""
+    task = task_of(ep)
+    out = ["Before I look into this, could you tell me your user id or e-mail address?"]
+    asked = False
+    for action in task.evaluation_criteria.actions or []:
+        if action.name in writes and not asked:
+            words = action.name.replace("_", " ")
+            out.append(f"I can make that change now ({words}). Shall I go ahead?")
+            asked = True
+        out.append(call(action.name, **action.arguments))
+    said = " ".join(task.evaluation_criteria.communicate_info or [])
+    return [*out, CLOSING_DONE + (f" The figure you asked for: {said}." if said else "")]
+
+
 def play(ev: Evalset, servers: ToolServers, episode: Episode, outputs: Sequence[str]) -> Trajectory:
     """The outputs played in order (until the trajectory ends) against tau2 in-process."""
     t = Trajectory(episode, context(ev, "strict", servers), "base", 0)

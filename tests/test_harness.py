@@ -24,9 +24,10 @@ from loragate.formats.records import (
 from loragate.formats.runfolder import read_generations
 from loragate.generate.config import RunConfig
 from loragate.generate.harness import HarnessConfig, HarnessVariant, select_variants
-from loragate.generate.harness_apply import NO_TOOL_ROUTED
+from loragate.generate.harness_apply import NO_TOOL_ROUTED, run_harness
 from loragate.generate.harness_tools import admissible, load_pool, routed_tools, transform_tools
 from loragate.generate.pipeline import execute_run, plan_run
+from tests._mini_evalset import write_evalset
 from tests._scripted import ScriptedRunner, right_answers, scripted_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -449,3 +450,12 @@ def test_an_entry_opts_out_with_its_reason() -> None:
     assert applied.skipped == {first.id: "opts out of tools: names the third tool"}
     assert list(applied.entries) == [second.id]
     assert [e.id for e in applied.scoring.entries] == [second.id]
+
+
+def test_the_embedded_default_harness_keeps_only_what_the_evalset_can_run(tmp_path: Path) -> None:
+    plain = load_evalset(write_evalset(tmp_path / "plain"))  # no system_prompts file
+    agent20 = load_evalset(AGENT20)
+    config = RunConfig()  # the embedded default: no model, no harness section
+    assert run_harness(config, "vllm", None, agent20).run == ["routed", "system-terse"]
+    assert run_harness(config, "vllm", None, plain).run == ["routed"]
+    assert run_harness(config, "replay", None, plain).run == []

@@ -490,3 +490,18 @@ def test_score_episodes_without_the_extra_says_so_and_writes_nothing(
         main()
     assert ended.value.code == 2
     assert not any(p.suffix == ".jsonl" for p in out.glob("*"))  # nothing half-written
+
+
+def test_an_import_without_faults_names_no_task_as_lacking_a_gold_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from loragate.cli.app import main
+
+    out = tmp_path / "out"
+    argv = ["loragate", "import", "tau2", "--domain", "telecom", "--split", "small"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--faults", "none", "--out", str(out)])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 0
+    printed = capsys.readouterr().out
+    assert "20 episodes" in printed and "no gold call" not in printed

@@ -73,7 +73,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_the_run_reports_the_reward_beside_the_verdict(runs: tuple[Path, Path]) -> None:
     gold, idle = runs
     summary = json.loads((gold / "episodes_summary.json").read_text())
-    assert summary["schema_version"] == 3
+    assert summary["schema_version"] == 4
     figures = summary["adapters"]["base"]["reward"]
     assert figures["kinds"] == ["tau2"]
     assert figures["reward_by_fault"]["clean"]["rate"] == 1.0
@@ -88,7 +88,7 @@ def test_the_run_reports_the_reward_beside_the_verdict(runs: tuple[Path, Path]) 
     results = [
         json.loads(line) for line in (gold / "episode_results.jsonl").read_text().splitlines()
     ]
-    assert all(r["schema_version"] == 3 and "checks_pass" in r for r in results)
+    assert all(r["schema_version"] == 4 and "checks_pass" in r for r in results)
     idle_figures = json.loads((idle / "episodes_summary.json").read_text())["adapters"]["base"]
     assert idle_figures["success"]["rate"] == 0.0
     assert idle_figures["reward"]["reward_success"]["rate"] == 0.0

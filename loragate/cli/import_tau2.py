@@ -88,7 +88,7 @@ def command(
         typer.echo(f"{stats.no_gold} task(s) with no gold call: no fault planned")
     if domain != "telecom":
         typer.echo(
-            f"note: tau2's {domain} tasks need a simulated user; until the episode loop has one "
-            "they open with the scenario's request and get no answers (docs/tau2.md)",
-            err=True,
+            f"user in the loop: a scripted user covers {len(stats.scripted)} of "
+            f"{stats.episodes} tasks (unconditional instructions; `run --user scripted`), "
+            f"a model user all of them (`run --user model`); docs/tau2.md"
         )

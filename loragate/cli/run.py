@@ -85,6 +85,16 @@ EpisodesOption = Annotated[
         "0: none. Default: the config's `episodes` (the embedded model's: 2).",
     ),
 ]
+UserOption = Annotated[
+    str | None,
+    typer.Option(
+        "--user",
+        metavar="scripted|model",
+        help="Who answers episodes with a user in the loop (tau2 airline, retail): "
+        "scripted (only the episodes a script covers) or model (the base model plays "
+        "the user). Default: the config's `user` (scripted).",
+    ),
+]
 HarnessOption = Annotated[
     str | None,
     typer.Option(
@@ -192,6 +202,7 @@ def command(
     families: FamiliesOption = None,
     parse_mode: ParseModeOption = None,
     episodes: EpisodesOption = None,
+    user: UserOption = None,
     harness: HarnessOption = None,
     quiet: QuietOption = False,
     verbose: VerboseOption = False,
@@ -217,6 +228,7 @@ def command(
         episodes=episodes,
         model=model,
         adapter=adapter,
+        user=user,
     )
     cfg = load_run_config(config, overrides, trust_remote_code)
     run_and_report(
@@ -247,6 +259,7 @@ def config_overrides(
     episodes: str | None,
     model: str | None,
     adapter: list[str] | None,
+    user: str | None = None,
 ) -> dict[str, Any]:
     """The run config's fields the options set (dotted keys; None: not given)."""
     overrides: dict[str, Any] = {
@@ -261,6 +274,7 @@ def config_overrides(
         "allow_pickle": True if allow_pickle else None,
         "ignore_base_mismatch": True if ignore_base_mismatch else None,
         "episodes": parse_episodes_option(episodes),
+        "user": user,
     }
     if model is not None:
         overrides["model"] = model

@@ -28,6 +28,12 @@ Format 2 (`episode_format` 2): a tool's backend may be a tool server of the eval
 (`{"server": NAME}`, optionally `"tool": NAME_ON_THE_SERVER`; servers are declared under
 `tool_servers` in `evalset.yaml`, see `loragate.episodes.servers.pool`), and `user_replies`
 script the user's answers to clarifying questions. Format 1 lines load unchanged.
+
+Format 5 (`user`, `UserSpec`): a user in the loop - every message of the model that
+calls no tool goes to the user, who answers from a script (`UserScript`: consent to a
+request for it, what they know to a question, the end of the call otherwise) or is
+played by a model (`model_prompt`, ending on one of its `stop` markers); the run picks
+the mode.
 """
 
 from __future__ import annotations
@@ -50,10 +56,12 @@ from loragate.calls.matchers import matches
 from loragate.common.errors import BadInput, did_you_mean
 from loragate.common.names import Name
 from loragate.formats.evalset import FAULT_SEPARATOR, Message
+from loragate.formats.trajectories import UserMode
 from loragate.formats.versions import (
     EPISODE_FORMAT_VERSION,
     FAULTS_FORMAT,
     REWARD_FORMAT,
+    USER_FORMAT,
     USER_REPLIES_FORMAT,
 )
 
@@ -196,6 +204,55 @@ class UserReply(BaseModel):
         return self
 
 
+USER_MODES: tuple[UserMode, ...] = get_args(UserMode)
+
+
+class UserScript(BaseModel):
+    """A scripted user that needs no model (format 5): it answers a message that asks
+    for consent (`consent`), any other question (`answer`), and ends the conversation
+    on a message that asks nothing."""
+
+    model_config = _MODEL
+
+    consent: str = Field(min_length=1, max_length=2000)
+    """The reply to a message asking the user to confirm or approve."""
+    answer: str = Field(min_length=1, max_length=8000)
+    """The reply to any other question: what the user knows and wants."""
+
+
+class UserSpec(BaseModel):
+    """The user of a conversation episode (format 5): a message with no tool call goes
+    to this user, who answers or ends the conversation; the last message before the end
+    is the model's final reply. The run picks the mode (`UserMode`)."""
+
+    model_config = _MODEL
+
+    script: UserScript | None = None
+    """The scripted user; None: no script covers this episode (`uncovered` says why)."""
+    uncovered: str | None = Field(default=None, max_length=2000)
+    """Why no script covers the episode (e.g. the instruction that depends on what the
+    model says)."""
+    model_prompt: str | None = Field(default=None, max_length=60000)
+    """The system prompt of a model playing the user; None: no model user."""
+    stop: list[str] = Field(default_factory=list, max_length=10)
+    """Markers a model user writes to end the conversation (e.g. tau2's `###STOP###`);
+    the scripted user ends it with the first."""
+    greeting: str | None = Field(default=None, max_length=2000)
+    """The agent's opening line as a model user is shown it before the task's first
+    message (tau2's conversations open with one); not shown to the model under test."""
+    max_turns: int = Field(default=10, ge=1, le=MAX_STEPS_LIMIT)
+    """User turns after which the conversation ends whatever the user says."""
+
+    def modes(self) -> tuple[UserMode, ...]:
+        """The user modes this episode can run under."""
+        out: list[UserMode] = []
+        if self.script is not None:
+            out.append("scripted")
+        if self.model_prompt is not None:
+            out.append("model")
+        return tuple(out)
+
+
 class FaultSpec(BaseModel):
     """A fault to inject: at the `call`-th call (1-based) of `tool`, or into the first
     tool result of step `step` (1-based)."""
@@ -320,6 +377,8 @@ class EpisodeSpec(BaseModel):
     user_replies: list[UserReply] = Field(default_factory=list, max_length=MAX_STEPS_LIMIT)
     """Answers to clarifying questions in order, each used once (format 2); a plain
     string is `{"reply": ...}`."""
+    user: UserSpec | None = None
+    """A user in the loop (format 5): scripted, a model, or both for the run to pick."""
     faults: list[PlannedFault] = Field(default_factory=list)
     """The fault variants: one fault each, or a named group of several."""
     success: SuccessCriteria = Field(default_factory=SuccessCriteria)
@@ -371,6 +430,12 @@ class EpisodeSpec(BaseModel):
                 f"{what} needs episode_format {REWARD_FORMAT} (this line says "
                 f"{self.episode_format})"
             )
+        if self.user is not None and self.episode_format < USER_FORMAT:
+            raise ValueError(
+                f"`user` needs episode_format {USER_FORMAT} (this line says {self.episode_format})"
+            )
+        if self.user is not None and self.user_replies:
+            raise ValueError("give `user` or `user_replies`, not both (the user answers)")
         newer = self._newer_features()
         if newer and self.episode_format < FAULTS_FORMAT:
             raise ValueError(

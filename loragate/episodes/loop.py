@@ -40,6 +40,8 @@ from loragate.episodes.stats import summarize_episodes
 from loragate.episodes.step_log import StepLog, position
 from loragate.episodes.steps_file import read_steps
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
+from loragate.episodes.users import model_user_messages, recorded_turn
+from loragate.formats.manifest import BASE_ADAPTER
 from loragate.formats.records import GenerationRecord
 from loragate.formats.runfolder import dump_jsonl
 from loragate.formats.trajectories import (
@@ -63,6 +65,8 @@ _Jobs = dict[str, tuple[PromptJob, list[Trajectory]]]
 """Cache key -> the job and the trajectories waiting for its output."""
 STEP_SEPARATOR = "@"
 """Job ids are `EPISODE@STEP`."""
+USER_JOB_SUFFIX = ":user"
+"""A model user's job is `EPISODE@STEP:user`: its answer to that step."""
 
 
 def live_trajectories(trajs: Sequence[Trajectory]) -> list[Trajectory]:
@@ -107,6 +111,34 @@ def _step_job(t: Trajectory, prompt: str, sha: str, ck: str, seed: SeedFn | None
         tools=t.tools(),  # a server is sent the episode's tools, not the evalset's
         prompt_sha256=sha,
         cache_key=ck,
+        seed=seed(sha, t.sample) if seed is not None else None,
+    )
+
+
+def _user_job(
+    t: Trajectory, renderer: ChatRenderer | None, key: KeyFn, seed: SeedFn | None
+) -> PromptJob:
+    """The job of a model user's answer to a trajectory's held step: the user's chat
+    (`model_user_messages`) on the engine's base model (no adapter), seeded by its
+    prompt and the trajectory's sample like any step."""
+    spec, held = t.episode.spec.user, t.awaiting_user
+    assert spec is not None and held is not None  # only held trajectories get here
+    said = [*t.messages, {"role": "assistant", "content": held.answer}]
+    messages = model_user_messages(spec, said)
+    if renderer is not None:
+        prompt = renderer.render_prompt(messages)
+    else:
+        prompt = json.dumps({"messages": messages}, sort_keys=True, ensure_ascii=False)
+    sha = prompt_sha256(prompt)
+    return PromptJob(
+        entry_id=f"{t.episode.id}{STEP_SEPARATOR}{len(t.steps)}{USER_JOB_SUFFIX}",
+        adapter=BASE_ADAPTER,
+        sample=t.sample,
+        prompt=prompt,
+        messages=messages,
+        tools=[],
+        prompt_sha256=sha,
+        cache_key=key(sha, BASE_ADAPTER, t.sample),
         seed=seed(sha, t.sample) if seed is not None else None,
     )
 
@@ -164,8 +196,12 @@ class _Round:
 
     def __init__(self) -> None:
         self.jobs: _Jobs = {}
+        self.user_keys: set[str] = set()
+        """The jobs that are a model user's answers."""
 
-    def wait(self, t: Trajectory, job: PromptJob) -> None:
+    def wait(self, t: Trajectory, job: PromptJob, *, user: bool = False) -> None:
+        if user:
+            self.user_keys.add(job.cache_key)
         if job.cache_key in self.jobs:
             self.jobs[job.cache_key][1].append(t)
         else:
@@ -180,15 +216,18 @@ class _Round:
             if found is None:
                 continue
             job, waiting = found
-            fresh += [
-                t.advance(
+            if job.cache_key in self.user_keys:
+                fresh += [t.hear_user(r.text) for t in waiting]
+                continue
+            for t in waiting:
+                step = t.advance(
                     r.text,
                     prompt_sha256=job.prompt_sha256,
                     cache_key=job.cache_key,
                     finish_reason=r.finish_reason,
                 )
-                for t in waiting
-            ]
+                if t.awaiting_user is None:  # a held step is written once it is answered
+                    fresh.append(step)
         cache.add(fresh)
 
     def check_done(self) -> None:
@@ -221,11 +260,17 @@ def _take_cached(
     while True:
         prompt, sha, ck = _next_prompt(t, renderer, key)
         cached = cache.by_key.get(ck)
+        if cached is not None and cached.user not in (None, t.ctx.user_mode):
+            cached = None  # answered by another user mode: not this run's step
         if t.done or cached is None:
             return taken, (prompt, sha, ck)
         taken.append(
             t.advance(
-                cached.text, prompt_sha256=sha, cache_key=ck, finish_reason=cached.finish_reason
+                cached.text,
+                prompt_sha256=sha,
+                cache_key=ck,
+                finish_reason=cached.finish_reason,
+                user_turn=recorded_turn(cached),
             )
         )
 
@@ -258,6 +303,9 @@ def run_episodes(
             round_no += 1
             this_round = _Round()
             for t in live:
+                if t.awaiting_user is not None:
+                    this_round.wait(t, _user_job(t, renderer, key, seed), user=True)
+                    continue
                 taken, (prompt, sha, ck) = _take_cached(t, renderer, key, cache)
                 cache.add(taken)
                 if not t.done:
@@ -312,7 +360,14 @@ def replay_episodes(
                 cache_key=recorded.cache_key,
                 finish_reason=recorded.finish_reason,
                 recorded=recorded.results,
+                user_turn=recorded_turn(recorded),
             )
+            if t.awaiting_user is not None:
+                raise BadInput(
+                    f"{source}: step {at[3]} of {t.episode.id}/{t.adapter}/{t.sample} "
+                    "went to the user, and the file holds no user turn for it",
+                    fix="rescore with the user mode the run had (`user` on its steps)",
+                )
     atomic_write_text(out_dir / TRAJECTORIES, dump_jsonl(s for t in trajs for s in t.steps))
     return trajs
 

@@ -12,6 +12,7 @@ ready (`prefetched`). A model that ends its episodes at step 1 costs no round.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -40,12 +41,12 @@ from loragate.episodes.loop import (
 )
 from loragate.episodes.rewards import require_rewards
 from loragate.episodes.servers.pool import ToolServers
-from loragate.episodes.steps_file import read_trajectory_input
+from loragate.episodes.steps_file import read_steps, read_trajectory_input
 from loragate.episodes.trajectory import EpisodeContext
 from loragate.evalset.load import Evalset
 from loragate.formats.manifest import BASE_ADAPTER, cache_key, sample_seed
 from loragate.formats.records import EvalsetRef, GenerationRecord, ParseMode
-from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord
+from loragate.formats.trajectories import TRAJECTORIES, EpisodesSummary, StepRecord, UserMode
 from loragate.generate.config import RunConfig
 from loragate.generate.embedded import EMBEDDED, embedded_name
 from loragate.generate.pipeline import LazyRunner, RunPlan
@@ -89,6 +90,7 @@ def context(
     parse_mode: ParseMode,
     servers: ToolServers | None = None,
     stack: ServingStack = DEFAULT_STACK,
+    user_mode: UserMode | None = None,
 ) -> EpisodeContext:
     identity = EvalsetRef(name=evalset.name, version=evalset.version, sha256=evalset.sha256)
     return EpisodeContext(
@@ -99,7 +101,42 @@ def context(
         servers,
         stack=stack,
         evalset=identity,
+        user_mode=user_mode,
     )
+
+
+def for_user_mode(episodes: EpisodeSet, mode: UserMode) -> tuple[EpisodeSet, list[str]]:
+    """The episodes that can run under the user mode `mode` (those with no user in the
+    loop, and those whose `user` offers the mode), and the ids of those left out."""
+    kept = [e for e in episodes.episodes if e.spec.user is None or mode in e.spec.user.modes()]
+    left = sorted({e.base_id for e in episodes.episodes} - {e.base_id for e in kept})
+    return dataclasses.replace(episodes, episodes=kept), left
+
+
+def check_user_mode(trajectories: Path, mode: UserMode) -> None:
+    """`BadInput` when the run folder already holds steps another user mode answered: a
+    step is cached by its prompt, so a second mode would reuse the first one's turns."""
+    if not trajectories.is_file():
+        return
+    found = recorded_user_mode(trajectories, read_steps(trajectories))
+    if found is not None and found != mode:
+        raise BadInput(
+            f"{trajectories} holds trajectories whose user was `{found}`, and this run's "
+            f"user is `{mode}`",
+            fix=f"run with `--user {found}`, or into another folder (`--out`)",
+        )
+
+
+def recorded_user_mode(trajectories: Path, steps: Sequence[StepRecord]) -> UserMode | None:
+    """The user mode the steps were answered by (None: no user in the loop answered);
+    `BadInput` when they mix two."""
+    modes = sorted({s.user for s in steps if s.user is not None})
+    if len(modes) > 1:
+        raise BadInput(
+            f"{trajectories} mixes user modes {', '.join(modes)}",
+            fix="rescore each run's own trajectories.jsonl (a run has one user mode)",
+        )
+    return modes[0] if modes else None
 
 
 def _names(plan: RunPlan) -> list[str]:
@@ -207,6 +244,7 @@ def preflight_episodes(plan: RunPlan, episodes: EpisodeSet) -> None:
     extra installed, its command on PATH, its header variables set), and - for the
     replay backend - the generations file scripts every step the episodes will take."""
     require_rewards(k for e in episodes.episodes for k in e.spec.reward_kinds())
+    check_user_mode(plan.out_dir / TRAJECTORIES, plan.config.user)
     uses = server_uses(episodes.episodes)
     if uses:
         evalset = plan.evalset
@@ -309,7 +347,7 @@ def run_plan_episodes(
     ):
         trajs = run_episodes(
             episodes.episodes,
-            context(evalset, config.parse_mode, servers, plan.stack),
+            context(evalset, config.parse_mode, servers, plan.stack, config.user),
             adapters=_names(plan),
             samples=config.sampling.samples,
             renderer=plan.renderer,
@@ -372,7 +410,9 @@ def rescore_episodes(
     out_dir.mkdir(parents=True, exist_ok=True)
     trajs = replay_episodes(
         chosen,
-        context(evalset, parse_mode, stack=stack),
+        context(
+            evalset, parse_mode, stack=stack, user_mode=recorded_user_mode(trajectories, steps)
+        ),
         steps=steps,
         adapters=adapters,
         samples=samples,

@@ -7,7 +7,7 @@ figures beside loragate's verdict with their agreement classes (`agreement_class
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
 from loragate.formats.trajectories import (
@@ -191,6 +191,7 @@ def summarize_adapter(results: Sequence[TrajectoryResult], k: int) -> EpisodeAda
         reasons=dict(sorted(reasons.items())),
         step_reasons=dict(sorted(step_reasons.items())),
         reward=reward_figures(results, k),
+        users=dict(sorted(Counter(r.user for r in results if r.user is not None).items())),
     )
 
 

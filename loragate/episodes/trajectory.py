@@ -50,6 +50,7 @@ from loragate.episodes.final_reply import ReplyChecks, Setback, final_reply_prob
 from loragate.episodes.rewards import RewardInput, rebuilt_calls, reward_kind
 from loragate.episodes.running import CLAIM_REASONS
 from loragate.episodes.simulator import Simulator
+from loragate.episodes.users import UserTurn, model_turn, scripted_turn
 from loragate.formats.evalset import Policy
 from loragate.formats.records import (
     DEFAULT_PARSE_MODE,
@@ -65,6 +66,7 @@ from loragate.formats.trajectories import (
     StepRecord,
     ToolResult,
     TrajectoryResult,
+    UserMode,
 )
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 from loragate.judge.evidence import refs_in
@@ -120,6 +122,9 @@ class EpisodeContext:
     """The serving stack each step's output is judged as (see `loragate.calls.parsing`)."""
     evalset: EvalsetRef | None = None
     """The evalset's identity, written on every step (`score-episodes` checks it)."""
+    user_mode: UserMode | None = None
+    """Who answers an episode's user in the loop (`EpisodeSpec.user`); None: the
+    episodes run as written (a message with no call ends the trajectory)."""
 
 
 def _key(name: str, arguments: dict[str, Any]) -> str:
@@ -171,6 +176,10 @@ class Trajectory:
         self.seen_refs: set[str] = set()
         """Ids and e-mail addresses the conversation showed (folded)."""
         self._reward: RewardResult | None = None
+        self.user_turns = 0
+        """Turns of the user in the loop so far."""
+        self.awaiting_user: ParseResult | None = None
+        """The model's message a model user has yet to answer (the step is held)."""
         for text in step_checks.texts_of(self):
             self.seen_refs |= refs_in(text)
 
@@ -212,9 +221,13 @@ class Trajectory:
         cache_key: str = "",
         finish_reason: str | None = None,
         recorded: Sequence[ToolResult] | None = None,
+        user_turn: UserTurn | None = None,
     ) -> StepRecord:
         """Take the model's output for the next step; return the step's record.
-        `recorded`: the results this step had in the run (replayed for tool servers)."""
+        `recorded`: the results this step had in the run (replayed for tool servers);
+        `user_turn`: the user's answer the run recorded for it (a replay). A message to a
+        model user that has not answered yet leaves the step held (`awaiting_user`): its
+        record is provisional until `hear_user`."""
         if self.done:
             raise ValueError(f"trajectory {self.episode.id} is already finished")
         step = len(self.steps) + 1
@@ -223,6 +236,7 @@ class Trajectory:
         )
         results: list[ToolResult] = []
         user_reply: str | None = None
+        turn: UserTurn | None = None
         final = False
         if parse.status == "unparseable":
             verdict = Verdict.fail(
@@ -233,6 +247,8 @@ class Trajectory:
             verdict, results = self._run_calls(parse, step, recorded or ())
             if verdict.reason in INVARIANTS:
                 final, self.ended_by = True, "invariant"
+        elif self.episode.spec.user is not None and self.ctx.user_mode is not None:
+            verdict, final, turn = self._to_user(parse, user_turn)
         elif self._asks(parse):
             verdict = self._judge_question(parse)
             if verdict.passed:
@@ -242,9 +258,11 @@ class Trajectory:
         else:
             verdict = self._judge_final(parse)
             final = True
-        if not final and step >= self.episode.spec.max_steps:
+        if not final and step >= self.episode.spec.max_steps and self.awaiting_user is None:
             final, self.ended_by = True, "step_cap"
         self.done = final
+        if turn is not None:
+            user_reply = turn.text
         record = StepRecord(
             episode_id=self.episode.id,
             adapter=self.adapter,
@@ -261,10 +279,52 @@ class Trajectory:
             verdict=verdict,
             final=final,
             user_reply=user_reply,
+            user=self.ctx.user_mode if turn is not None else None,
+            user_stop=turn is not None and turn.stop,
             evalset=self.ctx.evalset,
         )
         self.steps.append(record)
         return record
+
+    # -- the user in the loop ----------------------------------------------------------
+
+    def _to_user(
+        self, parse: ParseResult, turn: UserTurn | None
+    ) -> tuple[Verdict, bool, UserTurn | None]:
+        """A message with no call, to the user in the loop: (verdict, final, the user's
+        turn; None while a model user has yet to answer)."""
+        spec = self.episode.spec.user
+        assert spec is not None  # the caller checked
+        if turn is None and self.ctx.user_mode == "scripted":
+            turn = scripted_turn(spec, parse.answer, self.user_turns)
+        if turn is None:
+            self.awaiting_user = parse
+            return Verdict.ok(), False, None
+        self.user_turns += 1
+        if turn.stop:
+            return self._judge_final(parse), True, turn
+        self.messages.append({"role": "assistant", "content": parse.answer})
+        self.messages.append({"role": "user", "content": turn.text})
+        self.seen_refs |= refs_in(turn.text)
+        return Verdict.ok(), False, turn
+
+    def hear_user(self, text: str) -> StepRecord:
+        """A model user's output for the held step (`awaiting_user`): the step's record,
+        complete now."""
+        parse, spec = self.awaiting_user, self.episode.spec.user
+        if parse is None or spec is None:
+            raise ValueError(f"trajectory {self.episode.id} is not waiting for its user")
+        self.awaiting_user = None
+        verdict, final, turn = self._to_user(parse, model_turn(spec, text, self.user_turns))
+        held = self.steps[-1]
+        if not final and held.step >= self.episode.spec.max_steps:
+            final, self.ended_by = True, "step_cap"
+        self.done = final
+        update = {"verdict": verdict, "final": final, "user": self.ctx.user_mode}
+        if turn is not None:
+            update |= {"user_reply": turn.text, "user_stop": turn.stop}
+        self.steps[-1] = held.model_copy(update=update)
+        return self.steps[-1]
 
     def _run_calls(
         self, parse: ParseResult, step: int, recorded: Sequence[ToolResult]
@@ -611,6 +671,8 @@ class Trajectory:
                 "pass": reason == "ok",
                 "checks_pass": checks_pass,
                 "reward": reward.model_dump() if reward is not None else None,
+                "user": self.ctx.user_mode if self.episode.spec.user is not None else None,
+                "user_turns": self.user_turns,
                 "reason": reason,
                 "detail": detail,
                 "steps": len(steps),

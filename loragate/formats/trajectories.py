@@ -23,6 +23,10 @@ TRAJECTORIES = "trajectories.jsonl"
 EPISODE_RESULTS = "episode_results.jsonl"
 EPISODES_SUMMARY = "episodes_summary.json"
 
+UserMode = Literal["scripted", "model"]
+"""Who answered the model's messages to the user in a conversation episode: the
+episode's script, or a language model playing the user."""
+
 EpisodeReason = Literal[
     "ok", "invariant", "state_mismatch", "final_reply", "step_cap", "unparseable", "claim", "reward"
 ]
@@ -76,7 +80,14 @@ class StepRecord(BaseModel):
     final: bool = False
     """This step ended the trajectory (a final reply, an unreadable output, the cap)."""
     user_reply: str | None = None
-    """The step was a clarifying question: the scripted user's answer to it."""
+    """The step was a message to the user: the user's answer to it (a clarifying
+    question's scripted answer; with a user in the loop, every user turn, the last one
+    too)."""
+    user: UserMode | None = None
+    """The user in the loop that answered this step (version 5); None: none did."""
+    user_stop: bool = False
+    """The user ended the conversation after this step (version 5): the step's text is
+    the model's final reply."""
 
     @model_validator(mode="before")
     @classmethod
@@ -152,6 +163,10 @@ class TrajectoryResult(BaseModel):
     in files before version 3 (there it is `pass`)."""
     reward: RewardResult | None = None
     """The episode's outside reward (version 3), when its criteria name one."""
+    user: UserMode | None = None
+    """The user in the loop of this trajectory (version 4); None: the episode has none."""
+    user_turns: int = 0
+    """How many times the user in the loop answered (its last turn may end the call)."""
     reason: EpisodeReason
     detail: str = ""
     steps: int
@@ -275,6 +290,9 @@ class EpisodeAdapterSummary(BaseModel):
     reward: RewardFigures | None = None
     """Version 3: the outside reward beside loragate's verdict, when the adapter's
     trajectories carry one."""
+    users: dict[str, int] = Field(default_factory=dict)
+    """Version 4: trajectories per user mode of a user in the loop (`scripted`,
+    `model`); empty when no trajectory had one."""
 
 
 class EpisodesSummary(BaseModel):

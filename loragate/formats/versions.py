@@ -46,8 +46,10 @@ policy may list `repeatable_tools`."""
 WORLD_FORMAT_VERSION = 1
 """`world.yaml`'s `world_format` (the world file an evalset may name)."""
 
-EPISODE_FORMAT_VERSION = 4
-"""Version of an `episodes.jsonl` line (`episode_format`). 2: a tool may be answered by
+EPISODE_FORMAT_VERSION = 5
+"""Version of an `episodes.jsonl` line (`episode_format`). 5: `user`, a user in the loop
+(a scripted user - consent, an answer to questions, the end of the call - and/or the
+system prompt and stop markers of a model playing the user; the run picks the mode). 2: a tool may be answered by
 a tool server of the evalset (`backend: {TOOL: {"server": NAME}}`), and the scripted
 user may answer clarifying questions (`user_replies`). 3: fault groups (several faults
 in one variant), the fault kinds `write_timeout`, `partial`, `outage`, `unauthorized`
@@ -68,6 +70,8 @@ READ_LOG_FORMAT = 4
 nothing): reads that ran are logged too."""
 REWARD_FORMAT = 4
 """The first episode format with `success.reward` and `reset_arguments`."""
+USER_FORMAT = 5
+"""The first episode format with `user` (a scripted or a model user in the loop)."""
 
 # -- a run folder ----------------------------------------------------------------------
 
@@ -109,20 +113,25 @@ HARNESS_FORMAT = 1
 """Version of the harness variants' transformation code (routing, distractor draws,
 context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
 key: a change in how a variant is built gives new cache keys."""
-TRAJECTORY_SCHEMA_VERSION = 4
-"""`trajectories.jsonl`. 4: a step's `parse` is the results record of schema 4 (the
+TRAJECTORY_SCHEMA_VERSION = 5
+"""`trajectories.jsonl`. 5: a step's `user` (the user mode that answered it: `scripted`
+or `model`) and `user_stop` (the user ended the conversation after this step; its
+`user_reply` holds what the user said), so a replay takes every user turn from the
+file and needs neither the script nor the user's model. 4: a step's `parse` is the results record of schema 4 (the
 served reading's status, `lenient_status` for `repaired_status`, a call's
 `arguments_json`). 2 added `user_reply` to a step; 3 replaced a step's `fault` by
 `faults` (a step may carry several) and added `evalset`, the identity of the evalset
 the step was run on (name, version, sha256), which `score-episodes` checks. Versions 1
 to 3 still load."""
-EPISODE_RESULT_SCHEMA_VERSION = 3
-"""`episode_results.jsonl`. 3 added `reward` (an outside reward with its breakdown per
+EPISODE_RESULT_SCHEMA_VERSION = 4
+"""`episode_results.jsonl`. 4 added `user` (the user mode of the trajectory; None: no
+user in the loop) and `user_turns`. 3 added `reward` (an outside reward with its breakdown per
 basis), `checks_pass` (loragate's own verdict, the reward aside; `pass` needs both) and
 the reason `reward`; 2 added `faults` and `recoveries` (one per injected fault);
 version-1 and -2 files load."""
-EPISODE_SUMMARY_SCHEMA_VERSION = 3
-"""`episodes_summary.json`. 3: per adapter `reward` (the outside reward's success, pass^k,
+EPISODE_SUMMARY_SCHEMA_VERSION = 4
+"""`episodes_summary.json`. 4: per adapter `users` (trajectories per user mode of a user in
+the loop). 3: per adapter `reward` (the outside reward's success, pass^k,
 per fault and per basis beside loragate's verdict, and the agreement classes). 2: the
 survival curve as first-n-steps survival beside r^n
 and the product of the per-position rates, and the hazard table. A version-1 summary
@@ -187,7 +196,7 @@ FORMATS: tuple[Format, ...] = (
         "episodes.jsonl `episode_format`",
         "EPISODE_FORMAT_VERSION",
         EPISODE_FORMAT_VERSION,
-        (1, 2, 3),
+        (1, 2, 3, 4),
     ),
     Format(
         "episode backend naming a server (first format)",
@@ -202,6 +211,7 @@ FORMATS: tuple[Format, ...] = (
         "REWARD_FORMAT",
         REWARD_FORMAT,
     ),
+    Format("episode `user` (first format)", "USER_FORMAT", USER_FORMAT),
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2, 3)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3, 4)),
@@ -211,19 +221,19 @@ FORMATS: tuple[Format, ...] = (
         "trajectories.jsonl step",
         "TRAJECTORY_SCHEMA_VERSION",
         TRAJECTORY_SCHEMA_VERSION,
-        (1, 2, 3),
+        (1, 2, 3, 4),
     ),
     Format(
         "episode_results.jsonl",
         "EPISODE_RESULT_SCHEMA_VERSION",
         EPISODE_RESULT_SCHEMA_VERSION,
-        (1, 2),
+        (1, 2, 3),
     ),
     Format(
         "episodes_summary.json",
         "EPISODE_SUMMARY_SCHEMA_VERSION",
         EPISODE_SUMMARY_SCHEMA_VERSION,
-        (1, 2),
+        (1, 2, 3),
     ),
     Format("compare --format json", "COMPARISON_SCHEMA_VERSION", COMPARISON_SCHEMA_VERSION),
     Format("gate.json", "GATE_SCHEMA_VERSION", GATE_SCHEMA_VERSION, (1, 2)),
@@ -260,6 +270,7 @@ __all__ = [
     "TAU2_SERVER_VERSION",
     "TOOL_SERVERS_VERSION",
     "TRAJECTORY_SCHEMA_VERSION",
+    "USER_FORMAT",
     "USER_REPLIES_FORMAT",
     "VIEW_DATA_VERSION",
     "WORLD_FORMAT_VERSION",

@@ -35,6 +35,7 @@ from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
 from loragate.formats.records import DEFAULT_PARSE_MODE, ParseMode, parse_mode_named
 from loragate.formats.sampling import RepetitionStop, SamplingConfig
+from loragate.formats.trajectories import UserMode
 from loragate.generate.harness import HarnessConfig
 from loragate.runners import backend_options, runner_names
 
@@ -119,6 +120,12 @@ class RunConfig(BaseModel):
         default=None,
         description="also run the first N episodes of the evalset (`all`: every one; 0: "
         "none); None: the embedded model's default subset, none for a `model`",
+    )
+    user: UserMode = Field(
+        default="scripted",
+        description="who answers an episode's user in the loop (episode format 5): "
+        "`scripted` (the episode's script; episodes no script covers are left out) or "
+        "`model` (the run's base model with no adapter, playing the user from its prompt)",
     )
 
     @model_validator(mode="after")

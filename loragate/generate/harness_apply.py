@@ -41,6 +41,7 @@ from loragate.generate.harness import (
     FORMAT_TEMPLATES,
     HarnessConfig,
     HarnessVariant,
+    known_variants,
     select_variants,
     variant_key,
 )
@@ -576,11 +577,15 @@ def harness_records(variants: list[AppliedVariant]) -> list[HarnessRecord]:
     ]
 
 
-def run_harness(config: RunConfig, backend: str, names: list[str] | None) -> HarnessConfig:
+def run_harness(
+    config: RunConfig, backend: str, names: list[str] | None, evalset: Evalset
+) -> HarnessConfig:
     """The config's `harness` section; when the config has none and `--harness` is not
     given (`names`), the embedded model's default variant set (a few entries, so that a
     newcomer's `loragate run` shows the sensitivity table; none for `replay`, which has
-    only what its file holds)."""
+    only what its file holds). The default set keeps only the variants `evalset` can
+    run: a system-prompt paraphrase it does not ship is left out, not an error - the
+    user never asked for it."""
     if "harness" in config.model_fields_set or backend == "replay" or names is not None:
         return config.harness
 
@@ -588,7 +593,10 @@ def run_harness(config: RunConfig, backend: str, names: list[str] | None) -> Har
     if name is None or not EMBEDDED[name].harness:
         return config.harness
     spec = EMBEDDED[name]
-    return HarnessConfig(run=list(spec.harness), entries=spec.harness_entries)
+    paraphrases = load_paraphrases(evalset)
+    known = known_variants(config.harness, paraphrases.names() if paraphrases else None)
+    runnable = [v for v in spec.harness if v in known]
+    return HarnessConfig(run=runnable, entries=spec.harness_entries)
 
 
 def _max_model_len(config: RunConfig) -> int | None:

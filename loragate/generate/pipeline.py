@@ -373,7 +373,7 @@ def _plan_harness(
     config: RunConfig, inputs: _Inputs, harness: list[str] | None
 ) -> list[AppliedVariant]:
     """The harness variants the run generates beside the default harness."""
-    harness_config = run_harness(config, inputs.backend, harness)
+    harness_config = run_harness(config, inputs.backend, harness, inputs.evalset)
     return plan_variants(
         config.model_copy(update={"harness": harness_config}),
         full=inputs.full,

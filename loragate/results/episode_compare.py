@@ -54,6 +54,27 @@ def _paired_line(
     ), len(shared)
 
 
+def split_by_user(
+    a: list[TrajectoryResult], b: list[TrajectoryResult]
+) -> tuple[list[TrajectoryResult], list[TrajectoryResult], str]:
+    """The trajectories of the variants both runs played with the same user in the loop,
+    and a note naming the variants left unpaired because their user modes differ (a
+    scripted user and a model user are not the same conversation)."""
+    mode_a = {r.episode_id: r.user for r in a}
+    mode_b = {r.episode_id: r.user for r in b}
+    differ = sorted(i for i in mode_a.keys() & mode_b.keys() if mode_a[i] != mode_b[i])
+    if not differ:
+        return a, b, ""
+    pairs = sorted({f"{mode_a[i] or 'none'} vs {mode_b[i] or 'none'}" for i in differ})
+    note = f"{len(differ)} variant(s) not paired: user in the loop {', '.join(pairs)}"
+    keep = set(differ)
+    return (
+        [r for r in a if r.episode_id not in keep],
+        [r for r in b if r.episode_id not in keep],
+        note,
+    )
+
+
 def _recovered(results: Sequence[TrajectoryResult], kind: str) -> str:
     """Recovered of the injected faults of `kind` (every fault of a group counts)."""
     judged = [
@@ -64,17 +85,19 @@ def _recovered(results: Sequence[TrajectoryResult], kind: str) -> str:
 
 def episode_lines(runs: Sequence[LoadedRun], *, seed: int = 0) -> list[str]:
     """One line per run after the first, against the first, when both ran episodes."""
-    base = _results(runs[0])
-    if base is None:
+    first = _results(runs[0])
+    if first is None:
         return []
-    a = _counts(base)
     lines: list[str] = []
     for run in runs[1:]:
         other = _results(run)
         if other is None:
             continue
-        success = _paired_line("success", a, _counts(other), seed)
+        base, other, unpaired = split_by_user(first, other)
+        success = _paired_line("success", _counts(base), _counts(other), seed)
         if success is None:
+            if unpaired:
+                lines.append(f"episodes {runs[0].label} -> {run.label}: {unpaired}")
             continue
         kinds = sorted({f.kind for r in base + other for f in r.recoveries})
         recovery = ", ".join(f"{k} {_recovered(base, k)} -> {_recovered(other, k)}" for k in kinds)
@@ -90,5 +113,6 @@ def episode_lines(runs: Sequence[LoadedRun], *, seed: int = 0) -> list[str]:
             f"episodes {runs[0].label} -> {run.label}: {success[0]}"
             + (f"; {reward[0]}" if reward is not None else "")
             + (f"; recovery {recovery}" if recovery else "")
+            + (f"; {unpaired}" if unpaired else "")
         )
     return lines

@@ -110,6 +110,9 @@ def adapter_rows(adapter: EpisodeAdapterSummary) -> list[tuple[str, str]]:
     ]
     rows += [(f"recovery: {kind}", fmt_rate(r)) for kind, r in adapter.recovery.items()]
     rows += [(f"success: {kind}", fmt_rate(r)) for kind, r in adapter.success_by_fault.items()]
+    if adapter.users:
+        users = ", ".join(f"{mode} {n}" for mode, n in adapter.users.items())
+        rows.append(("user in the loop (trajectories)", users))
     if adapter.reward is not None:
         rows += reward_rows(adapter.reward, adapter.k)
     if adapter.reasons:

@@ -20,9 +20,11 @@ stops the import (the evalset would score the gold script as a failure).
 The opening message: in solo mode the task's ticket, numbered by the task's place in
 tau2's task file (many tasks share a ticket text: the number keeps their prompts, and
 so their generations and samples, apart); otherwise (airline, retail: tau2's
-user simulator speaks first, and the episode loop has no user yet) the scenario's reason
-for the call and what the user knows, as written for tau2's user simulator, tagged
-`tau2:needs-user`.
+user simulator speaks first) the scenario's reason for the call and what the user knows,
+as written for tau2's user simulator. Those episodes have a user in the loop (`user`,
+episode format 5, `loragate.episodes.taubench.user`): a model user always, a scripted
+one where the instructions are unconditional (tagged `tau2:scripted-user`, the others
+`tau2:model-user-only`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ from loragate.episodes.taubench.environments import (
     require_tau2,
 )
 from loragate.episodes.taubench.reward_kind import NAME as REWARD_KIND
-from loragate.formats.versions import REWARD_FORMAT, TAU2_SERVER_VERSION
+from loragate.episodes.taubench.user import user_block
+from loragate.formats.versions import REWARD_FORMAT, TAU2_SERVER_VERSION, USER_FORMAT
 
 SERVER = "tau2"
 """The tool server every imported tool is answered by."""
@@ -93,6 +96,10 @@ class ImportStats:
     """Tasks whose gold writes nothing and says nothing: the request is to be refused."""
     no_gold: int = 0
     """Tasks with no gold call (no fault planned)."""
+    scripted: list[str] = field(default_factory=list)
+    """Episodes a scripted user covers (a user in the loop, unconditional instructions)."""
+    model_only: list[str] = field(default_factory=list)
+    """Episodes with a user in the loop that only a model user can play."""
 
 
 def episode_id(domain_name: str, task_id: str) -> str:
@@ -280,9 +287,12 @@ def _episode(
     gold = (crit.actions or []) if crit is not None else []
     faults, by_fault = plan_faults(gold, writes, kinds)
     options = {"domain": dom.name, "task_id": task.id, "solo": solo}
-    tags = [f"tau2:{dom.name}"] + ([] if solo else ["tau2:needs-user"])
+    user = None if solo else user_block(task)
+    tags = [f"tau2:{dom.name}"]
+    if user is not None:
+        tags.append("tau2:scripted-user" if user["script"] else "tau2:model-user-only")
     episode: dict[str, Any] = {
-        "episode_format": REWARD_FORMAT,
+        "episode_format": REWARD_FORMAT if user is None else USER_FORMAT,
         "id": episode_id(dom.name, task.id),
         "task": [{"role": "user", "content": opening(task, solo, _number(dom, task))}],
         "tools": tools,
@@ -290,12 +300,14 @@ def _episode(
         "reset_arguments": {SERVER: {"task_id": task.id}},
         "faults": faults,
         "success": _success(dom, task, writes, options),
-        "max_steps": min(MAX_STEPS_LIMIT, 10 + 2 * len(gold)),
+        "max_steps": min(MAX_STEPS_LIMIT, 10 + 2 * len(gold) + (0 if user is None else 10)),
         "tags": tags,
         "notes": f"tau2 {dom.name} task {task.id}",
     }
     if by_fault:
         episode["by_fault"] = by_fault
+    if user is not None:
+        episode["user"] = user
     return episode
 
 
@@ -336,7 +348,9 @@ def build_evalset(
         stats.variants += 1 + len(ep["faults"])
         stats.faults.update(f["kind"] for f in ep["faults"])
         stats.not_done += ep["success"].get("outcome") == "not_done"
-        stats.no_gold += not ep["faults"]
+        stats.no_gold += bool(kinds) and not ep["faults"]  # said only when faults were asked
+        if "user" in ep:
+            (stats.scripted if ep["user"]["script"] else stats.model_only).append(ep["id"])
     manifest = {
         "name": f"tau2-{domain_name}",
         "version": f"{TAU2_VERSION}+{split}",
