@@ -141,16 +141,23 @@ GOOD_ASK = [
 ]
 
 
-def play_spec(
-    ctx: EpisodeContext, spec: dict[str, Any], outputs: list[str], variant: int = 0
+def play_episode(
+    episode: EpisodeSpec, ctx: EpisodeContext, outputs: list[str], adapter: str = "base"
 ) -> Trajectory:
-    """Play `outputs` on variant `variant` of the episode `spec` until it ends."""
-    t = Trajectory(expand(EpisodeSpec.model_validate(spec))[variant], ctx, "base", 0)
+    """Play `outputs` on `episode` (one variant) until it ends or they run out."""
+    t = Trajectory(episode, ctx, adapter, 0)
     for out in outputs:
         if t.done:
             break
         t.advance(out)
     return t
+
+
+def play_spec(
+    ctx: EpisodeContext, spec: dict[str, Any], outputs: list[str], variant: int = 0
+) -> Trajectory:
+    """Play `outputs` on variant `variant` of the episode `spec` until it ends."""
+    return play_episode(expand(EpisodeSpec.model_validate(spec))[variant], ctx, outputs)
 
 
 def with_(spec: dict[str, Any], **changes: Any) -> dict[str, Any]:

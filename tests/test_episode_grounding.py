@@ -19,7 +19,7 @@ from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.episodes.validation import episode_problems
 from loragate.evalset.load import load_evalset
 from loragate.formats.trajectories import TrajectoryResult
-from tests._episodes import call
+from tests._episodes import call, play_episode
 from tests._tool_servers import CLOSE, write_evalset
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,11 +37,7 @@ LINES = {
 
 def play(episode_id: str, outputs: list[str]) -> Trajectory:
     assert EPISODES is not None
-    t = Trajectory(EPISODES.by_id[episode_id], CTX, "t", 0)
-    for out in outputs:
-        if t.done:
-            break
-        t.advance(out)
+    t = play_episode(EPISODES.by_id[episode_id], CTX, outputs, "t")
     assert t.done
     return t
 

@@ -14,6 +14,7 @@ from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.evalset.load import load_evalset
 from loragate.judge.acknowledgements import acknowledges_not_done, topic_terms
+from tests._episodes import play_episode
 
 REPO = Path(__file__).resolve().parent.parent
 AGENT20 = load_evalset(REPO / "evalsets" / "agent20")
@@ -68,11 +69,7 @@ def test_not_saying_it(reply: str) -> None:
 
 def play(episode_id: str, outputs: list[str]) -> Trajectory:
     assert EPISODES is not None
-    t = Trajectory(EPISODES.by_id[episode_id], CTX, "t", 0)
-    for out in outputs:
-        if t.done:
-            break
-        t.advance(out)
+    t = play_episode(EPISODES.by_id[episode_id], CTX, outputs, "t")
     assert t.done
     return t
 
