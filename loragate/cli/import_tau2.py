@@ -14,8 +14,17 @@ from loragate.common.errors import BadInput, unknown_name_fix
 DOMAINS = ("airline", "retail", "telecom")
 
 
-def _names(text: str) -> list[str]:
-    return [n.strip() for n in text.split(",") if n.strip()]
+def _names(text: str, option: str, example: str) -> list[str]:
+    """The comma-separated names of `option`; `BadInput` when none is left (`,,` would
+    otherwise read as the option not given)."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise BadInput(
+            f"{option} {text!r} names nothing",
+            fix=f"give {option} a comma-separated list (e.g. {option} {example}), or leave "
+            "the option out",
+        )
+    return names
 
 
 def command(
@@ -32,9 +41,11 @@ def command(
         ),
     ] = "base",
     tasks: Annotated[
-        str,
-        typer.Option("--tasks", help="Comma-separated tau2 task ids (of the split) to import."),
-    ] = "",
+        str | None,
+        typer.Option(
+            "--tasks", help="Comma-separated tau2 task ids (of the split) to import (default: all)."
+        ),
+    ] = None,
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="Import the first N tasks of the split.")
     ] = None,
@@ -64,11 +75,10 @@ def command(
             f"--domain {domain!r} is not a tau2 domain",
             fix=unknown_name_fix(domain, DOMAINS, "domains"),
         )
-    kinds = [] if faults.strip() == "none" else _names(faults)
+    kinds = [] if faults.strip() == "none" else _names(faults, "--faults", "timeout,outage")
+    task_ids = _names(tasks, "--tasks", "0,1") if tasks is not None else []
     check_out(out, force)
-    files, stats = build_evalset(
-        domain, split=split, task_ids=_names(tasks), limit=limit, faults=kinds
-    )
+    files, stats = build_evalset(domain, split=split, task_ids=task_ids, limit=limit, faults=kinds)
     with writing(out):
         replace_files(out, files)
     typer.echo(

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
 from loragate.common.names import check_name
 
@@ -72,6 +73,7 @@ ParseModeOption = Annotated[
     typer.Option(
         "--parse-mode",
         metavar="served|strict|lenient",
+        callback=known_parse_mode,
         help="The reading scored (default served: the calls the serving stack runs; "
         "docs/call-formats.md).",
     ),
@@ -85,11 +87,27 @@ EpisodesOption = Annotated[
         "0: none. Default: the config's `episodes` (the embedded model's: 2).",
     ),
 ]
+
+
+def known_user_mode(value: str | None) -> str | None:
+    """`--user` checked while the command line is read: a wrong name is an error of the
+    option (with the usage line), not of the run config it overrides."""
+    from typing import get_args
+
+    from loragate.formats.trajectories import UserMode
+
+    modes = get_args(UserMode)
+    if value is not None and value not in modes:
+        raise typer.BadParameter(f"{value!r} is not a user mode: pass {' or '.join(modes)}")
+    return value
+
+
 UserOption = Annotated[
     str | None,
     typer.Option(
         "--user",
         metavar="scripted|model",
+        callback=known_user_mode,
         help="Who answers episodes with a user in the loop (tau2 airline, retail): "
         "scripted (only the episodes a script covers) or model (the base model plays "
         "the user). Default: the config's `user` (scripted).",

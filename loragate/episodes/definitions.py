@@ -234,14 +234,27 @@ class UserSpec(BaseModel):
     model says)."""
     model_prompt: str | None = Field(default=None, max_length=60000)
     """The system prompt of a model playing the user; None: no model user."""
-    stop: list[str] = Field(default_factory=list, max_length=10)
+    stop: list[Annotated[str, Field(min_length=1, max_length=200, pattern=r"\S")]] = Field(
+        default_factory=list, max_length=10
+    )
     """Markers a model user writes to end the conversation (e.g. tau2's `###STOP###`);
-    the scripted user ends it with the first."""
+    the scripted user ends it with the first. A blank marker is refused: every reply
+    holds it, so a model user would end every conversation at its first turn."""
     greeting: str | None = Field(default=None, max_length=2000)
     """The agent's opening line as a model user is shown it before the task's first
     message (tau2's conversations open with one); not shown to the model under test."""
     max_turns: int = Field(default=10, ge=1, le=MAX_STEPS_LIMIT)
     """User turns after which the conversation ends whatever the user says."""
+
+    @model_validator(mode="after")
+    def _has_a_user(self) -> UserSpec:
+        if self.script is None and self.model_prompt is None:
+            raise ValueError(
+                "a `user` with neither `script` nor `model_prompt` answers under no user "
+                "mode (the episode would drop out of every run): give a `script` "
+                "(`consent`, `answer`), a `model_prompt`, or both"
+            )
+        return self
 
     def modes(self) -> tuple[UserMode, ...]:
         """The user modes this episode can run under."""

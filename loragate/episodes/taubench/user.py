@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from loragate.episodes.taubench.environments import Domain, tau2_module
+from loragate.episodes.taubench.environments import Domain, intact_install, tau2_module
 from loragate.episodes.users import scenario_conditions
 
 CONSENT = "Yes, please go ahead."
@@ -47,7 +47,8 @@ def guidelines() -> str:
     """tau2's simulation guidelines for a user without tools (airline, retail)."""
     root = tau2_module("utils.utils").DATA_DIR
     path = root / "tau2" / "user_simulator" / "simulation_guidelines.md"
-    return str(path.read_text(encoding="utf-8"))
+    with intact_install(f"reading {path}"):
+        return str(path.read_text(encoding="utf-8"))
 
 
 def model_prompt(task: Any) -> str:
