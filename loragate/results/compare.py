@@ -230,8 +230,7 @@ def _evalset_problems(
             raise BadInput(
                 f"{r.label} was scored on evalset {b.name!r}, {base.label} on {a.name!r}: "
                 "entries of different evalsets cannot be paired",
-                fix=f"pass runs of one evalset: a baseline scored on {b.name!r} for "
-                f"{r.label}, or {r.label} scored on {a.name!r} (`loragate score --evalset`)",
+                fix=f"pass runs of one evalset (rescore {r.label} with `score --evalset`)",
             )
         if (a.version, a.sha256) == (b.version, b.sha256):
             continue
