@@ -40,8 +40,7 @@ from loragate.stats.paired import PairedTest, paired_test
 from loragate.stats.power import paired_power
 
 DEFAULT_ALPHA = 0.05
-LARGE_MOVE_POINTS = 20.0
-"""A family move this large (in points) enters the headline even when not significant."""
+LARGE_MOVE_POINTS = 20.0  # a family move this large (points) heads the news, significant or not
 HEADLINE_MAX_FAMILIES = 3
 
 
