@@ -281,13 +281,16 @@ _JSON_ARGS_RE = re.compile(r'"(?:arguments|parameters)"\s*:')
 _FUNC_SYNTAX_RE = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{2,80})\s*\(")
 
 
-def call_attempt(parse: ParseResult, toolset: Toolset) -> str | None:
+def call_attempt(parse: ParseResult, toolset: Toolset, *, after_calls: bool = False) -> str | None:
     """The name of a tool call written as text (no `<tool_call>` tags), or None.
 
     Found when the lenient reading finds a bare call where the strict one saw none,
     when the text holds `"name": "<tool of the evalset>"` or a `{"name": ...,
     "arguments": ...}` object, or when it writes `tool_name(...)` for a tool of the
-    evalset.
+    evalset. With `after_calls` (a final reply after calls ran), `tool_name()` with
+    empty parentheses inside a sentence of prose names a tool and is no attempt
+    (`mentions_in_prose`); with arguments, or alone on its line or in a code fence, it
+    still is one.
     """
     if parse.status != "no_call":
         return None
@@ -301,9 +304,32 @@ def call_attempt(parse: ParseResult, toolset: Toolset) -> str | None:
     if parse.lenient_status == "ok":
         return json_names[0] if json_names else "a bare call"
     for m in _FUNC_SYNTAX_RE.finditer(text):
-        if m.group(1) in toolset:
+        if m.group(1) in toolset and not (after_calls and mentions_in_prose(text, m)):
             return m.group(1)
     return None
+
+
+_EMPTY_PARENS_RE = re.compile(r"\s*\)")
+_SENTENCE_END_RE = re.compile(r"[.!?;:]\s|\n")
+_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+MIN_PROSE_WORDS = 3
+"""Words of its sentence, besides the name, that make `tool()` a mention in prose."""
+
+
+def mentions_in_prose(text: str, m: re.Match[str]) -> bool:
+    """True when the `name(` that `m` found is `name()` with nothing inside the
+    parentheses, outside a code fence, in a sentence with at least `MIN_PROSE_WORDS`
+    other words: "I turned it off with toggle_airplane_mode() and data works again"."""
+    close = _EMPTY_PARENS_RE.match(text, m.end())
+    if close is None or text.count("```", 0, m.start()) % 2:
+        return False
+    starts = [e.end() for e in _SENTENCE_END_RE.finditer(text, 0, m.start())]
+    start = starts[-1] if starts else 0
+    after = _SENTENCE_END_RE.search(text, close.end())
+    sentence = (
+        text[start : m.start()] + " " + text[close.end() : after.start() if after else len(text)]
+    )
+    return len(_WORD_RE.findall(sentence.replace("`", " "))) >= MIN_PROSE_WORDS
 
 
 def is_destructive(policy: Any, name: str, arguments: Any) -> bool:

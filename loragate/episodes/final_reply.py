@@ -172,14 +172,16 @@ def final_reply_problem(
     tool: str | None = None,
     after_read: bool = False,
     checks: ReplyChecks | None = None,
+    after_calls: bool = False,
 ) -> Verdict | None:
     """The failing verdict of a final reply, or None when it passes.
 
     `sources` are (name, text) pairs the reply must not merely copy; `topic` are texts
     (the task, the failed or denied call's arguments) and `tool` the tool whose words
-    tie an acknowledgement to the action; `after_read` when the failed call was a read.
+    tie an acknowledgement to the action; `after_read` when the failed call was a read;
+    `after_calls` when calls ran before it (then `tool()` named in prose is no attempt).
     """
-    attempt = call_attempt(parse, toolset)
+    attempt = call_attempt(parse, toolset, after_calls=after_calls)
     if attempt is not None:
         return Verdict.fail(
             ReasonCode.unparseable, f"a call to {short(attempt)} written without <tool_call> tags"

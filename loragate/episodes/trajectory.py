@@ -604,6 +604,7 @@ class Trajectory:
             tool=tool,
             after_read=after_read,
             checks=checks,
+            after_calls=bool(self.calls),
         )
         self.final_checks = checks
         return bad or Verdict.ok()
