@@ -33,13 +33,13 @@ from loragate.calls.stack import ResolvedStack, resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
 from loragate.common.jsonguard import loads
+from loragate.evalset.input_files import evalset_record
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.evalset import Entry
 from loragate.formats.manifest import (
     BASE_ADAPTER,
     AdapterInfo,
     BaseProbe,
-    EvalsetRecord,
     ModelRecord,
     RunManifest,
     SelfCheck,
@@ -431,9 +431,7 @@ def _manifest(
         ),
         adapters=[adapter_record(a) for a in inputs.adapters],
         include_base=config.include_base,
-        evalset=EvalsetRecord(
-            name=full.name, version=full.version, sha256=full.sha256, path=str(full.root)
-        ),
+        evalset=evalset_record(full),
         entries=len(inputs.evalset.entries),
         entry_ids=[e.id for e in inputs.evalset.entries],
         sampling=config.sampling.model_dump(),
