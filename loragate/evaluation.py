@@ -446,7 +446,8 @@ def score_generations(
             f"--out {folder} exists and is not a folder",
             [Problem(str(folder), "a file, not a run folder", fix="pass a run folder path")],
         )
-    refuse_foreign_folder(folder, "score")  # before the lock: nothing is written
+    # before the lock: nothing is written; --overwrite replaces a run, and there is none
+    refuse_foreign_folder(folder, "score --overwrite" if overwrite else "score")
     with writing(folder):
         other = other_run_in(folder, source, records, loaded.name, loaded.sha256)
         if other and not overwrite:

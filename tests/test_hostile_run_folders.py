@@ -34,6 +34,8 @@ RUN = ["run", "--config", "run.yaml", "--out", "out", "-q"]
 SCORE = ["score", "--generations", "entries.jsonl", "--evalset", "ev", "--out", "out"]
 SCORE_OVERWRITE = [*SCORE, "--overwrite"]
 COMMANDS = {"run": RUN, "score": SCORE, "score-overwrite": SCORE_OVERWRITE}
+SAID = {"run": "run", "score": "score", "score-overwrite": "score --overwrite"}
+"""How the refusal names each command (`--overwrite` replaces a run, and there is none)."""
 
 GATE_SHIP = '{"schema_version": 3, "verdict": "SHIP", "status": "SHIP"}\n'
 """A gate result the user (or a CI step) keeps: read as "ship this round"."""
@@ -107,7 +109,7 @@ def test_a_folder_of_the_users_names_is_refused(
         f"{command}-{planted}",
         COMMANDS[command],
         2,
-        ("holds no run", name, "fix:", "new or empty --out folder"),
+        ("holds no run", name, "fix:", "new or empty --out folder", f"`loragate {SAID[command]}`"),
     )
     run_case(case, world, capfd, monkeypatch)
     unchanged()

@@ -445,7 +445,9 @@ def refuse_foreign_folder(folder: Path, what: str) -> None:
     """`BadInput` when `folder` holds no run but names a run would write or remove (the
     user's `report.md`, `gate.json`, `card/`...): `what` (`run`, `score`) never writes
     over them, `--overwrite` or not. A missing or empty folder, and one holding only
-    other names, are fine. Call it before the first write (before the folder's lock)."""
+    other names, are fine. Call it before the first write (before the folder's lock).
+    `what` is the command as the user gave it (`score --overwrite`: the flag replaces a
+    run, and there is none)."""
     found = clashing_names(folder)
     if not found:
         return
