@@ -62,6 +62,7 @@ from loragate.formats.runfolder import (
     other_run_in,
     read_episodes_summary,
     read_generations,
+    refuse_foreign_folder,
 )
 from loragate.formats.trajectories import EpisodesSummary
 from loragate.generate.config import RunConfig, load_config
@@ -445,6 +446,8 @@ def score_generations(
             f"--out {folder} exists and is not a folder",
             [Problem(str(folder), "a file, not a run folder", fix="pass a run folder path")],
         )
+    # before the lock: nothing is written; --overwrite replaces a run, and there is none
+    refuse_foreign_folder(folder, "score --overwrite" if overwrite else "score")
     with writing(folder):
         other = other_run_in(folder, source, records, loaded.name, loaded.sha256)
         if other and not overwrite:

@@ -1,4 +1,5 @@
-"""The output folder of the import commands: new or empty, or replaced with `--force`."""
+"""The output folder of the import commands: new or empty, or replaced with `--force`;
+never a run folder, `--force` or not."""
 
 from __future__ import annotations
 
@@ -9,11 +10,20 @@ from loragate.common.locking import LOCK_NAME
 
 
 def check_out(out: Path, force: bool) -> None:
-    """Refuse a file, and a non-empty folder unless `force`."""
+    """Refuse a file, a run folder, and a non-empty folder unless `force`."""
+    from loragate.formats.runfolder import RUN_MARKERS, is_run_folder
+
     if out.exists() and not out.is_dir():
         raise BadInput(
             f"--out {out} is a file",
             [Problem(str(out), "not a folder", fix="pass a new or empty folder")],
+        )
+    if is_run_folder(out):
+        found = [name for name in RUN_MARKERS if (out / name).is_file()]
+        raise BadInput(
+            f"--out {out} is a run folder (it holds {', '.join(found)}): an evalset written "
+            "into it would mix with the run, --force or not",
+            [Problem(str(out), "a run folder", fix="pass a new or empty folder for the evalset")],
         )
     if out.is_dir() and any(p.name != LOCK_NAME for p in out.iterdir()) and not force:
         raise BadInput(

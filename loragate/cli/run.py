@@ -52,7 +52,8 @@ OutOption = Annotated[
         "--out",
         "-o",
         help="Run folder (default runs/<name>). A folder holding another run is taken "
-        "over: its scores are replaced, its generations reused as cache.",
+        "over: its scores are replaced, its generations reused as cache. A folder holding "
+        "no run but a name a run writes (report.md, gate.json, ...) is refused.",
     ),
 ]
 AllowPickleOption = Annotated[

@@ -123,7 +123,9 @@ def command(
             "--overwrite",
             help="Replace the run --out holds when it is another run (other generations or "
             "another evalset): every file of it is removed first. Scoring the same "
-            "generations into the same folder again needs no flag.",
+            "generations into the same folder again needs no flag. A folder holding no run "
+            "but a name score writes (report.md, view.html, ...) is refused, with the flag "
+            "or not.",
         ),
     ] = False,
 ) -> None:

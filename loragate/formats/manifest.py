@@ -96,7 +96,12 @@ class EvalsetRecord(BaseModel):
     name: str
     version: str
     sha256: str
+    """Over `evalset.yaml`, tools and entries: what `compare` pairs runs by."""
     path: str
+    files: dict[str, str] | None = None
+    """{name in the evalset folder: sha256} of every file the run read (v5; None
+    before): a run into the folder of a run made from other files takes it over
+    (`loragate.evalset.input_files`, `loragate.formats.run_identity`)."""
 
 
 class BaseProbe(BaseModel):

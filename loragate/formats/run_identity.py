@@ -14,7 +14,9 @@ a folder one run:
   manifest and summary disagree (`disagreements`, checked by `runfolder.read_summary`).
 
 The manifest is read as a plain dict: the checks use only fields that every manifest
-version has, and those of version 4 (`entry_ids`) where present.
+version has, and those of version 4 (`entry_ids`) and 5 (`evalset.files`, the sha256 of
+every evalset file the run read: a run of an evalset whose `episodes.jsonl` or world
+changed is another run, although its `evalset.sha256` is the same) where present.
 """
 
 from __future__ import annotations
@@ -138,11 +140,21 @@ def _identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 def same_run(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """Whether two manifests (dicts) describe the same run: the same generations, judged
-    the same way. A manifest without `entry_ids` (before version 4) is matched on the
-    number of entries."""
+    the same way, of the same evalset files. A manifest without `entry_ids` (before
+    version 4) is matched on the number of entries, one without `evalset.files` (before
+    version 5) on `evalset.sha256` alone."""
     if not old or not new:
         return False
     if _identity(old) != _identity(new):
         return False
+    old_files, new_files = _files(old), _files(new)
+    if old_files is not None and new_files is not None and old_files != new_files:
+        return False
     old_ids, new_ids = _list(old.get("entry_ids")), _list(new.get("entry_ids"))
     return not (old_ids and new_ids) or sorted(old_ids) == sorted(new_ids)
+
+
+def _files(manifest: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The manifest's `evalset.files` (None: a manifest before version 5)."""
+    files = _dict(manifest.get("evalset")).get("files")
+    return files if isinstance(files, Mapping) else None

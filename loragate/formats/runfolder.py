@@ -9,13 +9,15 @@ file and renamed into place, so a reader never sees half a file.
 A run folder holds one run (`loragate.formats.run_identity`): `read_summary` refuses a
 folder whose manifest and summary describe two runs, `retire_scored` removes a run's
 scored files when another run takes the folder over, and `clear_run` every file of a
-run (`score --overwrite`).
+run (`score --overwrite`). A folder that holds no run is never written over:
+`refuse_foreign_folder` refuses one that holds any of `RUN_FOLDER_NAMES`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from fnmatch import fnmatchcase
 from functools import cache
 from os import PathLike
 from pathlib import Path
@@ -57,6 +59,25 @@ CARD_FILES = (CARD_MD, MODEL_INDEX, CHART_NAME, SURVIVAL_CHART_NAME)
 SCORED_FILES = (SUMMARY, RESULTS, REPORT, VIEW, EPISODE_RESULTS, EPISODES_SUMMARY)
 """What scoring a run writes; `summary.json` first, so that a removal cut short leaves a
 folder every reader calls unscored rather than one that mixes two runs."""
+GATE_FILES = "gate*.json"
+"""`loragate gate`'s results in a run folder (`gate.json`, `gate-ADAPTER.json`)."""
+TOOL_SERVER_LOGS = "tool-server-*.log"
+"""The stderr of an episode run's tool servers (`tool-server-NAME.log`)."""
+RUN_FOLDER_NAMES = (
+    MANIFEST,
+    GENERATIONS,
+    TRAJECTORIES,
+    *SCORED_FILES,
+    RUN_LOG,
+    TOOL_SERVER_LOGS,
+    GATE_FILES,
+    CARD_FOLDER,
+)
+"""Every name (a glob pattern for `gate*.json` and `tool-server-*.log`) that `run`,
+`score`, `score-episodes`, `gate` and `card` write or remove in a run folder: a folder
+that holds no run but one of these is refused (`refuse_foreign_folder`)."""
+RUN_MARKERS = (MANIFEST, SUMMARY, GENERATIONS)
+"""A folder holding one of these as a regular file is a run folder."""
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -347,7 +368,7 @@ def retire_scored(run_dir: Path) -> list[str]:
     results, the default card folder's files), keeping the generations and the episode
     steps (the cache); the names removed, in order."""
     removed: list[str] = []
-    names = [*SCORED_FILES, *(p.name for p in sorted(run_dir.glob("gate*.json")))]
+    names = [*SCORED_FILES, *(p.name for p in sorted(run_dir.glob(GATE_FILES)))]
     for name in names:
         path = run_dir / name
         if path.is_file():
@@ -393,10 +414,52 @@ def clear_run(run_dir: Path) -> list[str]:
     """Remove every file of the run in `run_dir` (`score --overwrite`): the scored
     files, its generations, episode steps, manifest and logs; the names removed."""
     removed = retire_scored(run_dir)
-    logs = sorted(p.name for p in run_dir.glob("tool-server-*.log"))
+    logs = sorted(p.name for p in run_dir.glob(TOOL_SERVER_LOGS))
     for name in (GENERATIONS, TRAJECTORIES, MANIFEST, RUN_LOG, *logs):
         path = run_dir / name
         if path.is_file():
             path.unlink()
             removed.append(name)
     return removed
+
+
+def is_run_folder(folder: Path) -> bool:
+    """Whether `folder` holds a run: one of `RUN_MARKERS` as a regular file."""
+    return any((folder / name).is_file() for name in RUN_MARKERS)
+
+
+def clashing_names(folder: Path) -> list[str]:
+    """The names in `folder` (a folder holding no run) that a run would write or remove
+    (`RUN_FOLDER_NAMES`), sorted; empty for a missing folder or one that is not a run
+    folder's."""
+    if not folder.is_dir() or is_run_folder(folder):
+        return []
+    return sorted(
+        p.name
+        for p in folder.iterdir()
+        if any(fnmatchcase(p.name, pattern) for pattern in RUN_FOLDER_NAMES)
+    )
+
+
+def refuse_foreign_folder(folder: Path, what: str) -> None:
+    """`BadInput` when `folder` holds no run but names a run would write or remove (the
+    user's `report.md`, `gate.json`, `card/`...): `what` (`run`, `score`) never writes
+    over them, `--overwrite` or not. A missing or empty folder, and one holding only
+    other names, are fine. Call it before the first write (before the folder's lock).
+    `what` is the command as the user gave it (`score --overwrite`: the flag replaces a
+    run, and there is none)."""
+    found = clashing_names(folder)
+    if not found:
+        return
+    raise BadInput(
+        f"--out {folder} holds no run (no {MANIFEST}, {SUMMARY} or {GENERATIONS}) but "
+        f"{', '.join(found)}, which `loragate {what}` would write or remove",
+        [
+            Problem(
+                str(folder / name),
+                "not a run's file",
+                fix=f"pass a new or empty --out folder, or move {name} out of {folder}",
+            )
+            for name in found
+        ],
+    )

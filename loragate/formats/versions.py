@@ -103,12 +103,17 @@ serving stack (`tool_call_format`, `reasoning_parser`, `stack`), each adapter's
 `languages` and `unsupported_language`; `harness` (figures per harness variant and the
 sensitivity table). Versions 1 to 4 still read."""
 READABLE_SUMMARY_VERSIONS = (1, 2, 3, 4, 5)
-MANIFEST_SCHEMA_VERSION = 4
+MANIFEST_SCHEMA_VERSION = 5
 """`manifest.json`. 2: `self_check` (adapter-vs-base agreement and the base probe) and
 `warnings`; 3: `tool_call_format`, `reasoning_parser` and `stack` (the serving stack
 the run models), and `harness` (the harness variants generated beside the default
 harness); 4: `entry_ids` (the entries generated for, which every reader checks the
-scored entries against: a run folder holds one run)."""
+scored entries against: a run folder holds one run); 5: `evalset.files`, the sha256 of
+every file of the evalset folder the run read (episodes, world, answers, system prompt
+paraphrases and tool server scripts beside `evalset.yaml`, tools and entries), so that
+a run made from other files takes the folder over (`evalset.sha256` keeps its meaning:
+what compare pairs runs by). Older manifests read unchanged: without `files`, runs are
+told apart by `evalset.sha256` alone."""
 HARNESS_FORMAT = 1
 """Version of the harness variants' transformation code (routing, distractor draws,
 context padding, paraphrase checks; docs/harness.md). Part of every variant's cache
@@ -215,7 +220,7 @@ FORMATS: tuple[Format, ...] = (
     Format("generations.jsonl record", "RECORD_SCHEMA_VERSION", RECORD_SCHEMA_VERSION, (1,)),
     Format("results.jsonl record", "RESULT_SCHEMA_VERSION", RESULT_SCHEMA_VERSION, (1, 2, 3)),
     Format("summary.json", "SUMMARY_SCHEMA_VERSION", SUMMARY_SCHEMA_VERSION, (1, 2, 3, 4)),
-    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2, 3)),
+    Format("manifest.json", "MANIFEST_SCHEMA_VERSION", MANIFEST_SCHEMA_VERSION, (1, 2, 3, 4)),
     Format("harness variant transformations", "HARNESS_FORMAT", HARNESS_FORMAT),
     Format(
         "trajectories.jsonl step",

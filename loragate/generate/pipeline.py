@@ -33,13 +33,13 @@ from loragate.calls.stack import ResolvedStack, resolve_stack
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.files import atomic_write_json
 from loragate.common.jsonguard import loads
+from loragate.evalset.input_files import evalset_record
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.formats.evalset import Entry
 from loragate.formats.manifest import (
     BASE_ADAPTER,
     AdapterInfo,
     BaseProbe,
-    EvalsetRecord,
     ModelRecord,
     RunManifest,
     SelfCheck,
@@ -59,6 +59,7 @@ from loragate.formats.runfolder import (
     cached_generations,
     drop_torn_tail,
     read_manifest,
+    refuse_foreign_folder,
     retire_scored,
 )
 from loragate.generate.adapters import RANK_FIX, inspect_adapters
@@ -186,13 +187,15 @@ def _round_robin(entries: list[Entry], limit: int) -> list[Entry]:
 
 
 def run_folder(config: RunConfig, config_path: Path | None) -> Path:
-    """Where the run goes: `out`, else `runs/<name>`; `BadInput` when it is a file."""
+    """Where the run goes: `out`, else `runs/<name>`; `BadInput` for a file, or a folder
+    of the user's names a run writes (`refuse_foreign_folder`)."""
     out_dir = Path(config.out or Path("runs") / default_run_name(config, config_path))
     if out_dir.exists() and not out_dir.is_dir():
         raise BadInput(
             f"--out {out_dir} exists and is not a folder",
             [Problem(str(out_dir), "a file, not a run folder", fix="pass a folder path as --out")],
         )
+    refuse_foreign_folder(out_dir, "run")
     return out_dir
 
 
@@ -428,9 +431,7 @@ def _manifest(
         ),
         adapters=[adapter_record(a) for a in inputs.adapters],
         include_base=config.include_base,
-        evalset=EvalsetRecord(
-            name=full.name, version=full.version, sha256=full.sha256, path=str(full.root)
-        ),
+        evalset=evalset_record(full),
         entries=len(inputs.evalset.entries),
         entry_ids=[e.id for e in inputs.evalset.entries],
         sampling=config.sampling.model_dump(),
