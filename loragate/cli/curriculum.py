@@ -10,7 +10,12 @@ import typer
 from pydantic import ValidationError
 
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.common.files import read_json, read_yaml
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 if TYPE_CHECKING:
     from loragate.calls.tools import Toolset

@@ -9,6 +9,11 @@ from typing import Annotated
 
 import typer
 
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.RULE_FAILED, ExitCode.BUSY, ExitCode.INCONCLUSIVE)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 def command(
     run: Annotated[
@@ -43,9 +48,9 @@ def command(
         ),
     ] = False,
 ) -> None:
-    """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input,
-    6 when a rule cannot decide at this size (INCONCLUSIVE; `inconclusive: warn` in the
-    policy lets it ship). See docs/gate.md."""
+    """Check RUN against a policy: it may ship (exit 0), a rule failed (1), or a rule
+    cannot decide at this size (6, INCONCLUSIVE; `inconclusive: warn` in the policy lets
+    it ship). See docs/gate.md."""
     from loragate.common.files import append_text, atomic_write_text, check_output_file
     from loragate.common.locking import writing
     from loragate.common.names import child_path

@@ -9,6 +9,11 @@ import typer
 
 from loragate.cli._out_folder import check_out
 from loragate.common.errors import BadInput
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 SEMANTICS = ("loragate", "bfcl")
 

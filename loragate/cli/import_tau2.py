@@ -10,6 +10,11 @@ import typer
 
 from loragate.cli._out_folder import check_out
 from loragate.common.errors import BadInput, unknown_name_fix
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 DOMAINS = ("airline", "retail", "telecom")
 

@@ -8,7 +8,12 @@ from typing import Annotated, Any, Literal
 import typer
 
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.stats import reliability as rel
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 OutputFormat = Literal["table", "markdown", "json"]
 

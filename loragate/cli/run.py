@@ -16,7 +16,12 @@ import typer
 
 from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.common.names import check_name
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.UNREACHABLE, ExitCode.BUSY)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Run config YAML (see configs/).")

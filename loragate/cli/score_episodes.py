@@ -21,7 +21,11 @@ import typer
 
 from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.formats.records import ParseMode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
 
 
 def _check_out_folder(out: Path, evalset: str) -> None:
