@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any, TextIO
+from typing import Annotated, Any, TextIO
 
 import typer
 
@@ -27,6 +27,7 @@ from loragate.cli import (
 )
 from loragate.common.errors import BadInput, LegacyName, LoragateError, ServerUnreachable
 from loragate.common.exit_codes import ExitCode, help_epilog
+from loragate.common.version import __version__
 
 app = typer.Typer(
     name="loragate",
@@ -34,7 +35,29 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: bool options by name, readable at 80 columns
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"loragate {__version__}")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print loragate's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Gate LoRA fine-tune rounds by behaviour: family-scored tool-calling evals."""
 
 
 def _register(group: typer.Typer, name: str, module: Any) -> None:
@@ -64,6 +87,7 @@ import_app = typer.Typer(
     help="Import a public benchmark as one evalset.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
 )
 _register(import_app, "bfcl", import_bfcl)
 _register(import_app, "tau2", import_tau2)

@@ -16,7 +16,7 @@ EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
 def command(
     run: Annotated[
         str,
-        typer.Argument(help="Run folder, RUN or RUN:ADAPTER.", show_default=False),
+        typer.Argument(metavar="RUN", help="Run folder, RUN or RUN:ADAPTER.", show_default=False),
     ],
     baseline: Annotated[
         str | None,
@@ -48,13 +48,16 @@ def command(
         list[str] | None,
         typer.Option(
             "--training-log",
+            metavar="NAME=PATH",
             help="NAME=PATH: a run's training log (trainer_state.json, its folder, CSV or "
             "JSONL); NAME is the run or baseline argument or folder name. Repeatable.",
         ),
     ] = None,
     steps: Annotated[
         list[int] | None,
-        typer.Option("--steps", "-n", help="Workflow lengths of the reliability projection."),
+        typer.Option(
+            "--steps", "-n", metavar="N", help="Workflow lengths of the reliability projection."
+        ),
     ] = None,
     project_family: Annotated[
         str | None,

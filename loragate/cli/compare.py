@@ -20,6 +20,7 @@ def command(
     runs: Annotated[
         list[str],
         typer.Argument(
+            metavar="RUN",
             help="Run folders, RUN or RUN:ADAPTER; the first is the baseline.",
             show_default=False,
         ),
@@ -40,6 +41,7 @@ def command(
         list[str] | None,
         typer.Option(
             "--training-log",
+            metavar="NAME=PATH",
             help="NAME=PATH: the training log of a run (trainer_state.json, its folder, "
             "CSV or JSONL). NAME is the run argument or folder name. Repeatable.",
         ),

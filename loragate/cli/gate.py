@@ -18,7 +18,9 @@ EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.RULE_FAILED, ExitCode.BUSY, ExitCod
 def command(
     run: Annotated[
         str,
-        typer.Argument(help="Run folder to gate, RUN or RUN:ADAPTER.", show_default=False),
+        typer.Argument(
+            metavar="RUN", help="Run folder to gate, RUN or RUN:ADAPTER.", show_default=False
+        ),
     ],
     policy: Annotated[
         Path,

@@ -27,7 +27,8 @@ def command(
             "-c",
             help="Comma-separated BFCL categories: simple_python, multiple, parallel, "
             "parallel_multiple, irrelevance, live_simple, live_multiple, live_parallel, "
-            "live_parallel_multiple, live_irrelevance.",
+            "live_parallel_multiple, live_irrelevance. Default: the first seven.",
+            show_default=False,
         ),
     ] = "simple_python,multiple,parallel,parallel_multiple,irrelevance,live_simple,live_multiple",
     semantics: Annotated[

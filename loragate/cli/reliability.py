@@ -71,12 +71,15 @@ def command(
         typer.Option(
             "--per-step",
             "-r",
+            metavar="R",
             help="Per-step reliability r as a fraction (0.99). Repeat for a table.",
         ),
     ] = None,
     steps: Annotated[
         list[int] | None,
-        typer.Option("--steps", "-n", help="Steps n of the workflow. Repeat for a table."),
+        typer.Option(
+            "--steps", "-n", metavar="N", help="Steps n of the workflow. Repeat for a table."
+        ),
     ] = None,
     k: Annotated[
         int | None,

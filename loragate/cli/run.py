@@ -28,7 +28,12 @@ ConfigOption = Annotated[
 ]
 AdapterOption = Annotated[
     list[str] | None,
-    typer.Option("--adapter", "-a", help="LoRA adapter as NAME=PATH; repeat for several."),
+    typer.Option(
+        "--adapter",
+        "-a",
+        metavar="NAME=PATH",
+        help="LoRA adapter as NAME=PATH; repeat for several.",
+    ),
 ]
 BaseOption = Annotated[
     bool | None,

@@ -17,6 +17,7 @@ def command(
     runs: Annotated[
         list[str],
         typer.Argument(
+            metavar="RUN",
             help="Run folders, RUN or RUN:ADAPTER; every adapter of a RUN is shown. "
             "The first is the baseline that flips are marked against.",
             show_default=False,
@@ -44,6 +45,7 @@ def command(
         list[str] | None,
         typer.Option(
             "--training-log",
+            metavar="NAME=PATH",
             help="NAME=PATH: the training log of a run, for the headline beside behaviour "
             "(as in `loragate compare`; repeatable).",
             show_default=False,

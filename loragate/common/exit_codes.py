@@ -28,7 +28,7 @@ class ExitCode(IntEnum):
 
 
 MEANINGS: dict[ExitCode, str] = {
-    ExitCode.OK: "done (gate: the round may ship)",
+    ExitCode.OK: "done",
     ExitCode.RULE_FAILED: "a gate rule failed: the round may not ship",
     ExitCode.BAD_INPUT: "bad input or usage; the message names what and the fix",
     ExitCode.INTERNAL: "a bug in loragate or a plugin (a family scorer raised)",
