@@ -368,7 +368,7 @@ CASES: list[Case] = [
     ),
     Case(
         "card-update-readme-latin1",
-        ["card", "round2", "--update", "README.md", "--no-chart"],
+        ["card", "round2", "--overwrite", "README.md", "--no-chart"],
         2,
         ("README.md", "UTF-8", "fix:"),
         out="README.md",
@@ -376,7 +376,7 @@ CASES: list[Case] = [
     ),
     Case(
         "card-update-readme-folder",
-        ["card", "round2", "--update", "ev", "--no-chart"],
+        ["card", "round2", "--overwrite", "ev", "--no-chart"],
         2,
         ("ev", "fix:"),
     ),

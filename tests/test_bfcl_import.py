@@ -163,10 +163,10 @@ def test_import_writes_one_evalset_inside_out(
     assert "multiple                   200" in capsys.readouterr().out
     assert run_main(monkeypatch, "validate", str(out)) == 0
     assert "OK: bfcl 2026.3.23, 200 entries" in capsys.readouterr().out
-    # a second import into the same folder needs --force
+    # a second import into the same folder needs --overwrite
     assert run_main(monkeypatch, "import", "bfcl", "-c", "multiple", "--out", str(out)) == 2
-    assert "add --force" in capsys.readouterr().err
-    args = ("import", "bfcl", "-c", "irrelevance", "--out", str(out), "--force")
+    assert "add --overwrite" in capsys.readouterr().err
+    args = ("import", "bfcl", "-c", "irrelevance", "--out", str(out), "--overwrite")
     assert run_main(monkeypatch, *args) == 0
     assert len((out / "entries.jsonl").read_text().splitlines()) == 240
 

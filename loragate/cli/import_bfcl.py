@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.cli._out_folder import check_out
 from loragate.common.errors import BadInput
 from loragate.common.exit_codes import ExitCode
@@ -39,9 +40,11 @@ def command(
             "differ ($loose strings, $integer integers).",
         ),
     ] = "loragate",
-    force: Annotated[
-        bool, typer.Option("--force", help="Write into a non-empty folder (replaces the files).")
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Write into a non-empty folder (replaces its files)."),
     ] = False,
+    force: Annotated[bool, legacy_option("--force")] = False,
 ) -> None:
     """Build one evalset from the BFCL data of the installed `bfcl-eval` (nothing is
     downloaded): per-entry tools, possible answers as matchers, categories as families
@@ -61,7 +64,7 @@ def command(
     cats = check_categories(c.strip() for c in categories.split(",") if c.strip())
     if not cats:
         raise BadInput("--categories is empty", fix="name at least one BFCL category")
-    check_out(out, force)
+    check_out(out, renamed(overwrite, force, "--force", "--overwrite"))
     chosen: Semantics = "bfcl" if semantics == "bfcl" else "loragate"
     entries, stats = build_entries(cats, chosen)
     files = evalset_files(entries, cats, chosen, version("bfcl-eval"))
