@@ -256,7 +256,7 @@ CASES: list[Case] = [
     Case("train-missing-config", ["train"], 2, ("--config",)),
     Case(
         "curriculum-bad-family",
-        ["curriculum", "-f", "nonsense=3", "-t", "ev", "-o", "c.jsonl"],
+        ["curriculum", "--families", "nonsense=3", "-t", "ev", "-w", "c.jsonl"],
         2,
         ("nonsense", "fix:"),
         out="c.jsonl",
@@ -387,18 +387,18 @@ CASES: list[Case] = [
         ("gens.jsonl", "fix:"),
     ),
     Case(
-        "compare-out-is-folder", ["compare", "round1", "round2", "--out", "ev"], 2, ("ev", "fix:")
+        "compare-out-is-folder", ["compare", "round1", "round2", "--write", "ev"], 2, ("ev", "fix:")
     ),
     Case(
         "compare-out-fifo",
-        ["compare", "round1", "round2", "--out", "fifo"],
+        ["compare", "round1", "round2", "--write", "fifo"],
         2,
         ("fifo", "fix:"),
         prepare=lambda w: os.mkfifo(w / "fifo"),
     ),
     Case(
         "gate-out-is-folder",
-        ["gate", "round2", "--policy", str(POLICY), "--out", "ev"],
+        ["gate", "round2", "--policy", str(POLICY), "--write", "ev"],
         2,
         ("ev", "fix:"),
     ),
@@ -411,7 +411,7 @@ CASES: list[Case] = [
     ),
     Case(
         "gate-step-summary-is-folder",
-        ["gate", "round2", "--policy", str(POLICY), "--out", "g.json"],
+        ["gate", "round2", "--policy", str(POLICY), "--write", "g.json"],
         2,
         ("ev", "fix:"),
         out="g.json",
@@ -419,13 +419,13 @@ CASES: list[Case] = [
     ),
     Case(
         "curriculum-out-is-folder",
-        ["curriculum", "-f", "clarify=2", "-t", "ev", "-o", "ev"],
+        ["curriculum", "--families", "clarify=2", "-t", "ev", "-w", "ev"],
         2,
         ("ev", "fix:"),
     ),
     Case(
         "curriculum-out-parent-is-file",
-        ["curriculum", "-f", "clarify=2", "-t", "ev", "-o", "gens.jsonl/c.jsonl"],
+        ["curriculum", "--families", "clarify=2", "-t", "ev", "-w", "gens.jsonl/c.jsonl"],
         2,
         ("gens.jsonl", "fix:"),
     ),
@@ -488,17 +488,17 @@ CASES: list[Case] = [
         ("not a valid name", "fix:"),
     ),
     Case("view-unknown-adapter", ["view", "round1:v9"], 2, ("v9", "round1", "fix:")),
-    Case("view-out-is-folder", ["view", "round1", "--out", "ev"], 2, ("ev", "fix:")),
+    Case("view-out-is-folder", ["view", "round1", "--write", "ev"], 2, ("ev", "fix:")),
     Case(
         "view-out-fifo",
-        ["view", "round1", "--out", "fifo"],
+        ["view", "round1", "--write", "fifo"],
         2,
         ("fifo", "fix:"),
         prepare=lambda w: os.mkfifo(w / "fifo"),
     ),
     Case(
         "view-two-rounds",
-        ["view", "round1", "round2", "--evalset", str(CASE / "evalset"), "--out", "out/v.html"],
+        ["view", "round1", "round2", "--evalset", str(CASE / "evalset"), "--write", "out/v.html"],
         0,
         out="out",
         needs_fix=False,
@@ -506,7 +506,7 @@ CASES: list[Case] = [
     Case("view-into-the-run-folder", ["view", "round2"], 0, out="round2", needs_fix=False),
     Case(
         "view-evalset-of-another-sha",
-        ["view", "round1", "--evalset", "ev", "--out", "out/v.html"],
+        ["view", "round1", "--evalset", "ev", "--write", "out/v.html"],
         2,
         ("--evalset ev", "casestudy", "fix:"),
         out="out",

@@ -170,7 +170,7 @@ def test_gate_tag_rules_through_the_cli(
     policy = r1.parent / "drop-policy.yaml"
     policy.write_text("version: 1\ntags:\n  bfcl:multiple:\n    max_drop_points: 5\n")
     out = r1.parent / "gate-multiple.json"
-    args = ["gate", str(r1), "--policy", str(policy), "--baseline", str(r2), "-o", str(out)]
+    args = ["gate", str(r1), "--policy", str(policy), "--baseline", str(r2), "-w", str(out)]
     code, stdout, _ = run_cli(args, capsys)
     assert code == 1 and "tag bfcl:multiple" in stdout
     g = json.loads(out.read_text())

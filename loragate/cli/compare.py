@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.common.exit_codes import ExitCode
 
 EXIT_CODES: tuple[ExitCode, ...] = ()
@@ -53,21 +54,25 @@ def command(
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of the Monte Carlo fallback (k > 1 only).")
     ] = 0,
-    out: Annotated[
+    write: Annotated[
         Path | None,
         typer.Option(
-            "--out",
-            "-o",
-            help="Also write the output (in --format) to this file, and the HTML report "
-            "of the runs beside it (same name, .html; .view.html when --out ends in .html).",
+            "--write",
+            "-w",
+            metavar="FILE",
+            help="Also write the output (in --format) to FILE, and the HTML report of the "
+            "runs beside it (same name, .html; .view.html when FILE ends in .html).",
         ),
     ] = None,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
 ) -> None:
     """Compare runs on the same entries: per-family pass@1 with intervals, paired tests,
     flipped entries, and training metrics side by side."""
     from loragate.common.errors import BadInput
     from loragate.common.files import atomic_write_text
     from loragate.results.compare import compare_runs
+
+    out = renamed(write, legacy_out, "--out", "--write")
     from loragate.results.compare_render import render_json, render_markdown, render_terminal
     from loragate.results.runs import assign_training_logs, load_run, parse_run_ref
 
@@ -134,7 +139,7 @@ def _episodes_only(lines: list[str], output_format: str, out: Path | None) -> No
 
 
 def view_path_beside(out: Path) -> Path:
-    """Where `compare --out FILE` writes its HTML report: FILE with `.html` for its
+    """Where `compare --write FILE` writes its HTML report: FILE with `.html` for its
     suffix (`FILE.view.html` when FILE is itself `.html`)."""
     html = out.with_suffix(".html")
     return html if html != out else out.with_suffix(".view.html")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.common.errors import BadInput, Problem
 from loragate.common.exit_codes import ExitCode
 from loragate.common.files import read_json, read_yaml
@@ -86,14 +87,18 @@ def command(
             "those of the evalset's curriculum.yaml.",
         ),
     ],
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="JSONL file to write (messages format).")
-    ],
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write", "-w", metavar="FILE", help="JSONL file to write (messages format)."
+        ),
+    ] = None,
     toolset: Annotated[
         Path,
         typer.Option("--toolset", "-t", help="Evalset folder (or tools.json) the examples call."),
     ] = Path("evalsets/agent20"),
     seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same examples.")] = 0,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
 ) -> None:
     """Generate synthetic training examples from the evalset's curriculum templates
     (`curriculum.yaml` in the evalset folder).
@@ -111,6 +116,12 @@ def command(
     from loragate.training.data import write_jsonl
     from loragate.training.leakage import LeakageIndex, check_leakage
 
+    out = renamed(write, legacy_out, "--out", "--write")
+    if out is None:
+        raise BadInput(
+            "curriculum needs the file to write",
+            fix="pass --write FILE (a JSONL file, messages format)",
+        )
     folder = user_or_bundled(toolset)
     tools, policy, evalset = load_toolset_folder(folder)
     curriculum = load_curriculum(folder)

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.common.exit_codes import ExitCode
 
 EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.RULE_FAILED, ExitCode.BUSY, ExitCode.INCONCLUSIVE)
@@ -39,10 +40,16 @@ def command(
             help="Run to compare against for the regression rules (RUN or RUN:ADAPTER).",
         ),
     ] = None,
-    out: Annotated[
+    write: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Where to write gate.json (default: in the run folder)."),
+        typer.Option(
+            "--write",
+            "-w",
+            metavar="FILE",
+            help="Where to write gate.json (default: in the run folder).",
+        ),
     ] = None,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
     markdown: Annotated[
         bool,
         typer.Option(
@@ -62,11 +69,12 @@ def command(
 
     # GitHub Actions shows this file on the job's summary page; check it before the
     # first write, so a bad one leaves nothing behind.
+    out = renamed(write, legacy_out, "--out", "--write")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         check_output_file(Path(step_summary), "GITHUB_STEP_SUMMARY")
     if out is not None:
-        check_output_file(out, "--out")
+        check_output_file(out, "--write")
     gate_policy = load_policy(policy)
     loaded = load_run(run)
     base = load_run(baseline) if baseline is not None else None

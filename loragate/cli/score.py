@@ -48,6 +48,7 @@ def command(
         Path,
         typer.Option(
             "--out",
+            "-o",
             metavar="RUN_DIR",
             help="Run folder to write results.jsonl, summary.json, report.md and view.html into "
             "(created; an existing run folder keeps its other files).",

@@ -59,7 +59,7 @@ def command(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", metavar="RUN_DIR", help="Run folder to write the episode files into."
+            "--out", "-o", metavar="RUN_DIR", help="Run folder to write the episode files into."
         ),
     ],
     parse_mode: Annotated[

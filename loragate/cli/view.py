@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.common.exit_codes import ExitCode
 
 EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
@@ -23,14 +24,16 @@ def command(
             show_default=False,
         ),
     ],
-    out: Annotated[
+    write: Annotated[
         Path | None,
         typer.Option(
-            "--out",
-            "-o",
+            "--write",
+            "-w",
+            metavar="FILE",
             help="HTML file to write (default: view.html in the first run folder).",
         ),
     ] = None,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
     evalset: Annotated[
         Path | None,
         typer.Option(
@@ -60,6 +63,7 @@ def command(
     from loragate.results.view.html import write_view
     from loragate.results.view.page_data import find_evalset, load_sides, side_headlines, view_data
 
+    out = renamed(write, legacy_out, "--out", "--write")
     notes: list[str] = []
     sides = load_sides(runs, notes)
     for note in notes:
