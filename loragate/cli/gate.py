@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -14,6 +14,8 @@ from loragate.common.exit_codes import ExitCode
 
 EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.RULE_FAILED, ExitCode.BUSY, ExitCode.INCONCLUSIVE)
 """The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
+OutputFormat = Literal["table", "markdown", "json"]
 
 
 def command(
@@ -50,12 +52,17 @@ def command(
         ),
     ] = None,
     legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
-    markdown: Annotated[
-        bool,
+    output_format: Annotated[
+        OutputFormat | None,
         typer.Option(
-            "--markdown", help="Print the rule table as Markdown instead of a terminal table."
+            "--format",
+            "-f",
+            help="The rule table as table (terminal; the default), markdown, or json (what "
+            "gate.json holds).",
+            show_default=False,
         ),
-    ] = False,
+    ] = None,
+    markdown: Annotated[bool, legacy_option("--markdown")] = False,
 ) -> None:
     """Check RUN against a policy: it may ship (exit 0), a rule failed (1), or a rule
     cannot decide at this size (6, INCONCLUSIVE; `inconclusive: warn` in the policy lets
@@ -67,9 +74,11 @@ def command(
     from loragate.results.gate_render import render_markdown, render_terminal
     from loragate.results.runs import load_run
 
+    out = renamed(write, legacy_out, "--out", "--write")
+    legacy_format: OutputFormat | None = "markdown" if markdown else None
+    fmt = renamed(output_format, legacy_format, "--markdown", "--format markdown") or "table"
     # GitHub Actions shows this file on the job's summary page; check it before the
     # first write, so a bad one leaves nothing behind.
-    out = renamed(write, legacy_out, "--out", "--write")
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         check_output_file(Path(step_summary), "GITHUB_STEP_SUMMARY")
@@ -81,14 +90,15 @@ def command(
     result = evaluate_gate(gate_policy, loaded, base, policy_path=policy)
 
     md = render_markdown(result)
-    if markdown:
+    text = result.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
         typer.echo(md, nl=False)
+    elif fmt == "json":
+        typer.echo(text, nl=False)
     else:
         from rich.console import Console
 
         Console().print(render_terminal(result))
-
-    text = result.model_dump_json(indent=2) + "\n"
     if out is None:
         several = len(loaded.summary.adapters) > 1
         name = f"gate-{loaded.adapter}.json" if several else "gate.json"
