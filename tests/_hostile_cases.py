@@ -250,7 +250,9 @@ CASES: list[Case] = [
     Case("compare-format", ["compare", "round1", "round2", "-f", "xml"], 2, ("xml",)),
     Case("run-samples-zero", ["run", "--samples", "0"], 2, ("--samples",)),
     Case("run-limit-zero", ["run", "--limit", "0"], 2, ("--limit",)),
-    Case("reliability-k-negative", ["reliability", "-k", "-2", "-r", "0.9", "-n", "3"], 2, ("-k",)),
+    Case(
+        "reliability-k-negative", ["reliability", "--k", "-2", "-r", "0.9", "-n", "3"], 2, ("--k",)
+    ),
     Case("reliability-n-word", ["reliability", "-n", "ten"], 2, ("--steps",)),
     Case("unknown-command", ["frobnicate"], 2, ("frobnicate",)),
     Case("train-missing-config", ["train"], 2, ("--config",)),
@@ -584,9 +586,17 @@ CASES: list[Case] = [
     # 8. numbers
     Case("reliability-huge-n", ["reliability", "-r", "0.99", "-n", "1" + "0" * 400], 2, ("fix:",)),
     Case(
-        "reliability-huge-k", ["reliability", "-r", "0.99", "-n", "5", "-k", "9" * 30], 2, ("fix:",)
+        "reliability-huge-k",
+        ["reliability", "-r", "0.99", "-n", "5", "--k", "9" * 30],
+        2,
+        ("fix:",),
     ),
-    Case("reliability-target-huge-n", ["reliability", "-p", "0.9", "-n", "9" * 30], 2, ("fix:",)),
+    Case(
+        "reliability-target-huge-n",
+        ["reliability", "--target", "0.9", "-n", "9" * 30],
+        2,
+        ("fix:",),
+    ),
     Case("reliability-r-out-of-range", ["reliability", "-r", "1.5", "-n", "3"], 2, ("1.5", "fix:")),
     # 9. code from the model's folder runs only when asked twice
     Case(

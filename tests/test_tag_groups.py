@@ -53,7 +53,7 @@ def _score(root: Path, ev: Path, name: str, right: int, irrelevant_calls: int) -
 def rounds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("tag-rounds")
     ev = root / "ev"
-    _main("import", "bfcl", "-c", "multiple,irrelevance", "--out", str(ev))
+    _main("import", "bfcl", "--categories", "multiple,irrelevance", "--out", str(ev))
     # round 2 gets 50 more `multiple` entries right and calls a tool on 40 irrelevant ones
     return _score(root, ev, "round1", 10, 0), _score(root, ev, "round2", 60, 40)
 

@@ -79,14 +79,13 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
 
 def command(
     families: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--families",
-            "-f",
             help="FAMILY=N,... e.g. should_not_call=400,parallel=150,sequencing=80. Families: "
             "those of the evalset's curriculum.yaml.",
         ),
-    ],
+    ] = None,
     write: Annotated[
         Path | None,
         typer.Option(
@@ -99,6 +98,7 @@ def command(
     ] = Path("evalsets/agent20"),
     seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same examples.")] = 0,
     legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
+    legacy_families: Annotated[str | None, legacy_option("-f")] = None,
 ) -> None:
     """Generate synthetic training examples from the evalset's curriculum templates
     (`curriculum.yaml` in the evalset folder).
@@ -116,6 +116,12 @@ def command(
     from loragate.training.data import write_jsonl
     from loragate.training.leakage import LeakageIndex, check_leakage
 
+    families = renamed(families, legacy_families, "-f", "--families")
+    if families is None:
+        raise BadInput(
+            "curriculum needs the examples to make",
+            fix="pass --families FAMILY=N,... (e.g. --families should_not_call=400,parallel=150)",
+        )
     out = renamed(write, legacy_out, "--out", "--write")
     if out is None:
         raise BadInput(

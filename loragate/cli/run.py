@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
 from loragate.common.exit_codes import ExitCode
@@ -50,7 +51,7 @@ MaxNewTokensOption = Annotated[
 ]
 BackendOption = Annotated[
     str | None,
-    typer.Option("--backend", "-b", help="A runner: vllm, hf, openai, replay; or auto."),
+    typer.Option("--backend", help="A runner: vllm, hf, openai, replay; or auto."),
 ]
 ModelOption = Annotated[
     str | None, typer.Option("--model", help="Base model folder or hub id (overrides config).")
@@ -236,6 +237,7 @@ def command(
     verbose: VerboseOption = False,
     policy: PolicyOption = None,
     trust_remote_code: TrustRemoteCodeOption = False,
+    legacy_backend: Annotated[str | None, legacy_option("-b")] = None,
 ) -> None:
     """Generate over an evalset with a base model and LoRA adapters, then score it."""
     from rich.console import Console
@@ -246,7 +248,7 @@ def command(
         samples=samples,
         temperature=temperature,
         max_new_tokens=max_new_tokens,
-        backend=backend,
+        backend=renamed(backend, legacy_backend, "-b", "--backend"),
         evalset=evalset,
         out=out,
         base=base,
