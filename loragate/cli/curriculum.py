@@ -82,14 +82,16 @@ def command(
         str | None,
         typer.Option(
             "--families",
-            help="FAMILY=N,... e.g. should_not_call=400,parallel=150,sequencing=80. Families: "
-            "those of the evalset's curriculum.yaml.",
+            metavar="FAMILY=N,...",
+            help="Required. How many examples of each family, e.g. "
+            "should_not_call=400,parallel=150,sequencing=80. Families: those of the "
+            "evalset's curriculum.yaml.",
         ),
     ] = None,
     write: Annotated[
         Path | None,
         typer.Option(
-            "--write", "-w", metavar="FILE", help="JSONL file to write (messages format)."
+            "--write", "-w", metavar="FILE", help="Required. JSONL file to write (messages format)."
         ),
     ] = None,
     toolset: Annotated[

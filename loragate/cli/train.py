@@ -9,7 +9,7 @@ import typer
 
 from loragate.common.exit_codes import ExitCode
 
-EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+EXIT_CODES: tuple[ExitCode, ...] = ()
 """The exit codes beside 0 and 2 this command can give (shown in its help)."""
 
 

@@ -83,7 +83,7 @@ def _report(exc: BadInput, evalset: Path) -> NoReturn:
     for problem in exc.problems:
         typer.echo(str(problem))
     typer.echo(f"{len(exc.problems)} problem(s) in {evalset}")
-    raise typer.Exit(2) from None
+    raise typer.Exit(ExitCode.BAD_INPUT) from None
 
 
 def _check_world(loaded: Evalset, evalset: Path) -> None:
