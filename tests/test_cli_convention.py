@@ -303,3 +303,18 @@ def test_gate_formats(rounds: tuple[Path, Path], capsys: pytest.CaptureFixture[s
     assert code == 0 and json.loads(out)["verdict"] == "SHIP"
     code, out, _ = run_cli(["gate", str(r2), "-p", str(DEFAULT), "--format", "markdown"], capsys)
     assert code == 0 and "| should_not_call |" in out
+
+
+@pytest.mark.tau2
+def test_import_tau2_force_still_works_and_warns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "telecom"
+    out.mkdir()
+    (out / "notes.txt").write_text("x\n", encoding="utf-8")
+    argv = ["import", "tau2", "--domain", "telecom", "--split", "small", "--limit", "1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", LegacyName)
+        code, _, err = run_cli([*argv, "--out", str(out), "--force"], capsys)
+    assert code == 0 and "warning: --force is now --overwrite" in err, err
+    assert (out / "evalset.yaml").is_file()
