@@ -250,13 +250,15 @@ CASES: list[Case] = [
     Case("compare-format", ["compare", "round1", "round2", "-f", "xml"], 2, ("xml",)),
     Case("run-samples-zero", ["run", "--samples", "0"], 2, ("--samples",)),
     Case("run-limit-zero", ["run", "--limit", "0"], 2, ("--limit",)),
-    Case("reliability-k-negative", ["reliability", "-k", "-2", "-r", "0.9", "-n", "3"], 2, ("-k",)),
+    Case(
+        "reliability-k-negative", ["reliability", "--k", "-2", "-r", "0.9", "-n", "3"], 2, ("--k",)
+    ),
     Case("reliability-n-word", ["reliability", "-n", "ten"], 2, ("--steps",)),
     Case("unknown-command", ["frobnicate"], 2, ("frobnicate",)),
     Case("train-missing-config", ["train"], 2, ("--config",)),
     Case(
         "curriculum-bad-family",
-        ["curriculum", "-f", "nonsense=3", "-t", "ev", "-o", "c.jsonl"],
+        ["curriculum", "--families", "nonsense=3", "-t", "ev", "-w", "c.jsonl"],
         2,
         ("nonsense", "fix:"),
         out="c.jsonl",
@@ -368,7 +370,7 @@ CASES: list[Case] = [
     ),
     Case(
         "card-update-readme-latin1",
-        ["card", "round2", "--update", "README.md", "--no-chart"],
+        ["card", "round2", "--overwrite", "README.md", "--no-chart"],
         2,
         ("README.md", "UTF-8", "fix:"),
         out="README.md",
@@ -376,7 +378,7 @@ CASES: list[Case] = [
     ),
     Case(
         "card-update-readme-folder",
-        ["card", "round2", "--update", "ev", "--no-chart"],
+        ["card", "round2", "--overwrite", "ev", "--no-chart"],
         2,
         ("ev", "fix:"),
     ),
@@ -387,18 +389,18 @@ CASES: list[Case] = [
         ("gens.jsonl", "fix:"),
     ),
     Case(
-        "compare-out-is-folder", ["compare", "round1", "round2", "--out", "ev"], 2, ("ev", "fix:")
+        "compare-out-is-folder", ["compare", "round1", "round2", "--write", "ev"], 2, ("ev", "fix:")
     ),
     Case(
         "compare-out-fifo",
-        ["compare", "round1", "round2", "--out", "fifo"],
+        ["compare", "round1", "round2", "--write", "fifo"],
         2,
         ("fifo", "fix:"),
         prepare=lambda w: os.mkfifo(w / "fifo"),
     ),
     Case(
         "gate-out-is-folder",
-        ["gate", "round2", "--policy", str(POLICY), "--out", "ev"],
+        ["gate", "round2", "--policy", str(POLICY), "--write", "ev"],
         2,
         ("ev", "fix:"),
     ),
@@ -411,7 +413,7 @@ CASES: list[Case] = [
     ),
     Case(
         "gate-step-summary-is-folder",
-        ["gate", "round2", "--policy", str(POLICY), "--out", "g.json"],
+        ["gate", "round2", "--policy", str(POLICY), "--write", "g.json"],
         2,
         ("ev", "fix:"),
         out="g.json",
@@ -419,13 +421,13 @@ CASES: list[Case] = [
     ),
     Case(
         "curriculum-out-is-folder",
-        ["curriculum", "-f", "clarify=2", "-t", "ev", "-o", "ev"],
+        ["curriculum", "--families", "clarify=2", "-t", "ev", "-w", "ev"],
         2,
         ("ev", "fix:"),
     ),
     Case(
         "curriculum-out-parent-is-file",
-        ["curriculum", "-f", "clarify=2", "-t", "ev", "-o", "gens.jsonl/c.jsonl"],
+        ["curriculum", "--families", "clarify=2", "-t", "ev", "-w", "gens.jsonl/c.jsonl"],
         2,
         ("gens.jsonl", "fix:"),
     ),
@@ -488,17 +490,17 @@ CASES: list[Case] = [
         ("not a valid name", "fix:"),
     ),
     Case("view-unknown-adapter", ["view", "round1:v9"], 2, ("v9", "round1", "fix:")),
-    Case("view-out-is-folder", ["view", "round1", "--out", "ev"], 2, ("ev", "fix:")),
+    Case("view-out-is-folder", ["view", "round1", "--write", "ev"], 2, ("ev", "fix:")),
     Case(
         "view-out-fifo",
-        ["view", "round1", "--out", "fifo"],
+        ["view", "round1", "--write", "fifo"],
         2,
         ("fifo", "fix:"),
         prepare=lambda w: os.mkfifo(w / "fifo"),
     ),
     Case(
         "view-two-rounds",
-        ["view", "round1", "round2", "--evalset", str(CASE / "evalset"), "--out", "out/v.html"],
+        ["view", "round1", "round2", "--evalset", str(CASE / "evalset"), "--write", "out/v.html"],
         0,
         out="out",
         needs_fix=False,
@@ -506,7 +508,7 @@ CASES: list[Case] = [
     Case("view-into-the-run-folder", ["view", "round2"], 0, out="round2", needs_fix=False),
     Case(
         "view-evalset-of-another-sha",
-        ["view", "round1", "--evalset", "ev", "--out", "out/v.html"],
+        ["view", "round1", "--evalset", "ev", "--write", "out/v.html"],
         2,
         ("--evalset ev", "casestudy", "fix:"),
         out="out",
@@ -584,9 +586,17 @@ CASES: list[Case] = [
     # 8. numbers
     Case("reliability-huge-n", ["reliability", "-r", "0.99", "-n", "1" + "0" * 400], 2, ("fix:",)),
     Case(
-        "reliability-huge-k", ["reliability", "-r", "0.99", "-n", "5", "-k", "9" * 30], 2, ("fix:",)
+        "reliability-huge-k",
+        ["reliability", "-r", "0.99", "-n", "5", "--k", "9" * 30],
+        2,
+        ("fix:",),
     ),
-    Case("reliability-target-huge-n", ["reliability", "-p", "0.9", "-n", "9" * 30], 2, ("fix:",)),
+    Case(
+        "reliability-target-huge-n",
+        ["reliability", "--target", "0.9", "-n", "9" * 30],
+        2,
+        ("fix:",),
+    ),
     Case("reliability-r-out-of-range", ["reliability", "-r", "1.5", "-n", "3"], 2, ("1.5", "fix:")),
     # 9. code from the model's folder runs only when asked twice
     Case(

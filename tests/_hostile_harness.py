@@ -55,7 +55,7 @@ RUN_EP = ["run", "--config", "run.yaml", "--out", "out", "-q"]
 RUN_TK = ["run", "--config", "tk.yaml", "--out", "out", "-q"]
 RUN_TH = ["run", "--config", "th.yaml", "--out", "out", "-q"]
 RESCORE = ["score-episodes", "--trajectories", "t.jsonl", "--evalset", "ev", "--out", "out"]
-VIEW = ["view", "r1", "--out", "out/v.html"]
+VIEW = ["view", "r1", "--write", "out/v.html"]
 BFCL = ["import", "bfcl", "--categories", "simple_python", "--out", "out"]
 SWEEP = ["sweep", "--config", "sweep.yaml", "-q"]
 

@@ -163,10 +163,12 @@ def test_import_writes_one_evalset_inside_out(
     assert "multiple                   200" in capsys.readouterr().out
     assert run_main(monkeypatch, "validate", str(out)) == 0
     assert "OK: bfcl 2026.3.23, 200 entries" in capsys.readouterr().out
-    # a second import into the same folder needs --force
-    assert run_main(monkeypatch, "import", "bfcl", "-c", "multiple", "--out", str(out)) == 2
-    assert "add --force" in capsys.readouterr().err
-    args = ("import", "bfcl", "-c", "irrelevance", "--out", str(out), "--force")
+    # a second import into the same folder needs --overwrite
+    assert (
+        run_main(monkeypatch, "import", "bfcl", "--categories", "multiple", "--out", str(out)) == 2
+    )
+    assert "add --overwrite" in capsys.readouterr().err
+    args = ("import", "bfcl", "--categories", "irrelevance", "--out", str(out), "--overwrite")
     assert run_main(monkeypatch, *args) == 0
     assert len((out / "entries.jsonl").read_text().splitlines()) == 240
 
@@ -174,8 +176,8 @@ def test_import_writes_one_evalset_inside_out(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["-c", "simple_pyton"], "did you mean 'simple_python'?"),
-        (["-c", "live_relevance"], "unsupported BFCL category 'live_relevance'"),
+        (["--categories", "simple_pyton"], "did you mean 'simple_python'?"),
+        (["--categories", "live_relevance"], "unsupported BFCL category 'live_relevance'"),
         (["--semantics", "bfc"], "did you mean 'bfcl'?"),
     ],
 )

@@ -19,7 +19,7 @@ def test_summary_and_report_have_a_row_per_bfcl_category(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ev, run = tmp_path / "ev", tmp_path / "run"
-    args = ("import", "bfcl", "-c", "multiple,irrelevance", "--out", str(ev))
+    args = ("import", "bfcl", "--categories", "multiple,irrelevance", "--out", str(ev))
     assert run_main(monkeypatch, *args) == 0
     lines = []
     raws, answers = read_category(data_dir(), "multiple")

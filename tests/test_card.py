@@ -1,4 +1,4 @@
-"""`loragate card`: section markdown, Hub model-index (parsed back), idempotent --update."""
+"""`loragate card`: section markdown, Hub model-index (parsed back), idempotent --overwrite."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def test_update_is_idempotent_and_keeps_bytes(
     r1, r2 = rounds
     readme = tmp_path / "README.md"
     readme.write_bytes(README.encode("utf-8"))
-    args = ["card", str(r2), "--baseline", str(r1), *_logs(), "--update", str(readme)]
+    args = ["card", str(r2), "--baseline", str(r1), *_logs(), "--overwrite", str(readme)]
     code, _, err = run_cli(args, capsys)
     assert code == 0, err
     first = readme.read_bytes()
@@ -194,11 +194,11 @@ def test_cli_update_errors_exit_2(
     readme = tmp_path / "README.md"
     readme.write_text("---\nmodel-index: []\n---\n")
     before = readme.read_bytes()
-    code, _, err = run_cli(["card", str(r2), "--no-chart", "--update", str(readme)], capsys)
+    code, _, err = run_cli(["card", str(r2), "--no-chart", "--overwrite", str(readme)], capsys)
     assert code == 2 and "--no-metadata" in err
     assert readme.read_bytes() == before
     code, _, err = run_cli(
-        ["card", str(r2), "--no-chart", "--update", str(tmp_path / "missing.md")], capsys
+        ["card", str(r2), "--no-chart", "--overwrite", str(tmp_path / "missing.md")], capsys
     )
     assert code == 2 and "no such file" in err
     code, _, err = run_cli(["card", str(r2), "--no-chart", "--project-family", "clarify"], capsys)

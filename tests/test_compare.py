@@ -116,7 +116,7 @@ def test_cli_formats(
 
     target = tmp_path / "cmp.json"
     code, out, _ = run_cli(
-        ["compare", str(r1), str(r2), *_logs(r1, r2), "-f", "json", "-o", str(target)], capsys
+        ["compare", str(r1), str(r2), *_logs(r1, r2), "-f", "json", "-w", str(target)], capsys
     )
     assert code == 0
     data = json.loads(out)

@@ -68,7 +68,7 @@ USAGE_ERRORS = [
     ["compare", "a", "b", "-f", "xml"],
     ["run", "--samples", "0"],
     ["run", "--limit", "0"],
-    ["reliability", "-k", "-2"],
+    ["reliability", "--k", "-2"],
     ["reliability", "-n", "ten"],
     ["frobnicate"],
     ["gate"],

@@ -46,7 +46,7 @@ def test_improving_round_is_inconclusive_at_eight_entries(
     r1, r2 = rounds
     out = tmp_path / "gate.json"
     code, stdout, err = run_cli(
-        ["gate", str(r2), "--policy", str(DEFAULT), "--baseline", str(r1), "-o", str(out)], capsys
+        ["gate", str(r2), "--policy", str(DEFAULT), "--baseline", str(r1), "-w", str(out)], capsys
     )
     assert code == 6, stdout + err
     assert "INCONCLUSIVE (3 rules cannot decide at this size)" in stdout
@@ -81,7 +81,7 @@ def test_warn_ships_an_improving_round_with_its_inconclusive_rules_listed(
     p = _policy(tmp_path, text)
     out = tmp_path / "gate.json"
     code, stdout, err = run_cli(
-        ["gate", str(r2), "-p", str(p), "-b", str(r1), "-o", str(out)], capsys
+        ["gate", str(r2), "-p", str(p), "-b", str(r1), "-w", str(out)], capsys
     )
     assert code == 0, stdout + err
     assert "SHIP (3 rules inconclusive, policy says warn)" in stdout
@@ -125,7 +125,7 @@ def test_without_baseline_rules_are_skipped_not_passed(
 ) -> None:
     r1, r2 = rounds
     code, stdout, _ = run_cli(
-        ["gate", str(r2), "-p", str(DEFAULT), "-o", str(tmp_path / "g.json")], capsys
+        ["gate", str(r2), "-p", str(DEFAULT), "-w", str(tmp_path / "g.json")], capsys
     )
     assert code == 0
     g = json.loads((tmp_path / "g.json").read_text())
@@ -133,7 +133,7 @@ def test_without_baseline_rules_are_skipped_not_passed(
     assert statuses.count("SKIP") == 6 and "FAIL" not in statuses
     assert "6 baseline rule(s) skipped" in stdout
     code, _, _ = run_cli(
-        ["gate", str(r1), "-p", str(DEFAULT), "-o", str(tmp_path / "g1.json")], capsys
+        ["gate", str(r1), "-p", str(DEFAULT), "-w", str(tmp_path / "g1.json")], capsys
     )
     assert code == 1
 
@@ -143,11 +143,11 @@ def test_strict_requires_baseline(
 ) -> None:
     r1, r2 = rounds
     code, _, err = run_cli(
-        ["gate", str(r2), "-p", str(STRICT), "-o", str(tmp_path / "g.json")], capsys
+        ["gate", str(r2), "-p", str(STRICT), "-w", str(tmp_path / "g.json")], capsys
     )
     assert code == 2 and "require_baseline" in err
     code, _, _ = run_cli(
-        ["gate", str(r2), "-p", str(STRICT), "-b", str(r1), "-o", str(tmp_path / "g.json")], capsys
+        ["gate", str(r2), "-p", str(STRICT), "-b", str(r1), "-w", str(tmp_path / "g.json")], capsys
     )
     # Non-inferiority at a 5-point margin: on 8 entries a family as good as its
     # baseline bounds its drop at 25.3 pt (90 % interval; 52 entries would do); only
@@ -230,7 +230,7 @@ def test_bad_policies_exit_2(
     _, r2 = rounds
     p = _policy(tmp_path, text)
     out = tmp_path / "g.json"
-    code, stdout, err = run_cli(["gate", str(r2), "-p", str(p), "-o", str(out)], capsys)
+    code, stdout, err = run_cli(["gate", str(r2), "-p", str(p), "-w", str(out)], capsys)
     assert code == 2, stdout + err
     assert msg in err, err
     assert "Traceback" not in err
@@ -275,7 +275,7 @@ def test_github_step_summary(
     summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     code, _, _ = run_cli(
-        ["gate", str(r1), "-p", str(DEFAULT), "-b", str(r2), "-o", str(tmp_path / "g.json")], capsys
+        ["gate", str(r1), "-p", str(DEFAULT), "-b", str(r2), "-w", str(tmp_path / "g.json")], capsys
     )
     assert code == 1
     text = summary.read_text()
@@ -307,8 +307,9 @@ def test_markdown_flag(
             str(DEFAULT),
             "-b",
             str(r1),
-            "--markdown",
-            "-o",
+            "--format",
+            "markdown",
+            "-w",
             str(tmp_path / "g.json"),
         ],
         capsys,
@@ -323,7 +324,7 @@ def test_exit_codes_through_the_console_script(rounds: tuple[Path, Path], tmp_pa
 
     def status(*args: str) -> int:
         return subprocess.run(
-            [sys.executable, "-m", "loragate", "gate", *args, "-o", str(tmp_path / "g.json")],
+            [sys.executable, "-m", "loragate", "gate", *args, "-w", str(tmp_path / "g.json")],
             capture_output=True,
             text=True,
             timeout=120,

@@ -520,12 +520,12 @@ CASES: list[LoopCase] = [
     ),
     LoopCase(
         Case(
-            "exit 2: --out holding the user's notes is refused without --force; the notes "
+            "exit 2: --out holding the user's notes is refused without --overwrite; the notes "
             "stay as they were",
             "import-tau2-into-the-users-folder",
             [*TAU2, "--domain", "airline", "--tasks", "0"],
             2,
-            ("out", "--force", "fix"),
+            ("out", "--overwrite", "fix"),
             prepare=both(
                 write_file("out/notes.txt", "mine\n"), write_file("out/report.md", "# r\n")
             ),

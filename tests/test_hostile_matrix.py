@@ -134,10 +134,16 @@ MOUNT_CASES = [
         lambda m: ["score", "--generations", "gens.jsonl", "--evalset", "ev", "--out", f"{m}/out"],
     ),
     ("card", lambda m: ["card", "round2", "--out", f"{m}/card", "--no-chart"]),
-    ("compare", lambda m: ["compare", "round1", "round2", "--out", f"{m}/c.md", "-f", "markdown"]),
-    ("view", lambda m: ["view", "round1", "round2", "--out", f"{m}/v.html"]),
-    ("gate", lambda m: ["gate", "round2", "--policy", str(POLICY), "--out", f"{m}/g.json"]),
-    ("curriculum", lambda m: ["curriculum", "-f", "clarify=40", "-t", "ev", "-o", f"{m}/c.jsonl"]),
+    (
+        "compare",
+        lambda m: ["compare", "round1", "round2", "--write", f"{m}/c.md", "-f", "markdown"],
+    ),
+    ("view", lambda m: ["view", "round1", "round2", "--write", f"{m}/v.html"]),
+    ("gate", lambda m: ["gate", "round2", "--policy", str(POLICY), "--write", f"{m}/g.json"]),
+    (
+        "curriculum",
+        lambda m: ["curriculum", "--families", "clarify=40", "-t", "ev", "-w", f"{m}/c.jsonl"],
+    ),
 ]
 
 

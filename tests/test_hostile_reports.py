@@ -38,7 +38,7 @@ CASES: list[Case] = [
     Case(
         "exit 2: runs of two different evalsets are refused as compare refuses them, naming both",
         "view-runs-of-two-evalsets",
-        ["view", "r1", "r2", "--out", "out/v.html"],
+        ["view", "r1", "r2", "--write", "out/v.html"],
         2,
         ("r2", "other", "agent20", "fix:"),
     ),
@@ -46,7 +46,7 @@ CASES: list[Case] = [
         "exit 0 with a warning: a run of the same evalset in another version is shown, "
         "and the warning names the versions",
         "view-runs-of-two-versions",
-        ["view", "r1", "r3", "--out", "out/v.html"],
+        ["view", "r1", "r3", "--write", "out/v.html"],
         0,
         ("warning", "9.9.9"),
         prepare=both(

@@ -7,7 +7,7 @@
 - a run into the folder of a run made from other evalset files (only `episodes.jsonl`,
   `tools.json` or the world changed) is a takeover: the old run's `gate.json` and
   `card/` go; a manifest from before `evalset.files` falls back to the old rule;
-- `import tau2 --force` and `import bfcl --force` refuse a run folder.
+- `import tau2 --overwrite` and `import bfcl --overwrite` refuse a run folder.
 
 Every case plants the user's files and compares them byte for byte after the command;
 the rules every case is held to are `tests/_hostile_harness.py`'s (`run_case`).
@@ -289,10 +289,10 @@ def test_the_evalset_sha256_keeps_its_meaning(
 # -- imports into a run folder --------------------------------------------------------
 
 IMPORTS = {
-    "tau2": ["import", "tau2", "--domain", "telecom", "--out", "r1", "--force"],
-    "tau2-no-force": ["import", "tau2", "--domain", "telecom", "--out", "r1"],
-    "bfcl": [*BFCL[:-1], "r1", "--force"],
-    "bfcl-no-force": [*BFCL[:-1], "r1"],
+    "tau2": ["import", "tau2", "--domain", "telecom", "--out", "r1", "--overwrite"],
+    "tau2-no-overwrite": ["import", "tau2", "--domain", "telecom", "--out", "r1"],
+    "bfcl": [*BFCL[:-1], "r1", "--overwrite"],
+    "bfcl-no-overwrite": [*BFCL[:-1], "r1"],
 }
 
 

@@ -53,7 +53,7 @@ def _score(root: Path, ev: Path, name: str, right: int, irrelevant_calls: int) -
 def rounds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("tag-rounds")
     ev = root / "ev"
-    _main("import", "bfcl", "-c", "multiple,irrelevance", "--out", str(ev))
+    _main("import", "bfcl", "--categories", "multiple,irrelevance", "--out", str(ev))
     # round 2 gets 50 more `multiple` entries right and calls a tool on 40 irrelevant ones
     return _score(root, ev, "round1", 10, 0), _score(root, ev, "round2", 60, 40)
 
@@ -170,7 +170,7 @@ def test_gate_tag_rules_through_the_cli(
     policy = r1.parent / "drop-policy.yaml"
     policy.write_text("version: 1\ntags:\n  bfcl:multiple:\n    max_drop_points: 5\n")
     out = r1.parent / "gate-multiple.json"
-    args = ["gate", str(r1), "--policy", str(policy), "--baseline", str(r2), "-o", str(out)]
+    args = ["gate", str(r1), "--policy", str(policy), "--baseline", str(r2), "-w", str(out)]
     code, stdout, _ = run_cli(args, capsys)
     assert code == 1 and "tag bfcl:multiple" in stdout
     g = json.loads(out.read_text())

@@ -174,7 +174,7 @@ def test_view_command(
     data = json.loads(_embedded(out.read_text(encoding="utf-8")))
     assert [s["label"] for s in data["sides"]] == ["round1", "round2"]
     # without --evalset: outputs and verdicts, no conversation, and a warning
-    code, _, err = run_cli(["view", str(rounds[0]), "--out", str(out)], capsys)
+    code, _, err = run_cli(["view", str(rounds[0]), "--write", str(out)], capsys)
     assert code == 0 and "--evalset" in err
     data = json.loads(_embedded(out.read_text(encoding="utf-8")))
     assert data["evalset"] is None and data["entries"][0]["conversation"] is None
@@ -218,7 +218,7 @@ def test_compare_out_writes_the_view_beside_it(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "cmp.md"
-    args = ["compare", str(rounds[0]), str(rounds[1]), "-f", "markdown", "--out", str(out)]
+    args = ["compare", str(rounds[0]), str(rounds[1]), "-f", "markdown", "--write", str(out)]
     code, _, _ = run_cli(args, capsys)
     assert code == 0
     data = json.loads(_embedded((tmp_path / "cmp.html").read_text(encoding="utf-8")))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import TextIO
+from typing import Annotated, Any, TextIO
 
 import typer
 
@@ -26,6 +26,8 @@ from loragate.cli import (
     view,
 )
 from loragate.common.errors import BadInput, LegacyName, LoragateError, ServerUnreachable
+from loragate.common.exit_codes import ExitCode, help_epilog
+from loragate.common.version import __version__
 
 app = typer.Typer(
     name="loragate",
@@ -33,42 +35,73 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: bool options by name, readable at 80 columns
 )
 
-app.command("validate")(_signals.stoppable(validate.command))
-app.command("score")(_signals.stoppable(score.command))
-app.command("score-episodes")(_signals.stoppable(score_episodes.command))
-app.command("run")(_signals.stoppable(run.command))
-app.command("sweep")(_signals.stoppable(sweep.command))
-app.command("compare")(_signals.stoppable(compare.command))
-app.command("gate")(_signals.stoppable(gate.command))
-app.command("card")(_signals.stoppable(card.command))
-app.command("reliability")(_signals.stoppable(reliability.command))
-app.command("train")(_signals.stoppable(train.command))
-app.command("curriculum")(_signals.stoppable(curriculum.command))
-app.command("view")(_signals.stoppable(view.command))
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"loragate {__version__}")
+        raise typer.Exit(ExitCode.OK)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print loragate's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Gate LoRA fine-tune rounds by behaviour: family-scored tool-calling evals."""
+
+
+def _register(group: typer.Typer, name: str, module: Any) -> None:
+    """`module.command` as `name`, stoppable by a signal, its help ending with the exit
+    codes it can give (`module.EXIT_CODES`)."""
+    epilog = help_epilog(module.EXIT_CODES)
+    group.command(name, epilog=epilog)(_signals.stoppable(module.command))
+
+
+for _name, _module in (
+    ("validate", validate),
+    ("score", score),
+    ("score-episodes", score_episodes),
+    ("run", run),
+    ("sweep", sweep),
+    ("compare", compare),
+    ("gate", gate),
+    ("card", card),
+    ("reliability", reliability),
+    ("train", train),
+    ("curriculum", curriculum),
+    ("view", view),
+):
+    _register(app, _name, _module)
 
 import_app = typer.Typer(
-    help="Import a public benchmark as one evalset.", no_args_is_help=True, add_completion=False
+    help="Import a public benchmark as one evalset.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
 )
-import_app.command("bfcl")(_signals.stoppable(import_bfcl.command))
-import_app.command("tau2")(_signals.stoppable(import_tau2.command))
+_register(import_app, "bfcl", import_bfcl)
+_register(import_app, "tau2", import_tau2)
 app.add_typer(import_app, name="import")
 
 
-EXIT_OK = 0
-EXIT_RULE_FAILED = 1
-"""`gate`: a rule failed (the round may not ship)."""
-EXIT_BAD_INPUT = 2
-"""Bad input or an unusable path: the message names the file or option and the fix."""
-EXIT_INTERNAL = 3
-"""A bug in loragate or a plugin (e.g. a family scorer raised)."""
-EXIT_UNREACHABLE = 4
-"""A server (`--backend openai`) could not be reached."""
-EXIT_BUSY = 5
-"""Another loragate process kept writing the same folder past the lock timeout."""
-EXIT_INCONCLUSIVE = 6
-"""`gate`: a rule cannot decide at this size and the policy blocks on that."""
+# The codes main() exits with (loragate.common.exit_codes says what each means).
+EXIT_OK = ExitCode.OK
+EXIT_RULE_FAILED = ExitCode.RULE_FAILED
+EXIT_BAD_INPUT = ExitCode.BAD_INPUT
+EXIT_INTERNAL = ExitCode.INTERNAL
+EXIT_UNREACHABLE = ExitCode.UNREACHABLE
+EXIT_BUSY = ExitCode.BUSY
+EXIT_INCONCLUSIVE = ExitCode.INCONCLUSIVE
 
 
 def _click_exception_classes() -> tuple[type[BaseException], ...]:

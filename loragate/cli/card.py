@@ -7,32 +7,39 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 def command(
     run: Annotated[
         str,
-        typer.Argument(help="Run folder, RUN or RUN:ADAPTER.", show_default=False),
+        typer.Argument(metavar="RUN", help="Run folder, RUN or RUN:ADAPTER.", show_default=False),
     ],
     baseline: Annotated[
         str | None,
         typer.Option("--baseline", "-b", help="Run to compare against (RUN or RUN:ADAPTER)."),
     ] = None,
-    update: Annotated[
+    overwrite: Annotated[
         Path | None,
         typer.Option(
-            "--update",
-            "-u",
+            "--overwrite",
+            metavar="README",
             help="README.md to update in place: replaces the marked loragate section and "
             "model-index block (or adds them); everything else is kept byte for byte.",
         ),
     ] = None,
+    update: Annotated[Path | None, legacy_option("--update", "-u")] = None,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out",
             "-o",
             help="Folder for card.md, model_index.yaml and the chart "
-            "(default: RUN/card; with --update: the README's folder, chart only).",
+            "(default: RUN/card; with --overwrite: the README's folder, chart only).",
         ),
     ] = None,
     model_name: Annotated[
@@ -43,13 +50,16 @@ def command(
         list[str] | None,
         typer.Option(
             "--training-log",
+            metavar="NAME=PATH",
             help="NAME=PATH: a run's training log (trainer_state.json, its folder, CSV or "
             "JSONL); NAME is the run or baseline argument or folder name. Repeatable.",
         ),
     ] = None,
     steps: Annotated[
         list[int] | None,
-        typer.Option("--steps", "-n", help="Workflow lengths of the reliability projection."),
+        typer.Option(
+            "--steps", "-n", metavar="N", help="Workflow lengths of the reliability projection."
+        ),
     ] = None,
     project_family: Annotated[
         str | None,
@@ -84,13 +94,14 @@ def command(
 
     refs = [parse_run_ref(run)] + ([parse_run_ref(baseline)] if baseline else [])
     logs = assign_training_logs(training_log or [], refs)
+    update = renamed(overwrite, update, "--update", "--overwrite")
     loaded = load_run(refs[0], logs[0])
     base = load_run(refs[1], logs[1]) if baseline else None
 
     if update is not None:
         if not update.is_file():
             raise BadInput(
-                f"--update {update}: no such file",
+                f"--overwrite {update}: no such file",
                 [Problem(str(update), "no such file", fix="create the README first")],
             )
         folder = out or update.parent

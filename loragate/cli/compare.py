@@ -7,6 +7,13 @@ from typing import Annotated, Literal
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
+
 OutputFormat = Literal["table", "markdown", "json"]
 
 
@@ -14,6 +21,7 @@ def command(
     runs: Annotated[
         list[str],
         typer.Argument(
+            metavar="RUN",
             help="Run folders, RUN or RUN:ADAPTER; the first is the baseline.",
             show_default=False,
         ),
@@ -34,6 +42,7 @@ def command(
         list[str] | None,
         typer.Option(
             "--training-log",
+            metavar="NAME=PATH",
             help="NAME=PATH: the training log of a run (trainer_state.json, its folder, "
             "CSV or JSONL). NAME is the run argument or folder name. Repeatable.",
         ),
@@ -45,21 +54,25 @@ def command(
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of the Monte Carlo fallback (k > 1 only).")
     ] = 0,
-    out: Annotated[
+    write: Annotated[
         Path | None,
         typer.Option(
-            "--out",
-            "-o",
-            help="Also write the output (in --format) to this file, and the HTML report "
-            "of the runs beside it (same name, .html; .view.html when --out ends in .html).",
+            "--write",
+            "-w",
+            metavar="FILE",
+            help="Also write the output (in --format) to FILE, and the HTML report of the "
+            "runs beside it (same name, .html; .view.html when FILE ends in .html).",
         ),
     ] = None,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
 ) -> None:
     """Compare runs on the same entries: per-family pass@1 with intervals, paired tests,
     flipped entries, and training metrics side by side."""
     from loragate.common.errors import BadInput
     from loragate.common.files import atomic_write_text
     from loragate.results.compare import compare_runs
+
+    out = renamed(write, legacy_out, "--out", "--write")
     from loragate.results.compare_render import render_json, render_markdown, render_terminal
     from loragate.results.runs import assign_training_logs, load_run, parse_run_ref
 
@@ -126,7 +139,7 @@ def _episodes_only(lines: list[str], output_format: str, out: Path | None) -> No
 
 
 def view_path_beside(out: Path) -> Path:
-    """Where `compare --out FILE` writes its HTML report: FILE with `.html` for its
+    """Where `compare --write FILE` writes its HTML report: FILE with `.html` for its
     suffix (`FILE.view.html` when FILE is itself `.html`)."""
     html = out.with_suffix(".html")
     return html if html != out else out.with_suffix(".view.html")

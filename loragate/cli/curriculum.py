@@ -9,8 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.common.files import read_json, read_yaml
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 if TYPE_CHECKING:
     from loragate.calls.tools import Toolset
@@ -73,22 +79,28 @@ def load_toolset_folder(path: Path) -> tuple[Toolset, Policy | None, Evalset | N
 
 def command(
     families: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--families",
-            "-f",
-            help="FAMILY=N,... e.g. should_not_call=400,parallel=150,sequencing=80. Families: "
-            "those of the evalset's curriculum.yaml.",
+            metavar="FAMILY=N,...",
+            help="Required. How many examples of each family, e.g. "
+            "should_not_call=400,parallel=150,sequencing=80. Families: those of the "
+            "evalset's curriculum.yaml.",
         ),
-    ],
-    out: Annotated[
-        Path, typer.Option("--out", "-o", help="JSONL file to write (messages format).")
-    ],
+    ] = None,
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write", "-w", metavar="FILE", help="Required. JSONL file to write (messages format)."
+        ),
+    ] = None,
     toolset: Annotated[
         Path,
         typer.Option("--toolset", "-t", help="Evalset folder (or tools.json) the examples call."),
     ] = Path("evalsets/agent20"),
     seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same examples.")] = 0,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
+    legacy_families: Annotated[str | None, legacy_option("-f")] = None,
 ) -> None:
     """Generate synthetic training examples from the evalset's curriculum templates
     (`curriculum.yaml` in the evalset folder).
@@ -106,6 +118,18 @@ def command(
     from loragate.training.data import write_jsonl
     from loragate.training.leakage import LeakageIndex, check_leakage
 
+    families = renamed(families, legacy_families, "-f", "--families")
+    if families is None:
+        raise BadInput(
+            "curriculum needs the examples to make",
+            fix="pass --families FAMILY=N,... (e.g. --families should_not_call=400,parallel=150)",
+        )
+    out = renamed(write, legacy_out, "--out", "--write")
+    if out is None:
+        raise BadInput(
+            "curriculum needs the file to write",
+            fix="pass --write FILE (a JSONL file, messages format)",
+        )
     folder = user_or_bundled(toolset)
     tools, policy, evalset = load_toolset_folder(folder)
     curriculum = load_curriculum(folder)

@@ -5,15 +5,25 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
+
+from loragate.cli._legacy import legacy_option, renamed
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.RULE_FAILED, ExitCode.BUSY, ExitCode.INCONCLUSIVE)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
+OutputFormat = Literal["table", "markdown", "json"]
 
 
 def command(
     run: Annotated[
         str,
-        typer.Argument(help="Run folder to gate, RUN or RUN:ADAPTER.", show_default=False),
+        typer.Argument(
+            metavar="RUN", help="Run folder to gate, RUN or RUN:ADAPTER.", show_default=False
+        ),
     ],
     policy: Annotated[
         Path,
@@ -32,20 +42,31 @@ def command(
             help="Run to compare against for the regression rules (RUN or RUN:ADAPTER).",
         ),
     ] = None,
-    out: Annotated[
+    write: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Where to write gate.json (default: in the run folder)."),
-    ] = None,
-    markdown: Annotated[
-        bool,
         typer.Option(
-            "--markdown", help="Print the rule table as Markdown instead of a terminal table."
+            "--write",
+            "-w",
+            metavar="FILE",
+            help="Where to write gate.json (default: in the run folder).",
         ),
-    ] = False,
+    ] = None,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
+    output_format: Annotated[
+        OutputFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="The rule table as table (terminal; the default), markdown, or json (what "
+            "gate.json holds).",
+            show_default=False,
+        ),
+    ] = None,
+    markdown: Annotated[bool, legacy_option("--markdown")] = False,
 ) -> None:
-    """Check RUN against a policy; exit 0 to ship, 1 when a rule fails, 2 on bad input,
-    6 when a rule cannot decide at this size (INCONCLUSIVE; `inconclusive: warn` in the
-    policy lets it ship). See docs/gate.md."""
+    """Check RUN against a policy: it may ship (exit 0), a rule failed (1), or a rule
+    cannot decide at this size (6, INCONCLUSIVE; `inconclusive: warn` in the policy lets
+    it ship). See docs/gate.md."""
     from loragate.common.files import append_text, atomic_write_text, check_output_file
     from loragate.common.locking import writing
     from loragate.common.names import child_path
@@ -53,27 +74,31 @@ def command(
     from loragate.results.gate_render import render_markdown, render_terminal
     from loragate.results.runs import load_run
 
+    out = renamed(write, legacy_out, "--out", "--write")
+    legacy_format: OutputFormat | None = "markdown" if markdown else None
+    fmt = renamed(output_format, legacy_format, "--markdown", "--format markdown") or "table"
     # GitHub Actions shows this file on the job's summary page; check it before the
     # first write, so a bad one leaves nothing behind.
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         check_output_file(Path(step_summary), "GITHUB_STEP_SUMMARY")
     if out is not None:
-        check_output_file(out, "--out")
+        check_output_file(out, "--write")
     gate_policy = load_policy(policy)
     loaded = load_run(run)
     base = load_run(baseline) if baseline is not None else None
     result = evaluate_gate(gate_policy, loaded, base, policy_path=policy)
 
     md = render_markdown(result)
-    if markdown:
+    text = result.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
         typer.echo(md, nl=False)
+    elif fmt == "json":
+        typer.echo(text, nl=False)
     else:
         from rich.console import Console
 
         Console().print(render_terminal(result))
-
-    text = result.model_dump_json(indent=2) + "\n"
     if out is None:
         several = len(loaded.summary.adapters) > 1
         name = f"gate-{loaded.adapter}.json" if several else "gate.json"

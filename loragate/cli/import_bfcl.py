@@ -7,24 +7,35 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.cli._out_folder import check_out
 from loragate.common.errors import BadInput
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 SEMANTICS = ("loragate", "bfcl")
+
+DEFAULT_CATEGORIES = (
+    "simple_python,multiple,parallel,parallel_multiple,irrelevance,live_simple,live_multiple"
+)
+"""The categories imported when `--categories` is not given."""
 
 
 def command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Evalset folder to write.")],
     categories: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--categories",
-            "-c",
             help="Comma-separated BFCL categories: simple_python, multiple, parallel, "
             "parallel_multiple, irrelevance, live_simple, live_multiple, live_parallel, "
-            "live_parallel_multiple, live_irrelevance.",
+            "live_parallel_multiple, live_irrelevance. Default: the first seven.",
+            show_default=False,
         ),
-    ] = "simple_python,multiple,parallel,parallel_multiple,irrelevance,live_simple,live_multiple",
+    ] = None,
     semantics: Annotated[
         str,
         typer.Option(
@@ -33,9 +44,12 @@ def command(
             "differ ($loose strings, $integer integers).",
         ),
     ] = "loragate",
-    force: Annotated[
-        bool, typer.Option("--force", help="Write into a non-empty folder (replaces the files).")
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Write into a non-empty folder (replaces its files)."),
     ] = False,
+    force: Annotated[bool, legacy_option("--force")] = False,
+    legacy_categories: Annotated[str | None, legacy_option("-c")] = None,
 ) -> None:
     """Build one evalset from the BFCL data of the installed `bfcl-eval` (nothing is
     downloaded): per-entry tools, possible answers as matchers, categories as families
@@ -52,10 +66,13 @@ def command(
             f"--semantics {semantics!r} is not known",
             fix=unknown_name_fix(semantics, SEMANTICS, "semantics"),
         )
-    cats = check_categories(c.strip() for c in categories.split(",") if c.strip())
+    chosen_categories = renamed(categories, legacy_categories, "-c", "--categories")
+    if chosen_categories is None:
+        chosen_categories = DEFAULT_CATEGORIES
+    cats = check_categories(c.strip() for c in chosen_categories.split(",") if c.strip())
     if not cats:
         raise BadInput("--categories is empty", fix="name at least one BFCL category")
-    check_out(out, force)
+    check_out(out, renamed(overwrite, force, "--force", "--overwrite"))
     chosen: Semantics = "bfcl" if semantics == "bfcl" else "loragate"
     entries, stats = build_entries(cats, chosen)
     files = evalset_files(entries, cats, chosen, version("bfcl-eval"))

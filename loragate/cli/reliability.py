@@ -7,8 +7,14 @@ from typing import Annotated, Any, Literal
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.stats import reliability as rel
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 OutputFormat = Literal["table", "markdown", "json"]
 
@@ -66,22 +72,24 @@ def command(
         typer.Option(
             "--per-step",
             "-r",
+            metavar="R",
             help="Per-step reliability r as a fraction (0.99). Repeat for a table.",
         ),
     ] = None,
     steps: Annotated[
         list[int] | None,
-        typer.Option("--steps", "-n", help="Steps n of the workflow. Repeat for a table."),
+        typer.Option(
+            "--steps", "-n", metavar="N", help="Steps n of the workflow. Repeat for a table."
+        ),
     ] = None,
     k: Annotated[
         int | None,
-        typer.Option("--k", "-k", help="Runs in a row: pass^k = (r^n)^k.", min=1),
+        typer.Option("--k", help="Runs in a row: pass^k = (r^n)^k.", min=1),
     ] = None,
     target: Annotated[
         float | None,
         typer.Option(
             "--target",
-            "-p",
             help="Target end-to-end success P (fraction); with --steps and no --per-step "
             "prints the per-step reliability it needs, P^(1/n).",
         ),
@@ -94,8 +102,14 @@ def command(
         OutputFormat,
         typer.Option("--format", "-f", help="table (terminal), markdown or json."),
     ] = "table",
+    legacy_k: Annotated[int | None, legacy_option("-k")] = None,
+    legacy_target: Annotated[float | None, legacy_option("-p")] = None,
 ) -> None:
     """Project per-step reliability onto an n-step workflow (independent steps)."""
+    k = renamed(k, legacy_k, "-k", "--k")
+    target = renamed(target, legacy_target, "-p", "--target")
+    if k is not None and k < 1:
+        raise BadInput(f"--k {k} is not a count", fix="pass --k 1 or more")
     rs = per_step or []
     ns = steps or []
     try:

@@ -14,16 +14,27 @@ from typing import Annotated, Any
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
 from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.common.names import check_name
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.UNREACHABLE, ExitCode.BUSY)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", "-c", help="Run config YAML (see configs/).")
 ]
 AdapterOption = Annotated[
     list[str] | None,
-    typer.Option("--adapter", "-a", help="LoRA adapter as NAME=PATH; repeat for several."),
+    typer.Option(
+        "--adapter",
+        "-a",
+        metavar="NAME=PATH",
+        help="LoRA adapter as NAME=PATH; repeat for several.",
+    ),
 ]
 BaseOption = Annotated[
     bool | None,
@@ -40,7 +51,7 @@ MaxNewTokensOption = Annotated[
 ]
 BackendOption = Annotated[
     str | None,
-    typer.Option("--backend", "-b", help="A runner: vllm, hf, openai, replay; or auto."),
+    typer.Option("--backend", help="A runner: vllm, hf, openai, replay; or auto."),
 ]
 ModelOption = Annotated[
     str | None, typer.Option("--model", help="Base model folder or hub id (overrides config).")
@@ -227,6 +238,7 @@ def command(
     verbose: VerboseOption = False,
     policy: PolicyOption = None,
     trust_remote_code: TrustRemoteCodeOption = False,
+    legacy_backend: Annotated[str | None, legacy_option("-b")] = None,
 ) -> None:
     """Generate over an evalset with a base model and LoRA adapters, then score it."""
     from rich.console import Console
@@ -237,7 +249,7 @@ def command(
         samples=samples,
         temperature=temperature,
         max_new_tokens=max_new_tokens,
-        backend=backend,
+        backend=renamed(backend, legacy_backend, "-b", "--backend"),
         evalset=evalset,
         out=out,
         base=base,

@@ -1,8 +1,8 @@
 """`loragate score`: score a generations file against an evalset into a run folder.
 
 Generations made anywhere (a GPU box, a server, the replay runner) can be re-scored
-here; nothing is generated. Exit codes: 0 scored, 2 bad input (nothing written),
-3 a family scorer crashed (a bug in loragate or a plugin family; nothing written).
+here; nothing is generated. Bad input (2) and a family scorer that crashed (3, a bug in
+loragate or a plugin family) write nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import typer
 from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack
 from loragate.calls.reasoning import REASONING_PARSERS
 from loragate.common.errors import BadInput
+from loragate.common.exit_codes import ExitCode
 from loragate.formats.records import (
     DEFAULT_PARSE_MODE,
     LEGACY_PARSE_MODES,
@@ -24,7 +25,8 @@ from loragate.formats.records import (
     parse_mode_named,
 )
 
-EXIT_SCORER_BUG = 3
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.INTERNAL, ExitCode.BUSY)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
 
 
 def command(
@@ -46,6 +48,7 @@ def command(
         Path,
         typer.Option(
             "--out",
+            "-o",
             metavar="RUN_DIR",
             help="Run folder to write results.jsonl, summary.json, report.md and view.html into "
             "(created; an existing run folder keeps its other files).",
@@ -129,10 +132,8 @@ def command(
         ),
     ] = False,
 ) -> None:
-    """Score generations against an evalset and write a run folder (atomically).
-
-    Exit codes: 0 scored, 2 bad input, 3 a scorer crashed (a bug); 2 and 3 write nothing.
-    """
+    """Score generations against an evalset and write a run folder (atomically); bad
+    input and a crashed scorer write nothing."""
     from loragate.common.heap import no_cyclic_gc
 
     with no_cyclic_gc():  # hundreds of thousands of records live until the end
@@ -242,7 +243,7 @@ def _score(
     except ScorerError as exc:
         traceback.print_exception(exc.__cause__ or exc)
         typer.echo(f"internal error: {exc}", err=True)
-        raise typer.Exit(EXIT_SCORER_BUG) from None
+        raise typer.Exit(ExitCode.INTERNAL) from None
     console = Console()
     print_summary(done.summary, console)
     console.print(f"Wrote {out} (results.jsonl, summary.json, report.md, view.html)")

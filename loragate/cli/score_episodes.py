@@ -21,7 +21,11 @@ import typer
 
 from loragate.cli.score import known_parse_mode
 from loragate.common.errors import BadInput, Problem
+from loragate.common.exit_codes import ExitCode
 from loragate.formats.records import ParseMode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
 
 
 def _check_out_folder(out: Path, evalset: str) -> None:
@@ -55,7 +59,7 @@ def command(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", metavar="RUN_DIR", help="Run folder to write the episode files into."
+            "--out", "-o", metavar="RUN_DIR", help="Run folder to write the episode files into."
         ),
     ],
     parse_mode: Annotated[

@@ -12,6 +12,12 @@ from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.UNREACHABLE, ExitCode.BUSY)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
+
 if TYPE_CHECKING:
     from loragate.formats.records import GenerationRecord
 

@@ -7,6 +7,11 @@ from typing import Annotated
 
 import typer
 
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 def command(
     config: Annotated[

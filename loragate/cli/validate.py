@@ -9,6 +9,7 @@ from typing import Annotated, NoReturn
 import typer
 
 from loragate.common.errors import BadInput, LoragateError
+from loragate.common.exit_codes import ExitCode
 from loragate.episodes.answer_replay import episode_verdicts
 from loragate.episodes.definitions import EpisodeSet
 from loragate.episodes.episodes_file import load_episodes
@@ -18,6 +19,9 @@ from loragate.evalset.forbid_languages import english_only_forbids
 from loragate.evalset.load import Evalset, load_evalset
 from loragate.evalset.world import check_world
 from loragate.families import family_label, family_order
+
+EXIT_CODES: tuple[ExitCode, ...] = ()
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
 
 
 def reward_notes(episodes: EpisodeSet) -> list[str]:
@@ -79,7 +83,7 @@ def _report(exc: BadInput, evalset: Path) -> NoReturn:
     for problem in exc.problems:
         typer.echo(str(problem))
     typer.echo(f"{len(exc.problems)} problem(s) in {evalset}")
-    raise typer.Exit(2) from None
+    raise typer.Exit(ExitCode.BAD_INPUT) from None
 
 
 def _check_world(loaded: Evalset, evalset: Path) -> None:

@@ -7,24 +7,33 @@ from typing import Annotated
 
 import typer
 
+from loragate.cli._legacy import legacy_option, renamed
+from loragate.common.exit_codes import ExitCode
+
+EXIT_CODES: tuple[ExitCode, ...] = (ExitCode.BUSY,)
+"""The exit codes beside 0 and 2 this command can give (shown in its help)."""
+
 
 def command(
     runs: Annotated[
         list[str],
         typer.Argument(
+            metavar="RUN",
             help="Run folders, RUN or RUN:ADAPTER; every adapter of a RUN is shown. "
             "The first is the baseline that flips are marked against.",
             show_default=False,
         ),
     ],
-    out: Annotated[
+    write: Annotated[
         Path | None,
         typer.Option(
-            "--out",
-            "-o",
+            "--write",
+            "-w",
+            metavar="FILE",
             help="HTML file to write (default: view.html in the first run folder).",
         ),
     ] = None,
+    legacy_out: Annotated[Path | None, legacy_option("--out", "-o")] = None,
     evalset: Annotated[
         Path | None,
         typer.Option(
@@ -39,6 +48,7 @@ def command(
         list[str] | None,
         typer.Option(
             "--training-log",
+            metavar="NAME=PATH",
             help="NAME=PATH: the training log of a run, for the headline beside behaviour "
             "(as in `loragate compare`; repeatable).",
             show_default=False,
@@ -53,6 +63,7 @@ def command(
     from loragate.results.view.html import write_view
     from loragate.results.view.page_data import find_evalset, load_sides, side_headlines, view_data
 
+    out = renamed(write, legacy_out, "--out", "--write")
     notes: list[str] = []
     sides = load_sides(runs, notes)
     for note in notes:

@@ -8,7 +8,7 @@ lock is released when the process dies, so a killed writer never blocks the next
 one; the next writer also removes the temp files the killed one left. A folder that
 `writing` created and that stays empty is removed again, with the parents it created.
 
-`updating(path)` locks a single file that is replaced in place (`card --update`),
+`updating(path)` locks a single file that is replaced in place (`card --overwrite`),
 re-checking after the wait that the path still names the locked file.
 """
 
