@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from loragate.formats.records import ResultRecord, Summary
     from loragate.formats.runfolder import read_results, read_summary
     from loragate.generate.config import RunConfig, load_config
-    from loragate.results.compare import Comparison, compare_runs
-    from loragate.results.gate import GatePolicy, GateResult, evaluate_gate, load_policy
+    from loragate.results.compare import Comparison
+    from loragate.results.entry_points import compare_runs, evaluate_gate
+    from loragate.results.gate import GatePolicy, GateResult, load_policy
     from loragate.results.runs import LoadedRun, load_run
     from loragate.score.scoring import ScoredRun
 

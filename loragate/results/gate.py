@@ -42,8 +42,9 @@ import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from loragate.common import arguments as arg
 from loragate.common.errors import BadInput, LegacyName, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.families import family_order, get_families
@@ -63,6 +64,9 @@ from loragate.results.gate_rules import (
 from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
 from loragate.results.robustness import robustness
 from loragate.results.runs import LoadedRun
+
+MEMORY = "<memory>"
+"""What `gate.json` records as the policy of a `GatePolicy` built in code."""
 
 GateVerdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
 EXIT_SHIP = 0
@@ -155,6 +159,13 @@ class GatePolicy(BaseModel):
     """Replies in a language loragate has no cue lists for (reason
     `unsupported_language`): `fail` counts them as failures; `exclude` leaves them out
     of every figure, of the run and of the baseline, with a warning note."""
+    _source: str | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> str | None:
+        """The file `load_policy` read the policy from (None: built in code); what
+        `gate.json` records as its `policy`. Not a key of the file."""
+        return self._source
 
     @model_validator(mode="before")
     @classmethod
@@ -205,7 +216,8 @@ class GatePolicy(BaseModel):
 
 def load_policy(path: str | Path) -> GatePolicy:
     """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
-    return load_yaml_model(
+    arg.check_arguments("loragate.load_policy", arg.path("path", path))
+    policy = load_yaml_model(
         Path(path),
         GatePolicy,
         what="gate policy",
@@ -215,6 +227,8 @@ def load_policy(path: str | Path) -> GatePolicy:
         + "; top-level keys: "
         + ", ".join(GatePolicy.model_fields),
     )
+    policy._source = str(path)
+    return policy
 
 
 class GateResult(BaseModel):
@@ -370,9 +384,12 @@ def evaluate_gate(
     run: LoadedRun,
     baseline: LoadedRun | None = None,
     *,
-    policy_path: Path = Path("policy.yaml"),
+    policy_path: Path | None = None,
 ) -> GateResult:
-    """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
+    """Evaluate every rule of `policy` on `run` (and against `baseline` when given).
+    `policy_path` names the policy in messages and `gate.json` (default: where
+    `load_policy` read it, `<memory>` for a policy built in code)."""
+    policy_path = policy_path or Path(policy.source or MEMORY)
     run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
     mode = _gated_mode(policy, run, baseline, policy_path, language_notes)
 
