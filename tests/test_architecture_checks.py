@@ -261,3 +261,9 @@ def test_a_word_list_in_code_is_found_in_every_shape(source: str) -> None:
     too_long = _filled(source, MAX_LIST_IN_CODE + 1)
     assert long_lists_in(too_long, "made_up.py"), too_long
     assert long_lists_in(_filled(source, MAX_LIST_IN_CODE), "made_up.py") == []
+
+
+def test_a_modules_public_names_are_no_word_list() -> None:
+    names = ", ".join(f'"name{i}"' for i in range(MAX_LIST_IN_CODE + 5))
+    assert long_lists_in(f"__all__ = [{names}]\n", "made_up.py") == []
+    assert long_lists_in(f"ALL = [{names}]\n", "made_up.py")
