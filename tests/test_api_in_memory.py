@@ -4,6 +4,7 @@ a `GatePolicy` keeps the file it came from, and `gate.json` records it."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -110,3 +111,24 @@ def test_an_evaluate_outcome_is_compared_and_gated_as_it_is(
     assert gate.baseline == "run"
     with pytest.raises(loragate.BadInput, match="no adapter 'round9'"):
         outcome.side("round9")
+
+
+def test_the_gate_result_holds_one_verdict_and_derives_the_rest(scored: dict[str, Any]) -> None:
+    assert not {"passed", "exit_code"} & set(loragate.GateResult.model_fields)
+    policy = loragate.load_policy(POLICY)
+    result = loragate.evaluate_gate(policy, scored["round2"], scored["round1"])
+    shipped = result.model_copy(update={"verdict": "SHIP"})
+    assert (shipped.passed, shipped.exit_code) == (True, 0)
+    blocked = result.model_copy(update={"verdict": "BLOCK"})
+    assert (blocked.passed, blocked.exit_code) == (False, 1)
+    written = json.loads(result.model_dump_json())
+    assert list(written)[8:12] == ["rules", "passed", "exit_code", "notes"]  # as gate.json had
+    assert (written["passed"], written["exit_code"], written["verdict"]) == (
+        False,
+        6,
+        "INCONCLUSIVE",
+    )
+    assert loragate.GateResult.model_validate(written) == result
+    older = {k: v for k, v in written.items() if k != "verdict"} | {"schema_version": 2}
+    assert loragate.GateResult.model_validate({**older, "passed": True}).verdict == "SHIP"
+    assert loragate.GateResult.model_validate({**older, "passed": False}).verdict == "BLOCK"

@@ -42,7 +42,15 @@ import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from loragate.common import arguments as arg
 from loragate.common.errors import BadInput, LegacyName, Problem, unknown_name_fix
@@ -232,7 +240,9 @@ def load_policy(path: str | Path) -> GatePolicy:
 
 
 class GateResult(BaseModel):
-    """`gate.json`: every rule with its figure and status, and the decision."""
+    """`gate.json`: every rule with its figure and status, and the decision: one
+    `verdict`, of which `passed` and `exit_code` are derived (and written beside it in
+    `gate.json`, for its readers)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -245,21 +255,48 @@ class GateResult(BaseModel):
     baseline: str | None
     alpha: float
     rules: list[RuleResult]
-    passed: bool
-    """True when the round may ship (exit 0)."""
-    exit_code: int
-    """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
     notes: list[str] = Field(default_factory=list)
-    verdict: GateVerdict | None = None
-    """SHIP, BLOCK or INCONCLUSIVE; filled in from `passed` for version 1 and 2 files."""
+    verdict: GateVerdict
+    """SHIP, BLOCK or INCONCLUSIVE (read from `passed` in version 1 and 2 files)."""
     inconclusive: Literal["block", "warn"] = "block"
     confidence: float | None = None
 
-    @model_validator(mode="after")
-    def _verdict_of_old_files(self) -> GateResult:
-        if self.verdict is None:
-            self.verdict = "SHIP" if self.passed else "BLOCK"
-        return self
+    @property
+    def passed(self) -> bool:
+        """True when the round may ship (exit 0)."""
+        return self.verdict == "SHIP"
+
+    @property
+    def exit_code(self) -> int:
+        """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
+        return {"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(self.verdict, EXIT_INCONCLUSIVE)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_keys(cls, data: Any) -> Any:
+        """`passed` and `exit_code` of a `gate.json` are derived from `verdict` (which
+        version 1 and 2 files lack: read from `passed`)."""
+        if not isinstance(data, dict):
+            return data
+        passed = data.get("passed")
+        data = {k: v for k, v in data.items() if k not in ("passed", "exit_code")}
+        if data.get("verdict") is None and isinstance(passed, bool):
+            data["verdict"] = "SHIP" if passed else "BLOCK"
+        return data
+
+    @model_serializer(mode="wrap")
+    def _with_derived_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`passed` and `exit_code` after `rules`, where `gate.json` always had them."""
+        fields: dict[str, Any] = handler(self)
+        derived = {"passed": self.passed, "exit_code": self.exit_code}
+        if "rules" not in fields:
+            return fields | derived
+        out: dict[str, Any] = {}
+        for key, value in fields.items():
+            out[key] = value
+            if key == "rules":
+                out |= derived
+        return out
 
     @property
     def failed(self) -> list[RuleResult]:
@@ -420,8 +457,6 @@ def evaluate_gate(
     notes = [*language_notes, *_outcome_notes(results, policy, present, policy_path)]
     if comparison is not None:
         notes += comparison.notes
-    verdict = _verdict(results, policy)
-    passed = verdict == "SHIP"
     return GateResult(
         policy=str(policy_path),
         policy_name=policy.name,
@@ -431,10 +466,8 @@ def evaluate_gate(
         baseline=comparison.baseline if comparison is not None else None,
         alpha=policy.alpha,
         rules=results,
-        passed=passed,
-        exit_code={"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(verdict, EXIT_INCONCLUSIVE),
         notes=notes,
-        verdict=verdict,
+        verdict=_verdict(results, policy),
         inconclusive=policy.inconclusive,
         confidence=policy.confidence,
     )
