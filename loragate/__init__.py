@@ -48,14 +48,18 @@ if TYPE_CHECKING:
         Summary,
         Verdict,
     )
-    from loragate.formats.runfolder import read_results, read_summary
     from loragate.formats.sampling import SamplingConfig
     from loragate.formats.trajectories import EpisodesSummary, UserMode
     from loragate.generate.config import Dtype, RunConfig, load_config
     from loragate.generate.harness import HarnessConfig
     from loragate.generate.pipeline import RunPlan
     from loragate.results.compare import Comparison, FamilyRow, RunInfo, TagRow, TrainingRow
-    from loragate.results.entry_points import compare_runs, evaluate_gate
+    from loragate.results.entry_points import (
+        compare_runs,
+        evaluate_gate,
+        read_results,
+        read_summary,
+    )
     from loragate.results.gate import (
         FamilyRules,
         GatePolicy,

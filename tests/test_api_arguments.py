@@ -139,3 +139,9 @@ def test_every_problem_has_a_fix_and_names_the_function() -> None:
 def test_right_types_still_pass_the_checks(scored: dict[str, Any]) -> None:
     comparison = loragate.compare_runs(scored["round1"], scored["round2"])
     assert comparison.runs[1].label == "round2"
+
+
+def test_read_summary_and_read_results_refuse_non_paths() -> None:
+    assert "run_dir" in _refused(loragate.read_summary, None)
+    text = _refused(loragate.read_results, 3, report="x")
+    assert "run_dir" in text and "report" in text

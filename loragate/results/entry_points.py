@@ -1,21 +1,27 @@
-"""`loragate.compare_runs` and `loragate.evaluate_gate`: compare and gate as the Python
-API offers them (docs/python-api.md).
+"""`loragate.compare_runs`, `loragate.evaluate_gate`, `loragate.read_summary` and
+`loragate.read_results`: compare, gate and a run folder's files as the Python API offers
+them (docs/python-api.md).
 
 Both take a run in any form the API hands out - what `evaluate`, `run` and
 `score_generations` return (read in memory, nothing written or read back) or a
 `LoadedRun` from `load_run` - check their arguments' types (`BadInput` naming the loader
 to call when a path is given), and call `compare.compare_runs` and `gate.evaluate_gate`,
-which the commands use on runs they loaded.
+which the commands use on runs they loaded. `read_summary` and `read_results` check
+their arguments and read with `formats.runfolder`'s readers.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from os import PathLike
 from pathlib import Path
 
 from loragate.common import arguments as arg
 from loragate.common.errors import Problem
+from loragate.common.jsonl import ReadReport
+from loragate.formats import runfolder
+from loragate.formats.records import ResultRecord, Summary
 from loragate.results import compare, gate
 from loragate.results.compare import DEFAULT_ALPHA, Comparison
 from loragate.results.gate import GatePolicy, GateResult
@@ -111,4 +117,32 @@ def evaluate_gate(
     return gate.evaluate_gate(policy, side, base, policy_path=where)
 
 
-__all__ = ["RUN_TYPES", "as_side", "compare_runs", "evaluate_gate", "run_problem"]
+def read_summary(run_dir: str | PathLike[str]) -> Summary:
+    """The `summary.json` of the run folder `run_dir` (`BadInput` when it is none, or
+    when its `manifest.json` describes another run)."""
+    arg.check_arguments("loragate.read_summary", arg.path("run_dir", run_dir))
+    return runfolder.read_summary(run_dir)
+
+
+def read_results(
+    run_dir: str | PathLike[str], report: ReadReport | None = None
+) -> list[ResultRecord]:
+    """The scored samples of the run folder `run_dir` (`results.jsonl`); `report`
+    counts the text that was mended (not UTF-8, lone surrogates)."""
+    arg.check_arguments(
+        "loragate.read_results",
+        arg.path("run_dir", run_dir),
+        arg.instance("report", report, ReadReport, optional=True),
+    )
+    return runfolder.read_results(run_dir, report)
+
+
+__all__ = [
+    "RUN_TYPES",
+    "as_side",
+    "compare_runs",
+    "evaluate_gate",
+    "read_results",
+    "read_summary",
+    "run_problem",
+]
