@@ -86,7 +86,7 @@ def test_score_read_compare_and_gate_the_case_study(tmp_path: Path) -> None:
         )
     before, after = rounds["round1"], rounds["round2"]
     assert isinstance(after, loragate.LoadedRun)
-    comparison = loragate.compare_runs([before, after])
+    comparison = loragate.compare_runs(before, after)
     assert isinstance(comparison, loragate.Comparison)
     row = next(r for r in comparison.families if r.family == "should_not_call")
     delta = row.deltas[0]
