@@ -145,3 +145,19 @@ def test_read_summary_and_read_results_refuse_non_paths() -> None:
     assert "run_dir" in _refused(loragate.read_summary, None)
     text = _refused(loragate.read_results, 3, report="x")
     assert "run_dir" in text and "report" in text
+
+
+def test_a_number_of_another_numeric_type_is_a_number() -> None:
+    """A number of another numeric type (an int subclass, a `Fraction`; numpy's numbers
+    register with `numbers` the same way) passes; a float where an int belongs does not."""
+    from fractions import Fraction
+
+    from loragate.common import arguments
+
+    class Count(int):
+        pass
+
+    assert arguments.number("samples", Count(4)) is None
+    assert arguments.number("temperature", Fraction(1, 2), (float, int)) is None
+    problem = arguments.number("samples", 2.5)
+    assert problem is not None and problem.message == "expected int or None, got float"

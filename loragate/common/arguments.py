@@ -17,6 +17,7 @@ Each check returns a `Problem` or None; `check_arguments` raises when any is a p
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Mapping
 from os import PathLike
 from typing import Any
@@ -106,10 +107,12 @@ def number(
     or None when `optional`."""
     if value is None and optional:
         return None
-    if isinstance(value, types) and not isinstance(value, bool):
-        return None
+    kinds = types if isinstance(types, tuple) else (types,)
+    numeric = (numbers.Integral,) if float not in kinds else (numbers.Real,)
+    if isinstance(value, (*kinds, *numeric)) and not isinstance(value, bool):
+        return None  # numpy's integers and floats are numbers too
     wanted = _names(types) + (" or None" if optional else "")
-    return _problem(name, f"expected an {wanted}, got {type_name(value)}", f"pass {wanted}")
+    return _problem(name, f"expected {wanted}, got {type_name(value)}", f"pass {wanted}")
 
 
 def flag(name: str, value: Any, *, optional: bool = False) -> Problem | None:
