@@ -54,6 +54,11 @@ def _names(types: type | tuple[type, ...]) -> str:
     return " or ".join(t.__name__ for t in kinds)
 
 
+def _a(what: str) -> str:
+    """`what` with its article: `a RunConfig`, `an int or str`."""
+    return ("an " if what[:1].lower() in "aeiou" else "a ") + what
+
+
 def _problem(name: str, message: str, fix: str) -> Problem:
     return Problem("", message, field=name, fix=fix)  # `check_arguments` names the function
 
@@ -82,8 +87,8 @@ def instance(
             f"got a path ({type_name(value)}) where a loaded {wanted} belongs",
             f"load it first: {LOADERS[loader].replace('path', repr(str(value)))}",
         )
-    fix = f"pass a {wanted}" + (f" (from {LOADERS[loader]})" if loader else "")
-    return _problem(name, f"expected a {wanted}, got {type_name(value)}", fix)
+    fix = f"pass {_a(wanted)}" + (f" (from {LOADERS[loader]})" if loader else "")
+    return _problem(name, f"expected {_a(wanted)}, got {type_name(value)}", fix)
 
 
 def path(name: str, value: Any, *, optional: bool = False) -> Problem | None:
