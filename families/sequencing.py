@@ -11,6 +11,7 @@ from loragate.families._family import Family, Sample, ScoringContext
 from loragate.families._replies import invented_result_problem
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import ReasonCode, Verdict
+from loragate.judge.text import TEXT_OPERATORS
 
 if TYPE_CHECKING:
     from loragate.formats.evalset import Entry
@@ -80,7 +81,7 @@ class Sequencing(Family[SequencingExpect]):
         bad = hygiene(calls, sample.ctx.toolset)
         if bad is not None:
             return bad
-        verdict = match_calls(calls, expect.next_calls)
+        verdict = match_calls(calls, expect.next_calls, text=TEXT_OPERATORS)
         if not verdict.passed:
             return verdict
         return invented_result_problem(sample, calls) or verdict

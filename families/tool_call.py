@@ -11,6 +11,7 @@ from loragate.families._family import Family, Sample
 from loragate.families._replies import invented_result_problem
 from loragate.formats.evalset import CallSpec
 from loragate.formats.records import Verdict
+from loragate.judge.text import TEXT_OPERATORS
 
 
 class ToolCallExpect(BaseModel):
@@ -27,7 +28,7 @@ def judge_expected_calls(sample: Sample[ToolCallExpect]) -> Verdict:
     early = expect_calls_prelude(sample.parse, calls, sample.ctx.toolset)
     if early is not None:
         return early
-    verdict = match_calls(calls, sample.expect.calls)
+    verdict = match_calls(calls, sample.expect.calls, text=TEXT_OPERATORS)
     if not verdict.passed:
         return verdict
     return invented_result_problem(sample, calls) or verdict

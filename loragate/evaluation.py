@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from loragate.calls.parsing import DEFAULT_STACK, ServingStack
+from loragate.common import arguments as arg
 from loragate.common.errors import BadInput, Problem
 from loragate.common.jsonl import ReadReport
 from loragate.common.locking import writing
@@ -69,6 +70,7 @@ from loragate.generate.config import RunConfig, load_config
 from loragate.generate.harness_apply import AppliedVariant
 from loragate.generate.pipeline import LazyRunner, RunPlan, execute_run, plan_run, run_folder
 from loragate.results.report import render_markdown
+from loragate.results.runs import LoadedRun, side_of
 from loragate.results.view.page_data import run_view_page
 from loragate.runners import PromptJob, Runner
 from loragate.score.scoring import ScoredRun, score_run, write_scored
@@ -155,6 +157,18 @@ class RunOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per stage: `plan`, `generate`, `episodes`, `score`, `report`."""
 
+    def side(
+        self, adapter: str | None = None, training_log: str | PathLike[str] | None = None
+    ) -> LoadedRun:
+        """One adapter's side of the run (None: its only adapter), with the training
+        log of that round, as `compare_runs` and `evaluate_gate` read it - in memory."""
+        arg.check_arguments(
+            "RunOutcome.side",
+            arg.instance("adapter", adapter, str, optional=True),
+            arg.path("training_log", training_log, optional=True),
+        )
+        return side_of(self, adapter, training_log)
+
 
 def run(
     config: RunConfig,
@@ -178,6 +192,16 @@ def run(
     Bad input raises `BadInput` before anything is generated; a rerun reuses every
     cached generation.
     """
+    arg.check_arguments(
+        "loragate.run",
+        arg.instance("config", config, RunConfig, loader="load_config"),
+        arg.path("config_path", config_path, optional=True),
+        arg.number("limit", limit),
+        arg.names("families", families),
+        arg.flag("episodes", episodes),
+        arg.flag("lock", lock),
+        arg.names("harness", harness),
+    )
     folder = run_folder(config, config_path)
     held = writing(folder) if lock else contextlib.nullcontext(folder)
     with held:
@@ -372,6 +396,23 @@ def evaluate(
     (`{"vllm.max_model_len": 8192}`). An argument left at None keeps the config's value.
     Raises `BadInput` naming every problem before anything is generated.
     """
+    arg.check_arguments(
+        "loragate.evaluate",
+        arg.instance("model", model, str, optional=True),
+        arg.mapping("adapters", adapters, (str, PathLike), example='{"round1": "out/round1"}'),
+        *(arg.path(n, v, optional=True) for n, v in _paths(evalset, out, generations, config)),
+        arg.instance("backend", backend, str, optional=True),
+        arg.number("limit", limit),
+        arg.names("families", families),
+        arg.instance("episodes", episodes, (int, str), optional=True),
+        arg.number("samples", samples),
+        arg.number("temperature", temperature, (float, int)),
+        arg.number("max_new_tokens", max_new_tokens),
+        arg.flag("include_base", include_base, optional=True),
+        arg.instance("parse_mode", parse_mode, str, optional=True),
+        arg.names("harness", harness),
+        arg.mapping("overrides", overrides, example='{"vllm.max_model_len": 8192}'),
+    )
     given: dict[str, Any] = {
         "model": model,
         "adapters": {name: str(path) for name, path in adapters.items()} if adapters else None,
@@ -389,6 +430,10 @@ def evaluate(
     path = Path(config) if config is not None else None
     cfg = load_config(path, {**given, **(overrides or {})})
     return run(cfg, config_path=path, limit=limit, families=families, hooks=hooks, harness=harness)
+
+
+def _paths(evalset: Any, out: Any, generations: Any, config: Any) -> list[tuple[str, Any]]:
+    return [("evalset", evalset), ("out", out), ("generations", generations), ("config", config)]
 
 
 def _text(path: str | PathLike[str] | None) -> str | None:
@@ -421,6 +466,18 @@ def score_generations(
     `loragate` logger). Raises `BadInput` on bad input, `ScorerError` when a family
     scorer crashes; either way `out` is left as it was.
     """
+    arg.check_arguments(
+        "loragate.score_generations",
+        arg.path("generations", generations),
+        arg.path("evalset", evalset),
+        arg.path("out", out),
+        arg.instance("parse_mode", parse_mode, str),
+        arg.number("k", k),
+        arg.flag("allow_missing", allow_missing),
+        arg.number("jobs", jobs, optional=False),
+        arg.instance("stack", stack, ServingStack),
+        arg.flag("overwrite", overwrite),
+    )
     say = warn or logging.getLogger("loragate").warning
     source, folder = Path(generations), Path(out)
     loaded = load_evalset(Path(evalset))

@@ -17,7 +17,11 @@ inside imports. Any other module or folder is refused until it is given a layer 
 public module.
 
 Every import counts, wherever it is written: at module level, inside a function, under
-`if TYPE_CHECKING:`, or as `importlib.import_module("loragate...")`. A type a module
+`if TYPE_CHECKING:`, or by name as `importlib.import_module("loragate...")`,
+`__import__("loragate...")` or `sys.modules["loragate..."]`. A module loaded by a
+computed name (`import_module(name)`, `sys.modules[f"loragate.{x}"]`) cannot be
+checked at all, and is refused unless the test's `DYNAMIC_IMPORTS` allows that
+function by name. A type a module
 needs only for its annotations is still a dependency: if it lives in a later stage, the
 type is in the wrong place (move it down, usually to `formats`), so TYPE_CHECKING is no
 way around the order. `from P import x` counts as importing `P.x` when `x` is a module
@@ -180,18 +184,76 @@ def imports_in(source: str, known: Collection[str], where: str = "<source>") -> 
             target = resolve(base, known)
             if taken and target:
                 out.append(Import(node.lineno, target, tuple(taken)))
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "import_module"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and str(node.args[0].value).startswith("loragate")
-        ):
-            target = resolve(str(node.args[0].value), known)
-            if target:
-                out.append(Import(node.lineno, target))
+        else:
+            name = _loaded_name(node)
+            if isinstance(name, ast.Constant) and str(name.value).startswith("loragate"):
+                target = resolve(str(name.value), known)
+                if target:
+                    out.append(Import(node.lineno, target))  # type: ignore[attr-defined]
     return out
+
+
+IMPORT_CALLS = ("import_module", "__import__")
+"""Calls that import the module they are given by name (`importlib.import_module`,
+`import_module` imported from importlib, `__import__`, `importlib.__import__`)."""
+
+
+def _loaded_name(node: ast.AST) -> ast.expr | None:
+    """The module name `node` loads by name, when it is such a load: the argument of
+    `importlib.import_module(...)` or `__import__(...)`, or the key of `sys.modules[...]`
+    or `sys.modules.get(...)` (a module already imported, read without an import line)."""
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if called in IMPORT_CALLS:
+            return node.args[0]
+        if called == "get" and isinstance(func, ast.Attribute) and _is_sys_modules(func.value):
+            return node.args[0]
+    if isinstance(node, ast.Subscript) and _is_sys_modules(node.value):
+        return node.slice
+    return None
+
+
+def _is_sys_modules(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "modules"
+        and (isinstance(node.value, ast.Name) and node.value.id == "sys")
+    )
+
+
+def dynamic_imports_in(source: str) -> list[tuple[int, str]]:
+    """(line, enclosing function) of every module loaded by a computed name
+    (`importlib.import_module(name)`, `__import__(f"loragate.{x}")`,
+    `sys.modules[name]`): no reader can tell which module it is, so the layers cannot
+    be checked there. A constant name is an import (`imports_in`) or not ours."""
+    found: list[tuple[int, str]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = where
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                inner = f"{where}.{child.name}" if where else child.name
+            name = _loaded_name(child)
+            if name is not None and not isinstance(name, ast.Constant):
+                found.append((child.lineno, where or "<module>"))  # type: ignore[attr-defined]
+            visit(child, inner)
+
+    visit(parsed(source), "")
+    return found
+
+
+def dynamic_import_problem(
+    rel: str, function: str, allowed: Collection[tuple[str, str]]
+) -> str | None:
+    """Why a module loaded by a computed name in `function` of the file `rel` breaks the
+    rules (None when `allowed` names that function of that file)."""
+    if (rel, function) in allowed:
+        return None
+    return (
+        f"a module loaded by a computed name in {function}: the layer order cannot be "
+        "checked there; import it by name, or allow-list it (with why) in DYNAMIC_IMPORTS"
+    )
 
 
 def _private(name: str) -> bool:

@@ -13,12 +13,14 @@ lines (`IN_FLIGHT` names the ones other issues are splitting); no list of more t
 words, phrases or patterns in Python code (list, tuple, set and dict displays and
 `"...".split()`: such lists are data files, `judge/cues/`, `common/datafiles.py`); one
 table of file-format versions (`formats/versions.py`). `ALLOWED` at the end lists the
-exceptions: none.
+exceptions: none; `DYNAMIC_IMPORTS` the functions that may load a module by a computed
+name, each with why.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -35,6 +37,8 @@ from tests._architecture import (
     Module,
     UnknownModule,
     definition_in,
+    dynamic_import_problem,
+    dynamic_imports_in,
     export_problem,
     exported_in,
     face_imports_in,
@@ -82,9 +86,14 @@ def test_every_module_has_a_layer() -> None:
     assert not unknown, "\n".join(unknown)
 
 
-def problems_of(module: Module, exported: dict[str, tuple[str, ...]]) -> Iterator[str]:
+def problems_of(
+    module: Module, exported: dict[str, tuple[str, ...]], source: str | None = None
+) -> Iterator[str]:
+    """Every break of the import rules in `module` (its file, or `source` planted in its
+    place: `test_architecture_checks.py`)."""
     known = modules()
-    for imp in imports_in(_source(module), known, module.rel):
+    source = _source(module) if source is None else source
+    for imp in imports_in(source, known, module.rel):
         target = known[imp.target]
         for why in (
             layer_problem(module, target),
@@ -93,15 +102,24 @@ def problems_of(module: Module, exported: dict[str, tuple[str, ...]]) -> Iterato
         ):
             if why is not None and (module.rel, imp.target) not in ALLOWED:
                 yield f"{module.rel}:{imp.line}: {imp.target}: {why}"
-    for line, name in private_names_in(_source(module), known):
+    for line, name in private_names_in(source, known):
         if (module.rel, name) not in ALLOWED:
             yield f"{module.rel}:{line}: {name} is private to its module"
+    for line, function in dynamic_imports_in(source):
+        why = dynamic_import_problem(module.rel, function, DYNAMIC_IMPORTS)
+        if why is not None:
+            yield f"{module.rel}:{line}: {why}"
 
 
 @pytest.mark.parametrize("module", ALL, ids=[m.rel for m in ALL])
 def test_imports_follow_the_layers_the_exports_and_privacy(module: Module) -> None:
     bad = list(problems_of(module, _exported()))
     assert not bad, "\n".join(bad)
+
+
+def test_every_dynamic_import_allowed_is_still_there() -> None:
+    found = {(m.rel, f) for m in ALL for _, f in dynamic_imports_in(_source(m))}
+    assert set(DYNAMIC_IMPORTS) <= found, set(DYNAMIC_IMPORTS) - found
 
 
 def test_no_import_cycle() -> None:
@@ -201,10 +219,54 @@ def test_no_word_list_in_python() -> None:
     assert not found, "\n".join(found)
 
 
+STAMPED_BY = {
+    "EVALSET_FORMAT_VERSION": ("loragate.formats.evalset", "EvalsetManifest", "format_version"),
+    "EPISODE_FORMAT_VERSION": ("loragate.episodes.definitions", "EpisodeSpec", "episode_format"),
+    "RECORD_SCHEMA_VERSION": ("loragate.formats.records", "GenerationRecord", "schema_version"),
+    "RESULT_SCHEMA_VERSION": ("loragate.formats.records", "ResultRecord", "schema_version"),
+    "SUMMARY_SCHEMA_VERSION": ("loragate.formats.records", "Summary", "schema_version"),
+    "MANIFEST_SCHEMA_VERSION": ("loragate.formats.manifest", "RunManifest", "schema_version"),
+    "TRAJECTORY_SCHEMA_VERSION": ("loragate.formats.trajectories", "StepRecord", "schema_version"),
+    "EPISODE_RESULT_SCHEMA_VERSION": (
+        "loragate.formats.trajectories",
+        "TrajectoryResult",
+        "schema_version",
+    ),
+    "EPISODE_SUMMARY_SCHEMA_VERSION": (
+        "loragate.formats.trajectories",
+        "EpisodesSummary",
+        "schema_version",
+    ),
+    "COMPARISON_SCHEMA_VERSION": ("loragate.results.compare", "Comparison", "schema_version"),
+    "GATE_SCHEMA_VERSION": ("loragate.results.gate", "GateResult", "schema_version"),
+    "SWEEP_SCHEMA_VERSION": ("loragate.sweep.summary", "SweepSummary", "schema_version"),
+    "DATA_MANIFEST_SCHEMA_VERSION": (
+        "loragate.training.data_spec",
+        "DataManifest",
+        "schema_version",
+    ),
+}
+"""A format's constant -> the model that writes the file and the field it stamps."""
+FIRST_OF = {"evalset": "EVALSET_FORMAT_VERSION", "episode": "EPISODE_FORMAT_VERSION"}
+"""A "first format" row's file (its name's start) -> the format it is a version of."""
+UNSTAMPED = {"WORLD_FORMAT_VERSION", "HARNESS_FORMAT", "VIEW_DATA_VERSION"}
+"""Versions no model stamps: read as a plain number (`world_format`), part of a cache
+key (the harness code), written into a page's data (`view.html`)."""
+
+
 def test_one_versions_table() -> None:
+    rows = {row.constant: row for row in versions.FORMATS}
     for row in versions.FORMATS:
-        assert getattr(versions, row.constant) == row.current, row
         assert row.current not in row.older, row
+        if row.constant in STAMPED_BY:  # what a writer stamps is the table's version
+            module, model, field = STAMPED_BY[row.constant]
+            stamped = getattr(importlib.import_module(module), model).model_fields[field]
+            assert stamped.default == row.current, (row, stamped.default)
+        elif "(first format)" in row.file:  # a version its file has
+            owner = rows[next(c for f, c in FIRST_OF.items() if row.file.startswith(f))]
+            assert row.current in (*owner.older, owner.current), (row, owner)
+        else:
+            assert row.constant in UNSTAMPED, f"{row.constant}: which model writes it?"
     summary = next(r for r in versions.FORMATS if r.constant == "SUMMARY_SCHEMA_VERSION")
     assert (*summary.older, summary.current) == versions.READABLE_SUMMARY_VERSIONS
     defined_elsewhere = [
@@ -230,3 +292,14 @@ def test_architecture_md_shows_this_order() -> None:
 ALLOWED: set[tuple[str, str]] = set()
 """(importing file, imported module or private name) pairs exempt from the rules above:
 none."""
+
+DYNAMIC_IMPORTS: dict[tuple[str, str], str] = {
+    ("loragate/common/faces.py", "lazy_face.__getattr__"): "a package's lazy face imports "
+    "the modules its own `__init__` names under TYPE_CHECKING, each checked as an import",
+    ("loragate/common/faces.py", "lazy_face.__dir__"): "reads the package's own `__all__`",
+    ("loragate/common/faces.py", "face_homes"): "reads the package's own `__init__` source",
+    ("loragate/episodes/taubench/environments.py", "tau2_module"): "`tau2.<name>`: modules "
+    "of the third-party tau2-bench, never loragate's",
+}
+"""(file, function) -> why it may load a module by a computed name (checked by name: a
+new one elsewhere is refused)."""

@@ -13,6 +13,8 @@ from tests._architecture import (
     Module,
     UnknownModule,
     definition_in,
+    dynamic_import_problem,
+    dynamic_imports_in,
     export_problem,
     exported_in,
     face_imports_in,
@@ -261,3 +263,82 @@ def test_a_word_list_in_code_is_found_in_every_shape(source: str) -> None:
     too_long = _filled(source, MAX_LIST_IN_CODE + 1)
     assert long_lists_in(too_long, "made_up.py"), too_long
     assert long_lists_in(_filled(source, MAX_LIST_IN_CODE), "made_up.py") == []
+
+
+def test_a_modules_public_names_are_no_word_list() -> None:
+    names = ", ".join(f'"name{i}"' for i in range(MAX_LIST_IN_CODE + 5))
+    assert long_lists_in(f"__all__ = [{names}]\n", "made_up.py") == []
+    assert long_lists_in(f"ALL = [{names}]\n", "made_up.py")
+
+
+# -- imports by name, and by a computed name ----------------------------------------
+
+PLANTED = {
+    "import_module, a computed name": """
+        import importlib
+        def load(stage):
+            return importlib.import_module("loragate." + stage + ".report")
+    """,
+    "import_module imported from importlib, an f-string": """
+        from importlib import import_module
+        def load(stage):
+            return import_module(f"loragate.{stage}.report")
+    """,
+    "import_module, a constant name": """
+        import importlib
+        report = importlib.import_module("loragate.results.report")
+    """,
+    "__import__, a constant name": """
+        report = __import__("loragate.results.report")
+    """,
+    "__import__, a computed name": """
+        def load(name):
+            return __import__(name)
+    """,
+    "sys.modules, a constant key": """
+        import sys
+        def report():
+            return sys.modules["loragate.results.report"]
+    """,
+    "sys.modules, a computed key": """
+        import sys
+        STAGE = "results"
+        report = sys.modules[f"loragate.{STAGE}.report"]
+    """,
+    "sys.modules.get, a computed key": """
+        import sys
+        def report(name):
+            return sys.modules.get(name)
+    """,
+}
+
+
+@pytest.mark.parametrize("source", PLANTED.values(), ids=list(PLANTED))
+def test_an_upward_import_planted_in_a_module_fails_the_layer_check(source: str) -> None:
+    """Each form, planted in a made-up module of the score layer that loads the later
+    `loragate.results.report`, fails the very check every module is held to."""
+    from tests.test_architecture import problems_of
+
+    planted = _module("loragate.score.planted", "score", "loragate/score/planted.py")
+    found = list(problems_of(planted, {}, _src(source)))
+    assert found, source
+    assert all(p.startswith("loragate/score/planted.py:") for p in found), found
+    assert list(problems_of(planted, {}, "import loragate.common.errors\n")) == []
+
+
+def test_a_constant_name_is_an_import_and_a_computed_one_is_refused() -> None:
+    constant = imports_in(_src(PLANTED["sys.modules, a constant key"]), KNOWN)
+    assert [i.target for i in constant] == ["loragate.results.report"]
+    assert dynamic_imports_in(_src(PLANTED["sys.modules, a constant key"])) == []
+    assert dynamic_imports_in(_src(PLANTED["sys.modules, a computed key"])) == [(4, "<module>")]
+    assert dynamic_imports_in(_src(PLANTED["__import__, a computed name"])) == [(3, "load")]
+    assert imports_in('import sys\nsys.modules["asyncio"]\n', KNOWN) == []  # not ours
+
+
+def test_a_computed_name_is_allowed_only_in_the_function_named() -> None:
+    allowed = {("loragate/common/faces.py", "lazy_face.__getattr__")}
+    assert (
+        dynamic_import_problem("loragate/common/faces.py", "lazy_face.__getattr__", allowed) is None
+    )
+    assert dynamic_import_problem("loragate/common/faces.py", "face_homes", allowed)
+    assert dynamic_import_problem("loragate/score/x.py", "lazy_face.__getattr__", allowed)

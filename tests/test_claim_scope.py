@@ -14,7 +14,7 @@ from loragate.calls.matchers import matches
 from loragate.episodes.episodes_file import load_episodes
 from loragate.episodes.trajectory import EpisodeContext, Trajectory
 from loragate.judge.claim_scope import asserted
-from loragate.judge.text import first_statement_match
+from loragate.judge.text import TEXT_OPERATORS, first_statement_match
 from tests._agent20_verdicts import AGENT20, verdict
 
 # -- what is left of a sentence ----------------------------------------------------------------
@@ -210,7 +210,7 @@ NOT_AMOUNT_ZERO = {"$not": {"$says": ["amount & =0"]}}
     ],
 )
 def test_not_says_forbids_a_claim(matcher: object, value: str, holds: bool) -> None:
-    assert matches(matcher, value) is holds
+    assert matches(matcher, value, TEXT_OPERATORS) is holds
 
 
 def test_forbids_read_the_claims_of_every_language() -> None:

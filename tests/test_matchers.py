@@ -16,6 +16,7 @@ from loragate.calls.tools import ToolDef, Toolset
 from loragate.cli.app import main
 from loragate.evalset.load import load_evalset
 from loragate.families import CallSpec
+from loragate.judge.text import TEXT_OPERATORS
 
 D_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -34,7 +35,12 @@ TOOLSET = Toolset([ToolDef.model_validate({"function": {"name": "f", "parameters
 
 def problems(arguments: dict[str, Any]) -> list[str]:
     spec = CallSpec(name="f", arguments=arguments)
-    return [str(p) for p in spec_problems(spec, TOOLSET, name_field="n", args_field="args")]
+    return [
+        str(p)
+        for p in spec_problems(
+            spec, TOOLSET, name_field="n", args_field="args", text=TEXT_OPERATORS
+        )
+    ]
 
 
 def test_nested_any_inside_an_object_is_valid_and_scored() -> None:

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from functools import partial
+
 import pytest
 
-import loragate.families  # noqa: F401 - registers `$says`
-from loragate.calls.matchers import check_matcher, compile_matcher, matches
+from loragate.calls import matchers
+from loragate.calls.matchers import MISSING
+from loragate.judge.text import TEXT_OPERATORS
+
+# the free-text judge of `$says`, handed to the matchers as every caller does
+matches = partial(matchers.matches, text=TEXT_OPERATORS)
+compile_matcher = partial(matchers.compile_matcher, text=TEXT_OPERATORS)
+check_matcher = partial(matchers.check_matcher, text=TEXT_OPERATORS)
 
 SUMMARY = {
     "$all": [
@@ -50,7 +61,7 @@ def test_number_matches_numbers_too() -> None:
 def test_not_needs_a_value() -> None:
     m = {"$not": {"$regex": "0"}}
     assert matches(m, "stage only") and not matches(m, "amount 0") and not matches(m)
-    assert compile_matcher(m)("stage only") and not compile_matcher(m)(matches.__defaults__[0])
+    assert compile_matcher(m)("stage only") and not compile_matcher(m)(MISSING)
 
 
 ACCEPT = {
@@ -99,3 +110,36 @@ def test_says_holds_terms_within_one_statement() -> None:
 )
 def test_malformed_operators_are_problems(matcher: object) -> None:
     assert check_matcher(matcher)
+
+
+_ASK = """
+import json, sys
+for name in sys.argv[1:]:
+    __import__(name)
+from loragate.calls import match_arguments
+expected = {"m": {"$says": "accept*"}, "n": {"$not": {"$says": "accept*"}}}
+print(json.dumps(match_arguments(expected, {"m": "we accept", "n": "we accept"})))
+"""
+
+
+def test_the_answer_does_not_depend_on_what_was_imported_before() -> None:
+    """No import registers a judge: `match_arguments` without `text` answers the same
+    in a fresh interpreter, after `import loragate.judge.text` and after the families."""
+    answers = {
+        tuple(first): subprocess.run(
+            [sys.executable, "-c", _ASK, *first], capture_output=True, text=True, check=True
+        ).stdout
+        for first in ([], ["loragate.judge.text"], ["loragate.families", "loragate.judge.text"])
+    }
+    assert len(set(answers.values())) == 1, answers
+    assert json.loads(answers[()]) == ["m"]  # `$says` holds for nothing without its judge
+    expected = {"m": {"$says": "accept*"}, "n": {"$not": {"$says": "accept*"}}}
+    with_judge = matchers.match_arguments(
+        expected, {"m": "we accept", "n": "we accept"}, TEXT_OPERATORS
+    )
+    assert with_judge == ["n"]
+    assert not hasattr(matchers, "register_text_operator")
+    assert (
+        "pass text=loragate.judge.text.TEXT_OPERATORS"
+        in matchers.check_matcher({"$says": "accept*"}, "m")[0]
+    )

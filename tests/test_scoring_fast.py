@@ -66,7 +66,11 @@ def reference_paths(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every fast path replaced by the reference it stands for."""
     with monkeypatch.context() as m:
         m.setattr(hermes, "decode_strict", lambda text: hermes.decode(text, hermes.STRICT))
-        m.setattr(matchers_module, "compile_matcher", lambda matcher: lambda v: matches(matcher, v))
+        m.setattr(
+            matchers_module,
+            "compile_matcher",
+            lambda matcher, text: lambda v: matches(matcher, v, text),
+        )
         m.setattr(matchers_module, "_compiled_arguments", {})
         m.setattr(schemacheck, "compile_errors", lambda schema: None)
         m.setattr(parsing, "trusted", _validated)

@@ -13,7 +13,7 @@ from loragate.common.faces import lazy_face
 
 if TYPE_CHECKING:
     from loragate.calls.checks import Call, calls_of
-    from loragate.calls.matchers import match_arguments, register_text_operator
+    from loragate.calls.matchers import NO_TEXT, TextOperator, TextOperators, match_arguments
     from loragate.calls.parsing import CALL_FORMATS, DEFAULT_STACK, ServingStack, parse_output
     from loragate.calls.reasoning import REASONING_PARSERS, split_reasoning
     from loragate.calls.stack import resolve_stack
@@ -22,15 +22,17 @@ if TYPE_CHECKING:
 __all__ = [
     "CALL_FORMATS",
     "DEFAULT_STACK",
+    "NO_TEXT",
     "REASONING_PARSERS",
     "Call",
     "ServingStack",
+    "TextOperator",
+    "TextOperators",
     "ToolDef",
     "Toolset",
     "calls_of",
     "match_arguments",
     "parse_output",
-    "register_text_operator",
     "resolve_stack",
     "split_reasoning",
 ]

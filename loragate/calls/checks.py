@@ -19,7 +19,7 @@ import reprlib
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from loragate.calls.matchers import check_matcher, match_arguments, schema_problems
+from loragate.calls.matchers import TextOperators, check_matcher, match_arguments, schema_problems
 from loragate.calls.schemacheck import SchemaChecker
 from loragate.calls.tools import Toolset
 from loragate.common.errors import did_you_mean, fix_unless_said
@@ -213,7 +213,9 @@ def mismatch(spec: CallSpec, call: Call, failed: Sequence[str]) -> Verdict:
     return fail(ReasonCode.arg_mismatch, arg_mismatch_detail(spec, call, failed))
 
 
-def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
+def match_calls(
+    calls: Sequence[Call], specs: Sequence[CallSpec], *, text: TextOperators
+) -> Verdict:
     """Judge a turn's calls against expected specs as a multiset (any order).
 
     A call satisfies a spec when the names are equal and every argument matcher holds.
@@ -229,7 +231,7 @@ def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
         call, spec = calls[0], specs[0]
         if call.name != spec.name:
             return fail(ReasonCode.wrong_tool, f"called {names(calls)}; expected {spec.name}")
-        one = match_arguments(spec.arguments, call.arguments)
+        one = match_arguments(spec.arguments, call.arguments, text)
         return mismatch(spec, call, one) if one else Verdict.ok()
     # Failing matchers of every same-name (spec, call) pair, computed once.
     failing: dict[tuple[int, int], list[str]] = {}
@@ -238,7 +240,7 @@ def match_calls(calls: Sequence[Call], specs: Sequence[CallSpec]) -> Verdict:
         row: list[int] = []
         for i, c in enumerate(calls):
             if c.name == s.name:
-                failing[j, i] = failed = match_arguments(s.arguments, c.arguments)
+                failing[j, i] = failed = match_arguments(s.arguments, c.arguments, text)
                 if not failed:
                     row.append(i)
         candidates.append(row)
@@ -332,7 +334,7 @@ def mentions_in_prose(text: str, m: re.Match[str]) -> bool:
     return len(_WORD_RE.findall(sentence.replace("`", " "))) >= MIN_PROSE_WORDS
 
 
-def is_destructive(policy: Any, name: str, arguments: Any) -> bool:
+def is_destructive(policy: Any, name: str, arguments: Any, *, text: TextOperators) -> bool:
     """True when a call to `name` with `arguments` needs a confirmation first: the tool is
     in `policy.destructive_tools` and, when `policy.destructive_when` lists it, its
     arguments match those matchers (`write_file` only when it overwrites)."""
@@ -342,7 +344,7 @@ def is_destructive(policy: Any, name: str, arguments: Any) -> bool:
     if name not in when:
         return True
     args = arguments if isinstance(arguments, dict) else {}
-    return not match_arguments(when[name], args)
+    return not match_arguments(when[name], args, text)
 
 
 def asks_to_confirm(call: Call, action: str) -> bool:
@@ -375,7 +377,7 @@ class SpecProblem(NamedTuple):
 
 
 def spec_problems(
-    spec: CallSpec, toolset: Toolset, *, name_field: str, args_field: str
+    spec: CallSpec, toolset: Toolset, *, name_field: str, args_field: str, text: TextOperators
 ) -> list[SpecProblem]:
     """Problems of an expected call: unknown tool (at `name_field`), malformed matchers,
     unknown parameters, literals the tool's schema rejects (at `args_field.<arg>`)."""
@@ -387,7 +389,7 @@ def spec_problems(
     checks = _SchemaChecks()
     for arg, matcher in spec.arguments.items():
         where = f"{args_field}.{arg}"
-        for msg in check_matcher(matcher, where):
+        for msg in check_matcher(matcher, where, text):
             # the message starts with the matcher's path
             out.append(SpecProblem(None, msg, fix_unless_said(msg, MATCHER_FIX)))
         if not isinstance(props, dict):

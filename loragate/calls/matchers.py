@@ -37,8 +37,10 @@ A matcher is one of:
 - `{"$says": "a & b & !c"}` or a list of such patterns (format 5): a string that
   *affirms* one of them - the terms said within one statement, none of them under a
   negation ("we do NOT accept 4 Dec" does not say `accept* & =2026-12-04`). Text
-  operators like this one are judged by the free-text library, which registers them
-  (`register_text_operator`; `loragate.families` does so on import).
+  operators like this one are judged by the free-text library, a higher layer, whose
+  judges the caller hands in (`text=loragate.judge.text.TEXT_OPERATORS`); without
+  them a text operator holds for nothing and `check_matcher` says what to pass. Nothing
+  is registered at import: the answer never depends on what was imported before.
 
 Objects whose only key starts with `$` are operators; other objects are literals.
 """
@@ -47,7 +49,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from loragate.common.regex import pattern_problem, search
@@ -76,31 +80,36 @@ TextHolds = Callable[[Any, str], bool]
 string value."""
 TextProblem = Callable[[Any], "str | None"]
 """`problem(argument)`: why the argument is malformed (None when it is fine)."""
-_TEXT_OPERATORS: dict[str, tuple[TextHolds, TextProblem]] = {}
-_TEXT_CLAIMS: dict[str, TextHolds] = {}
-"""The claim form of a text operator: what `$not` forbids (the text *claims* it)."""
 
 
-def register_text_operator(
-    name: str, holds: TextHolds, problem: TextProblem, *, claims: TextHolds | None = None
-) -> None:
-    """Register the judge of a text operator (`$says`): the free-text library lives in
-    a higher layer than the matchers and hands its judge down here on import. `claims`
-    judges the operator under `$not` (default: `holds`)."""
-    _TEXT_OPERATORS[name] = (holds, problem)
-    _TEXT_CLAIMS[name] = claims or holds
+@dataclass(frozen=True)
+class TextOperator:
+    """The judge of a text operator (`$says`), from the free-text library
+    (`loragate.judge.text.TEXT_OPERATORS`), which lives in a higher layer than the
+    matchers and is handed to them by each caller."""
+
+    holds: TextHolds
+    problem: TextProblem
+    claims: TextHolds
+    """The operator under `$not`: whether the text *claims* it."""
 
 
-def _claimed(arg: Any, value: Any) -> bool | None:
+TextOperators = Mapping[str, TextOperator]
+"""Operator name (`$says`) -> its judge."""
+NO_TEXT: TextOperators = MappingProxyType({})
+"""No text judge: a text operator holds for nothing (the default)."""
+
+
+def _claimed(arg: Any, value: Any, text: TextOperators) -> bool | None:
     """Whether `value` claims the text operator `arg` (`{"$says": ...}`); None when `arg`
     is no text operator."""
     if not is_operator(arg):
         return None
     op, inner = next(iter(arg.items()))
-    judge = _TEXT_CLAIMS.get(op)
+    judge = text.get(op)
     if judge is None:
         return None
-    return isinstance(value, str) and judge(inner, value)
+    return isinstance(value, str) and judge.claims(inner, value)
 
 
 def _number_holds(arg: Any, value: Any) -> bool:
@@ -111,9 +120,9 @@ def _number_holds(arg: Any, value: Any) -> bool:
     return isinstance(value, str) and number_in(value, arg)
 
 
-def _text_holds(op: str, arg: Any, value: Any) -> bool:
-    judge = _TEXT_OPERATORS.get(op)
-    return judge is not None and isinstance(value, str) and judge[0](arg, value)
+def _text_holds(op: str, arg: Any, value: Any, text: TextOperators) -> bool:
+    judge = text.get(op)
+    return judge is not None and isinstance(value, str) and judge.holds(arg, value)
 
 
 _MISSING = object()
@@ -142,15 +151,16 @@ def _has_operator(matcher: Any) -> bool:
     return False
 
 
-def check_matcher(matcher: Any, path: str = "") -> list[str]:
-    """Return every structural problem of a matcher (empty when it is well formed)."""
+def check_matcher(matcher: Any, path: str = "", text: TextOperators = NO_TEXT) -> list[str]:
+    """Return every structural problem of a matcher (empty when it is well formed);
+    `text` judges the text operators (`$says`)."""
     try:
-        return _check(matcher, path)
+        return _check(matcher, path, text)
     except RecursionError:
         return [f"{path}: the matcher is nested too deeply"]
 
 
-def _check(matcher: Any, path: str) -> list[str]:
+def _check(matcher: Any, path: str, text: TextOperators) -> list[str]:
     if not is_operator(matcher):
         out: list[str] = []
         if isinstance(matcher, dict):
@@ -158,10 +168,10 @@ def _check(matcher: Any, path: str) -> list[str]:
             if bad:
                 return [f"{path}: operator {bad[0]!r} must be the only key of its object"]
             for key, sub in matcher.items():
-                out += _check(sub, f"{path}.{key}")
+                out += _check(sub, f"{path}.{key}", text)
         elif isinstance(matcher, list):
             for i, sub in enumerate(matcher):
-                out += _check(sub, f"{path}[{i}]")
+                out += _check(sub, f"{path}[{i}]", text)
         return out
     op, arg = next(iter(matcher.items()))
     if op not in OPERATORS:
@@ -171,7 +181,7 @@ def _check(matcher: Any, path: str) -> list[str]:
             return [f"{path}: `{op}` takes a non-empty list of matchers"]
         out = []
         for i, sub in enumerate(arg):
-            out += _check(sub, f"{path}.{op}[{i}]")
+            out += _check(sub, f"{path}.{op}[{i}]", text)
         return out
     if op in ("$contains", "$loose") and not isinstance(arg, str):
         return [f"{path}: `{op}` takes a string"]
@@ -190,12 +200,15 @@ def _check(matcher: Any, path: str) -> list[str]:
     if op == "$date" and not (isinstance(arg, str) and _ISO_DATE.fullmatch(arg)):
         return [f'{path}: `$date` takes an ISO date, e.g. "2026-11-16"']
     if op == "$not":
-        return _check(arg, f"{path}.$not")
-    if op in _TEXT_OPERATORS:
-        problem = _TEXT_OPERATORS[op][1](arg)
+        return _check(arg, f"{path}.$not", text)
+    if op in text:
+        problem = text[op].problem(arg)
         return [f"{path}: `{op}` {problem}"] if problem else []
     if op == "$says":
-        return [f"{path}: `$says` needs the free-text judge; import loragate.families first"]
+        return [
+            f"{path}: `$says` needs the free-text judge: pass "
+            "text=loragate.judge.text.TEXT_OPERATORS"
+        ]
     return []
 
 
@@ -235,7 +248,7 @@ def _contains(arg: Any, value: Any) -> bool:
     return False
 
 
-def _operator_holds(op: str, arg: Any, value: Any) -> bool:
+def _operator_holds(op: str, arg: Any, value: Any, text: TextOperators) -> bool:
     """Whether operator `op` with `arg` holds for a given value (not `_MISSING`)."""
     if op == "$present":
         return True
@@ -252,27 +265,28 @@ def _operator_holds(op: str, arg: Any, value: Any) -> bool:
     if op == "$date":
         return isinstance(value, str) and isinstance(arg, str) and date_in(value, arg)
     if op == "$not":
-        claimed = _claimed(arg, value)
-        return not (matches(arg, value) if claimed is None else claimed)
-    if op in _TEXT_OPERATORS:
-        return _text_holds(op, arg, value)
+        claimed = _claimed(arg, value, text)
+        return not (matches(arg, value, text) if claimed is None else claimed)
+    if op in text:
+        return _text_holds(op, arg, value, text)
     return False  # `$never`, and `$absent` for a given value
 
 
-def matches(matcher: Any, value: Any = _MISSING) -> bool:
-    """True when `value` (or its absence, when omitted) satisfies `matcher`. Never raises."""
+def matches(matcher: Any, value: Any = _MISSING, text: TextOperators = NO_TEXT) -> bool:
+    """True when `value` (or its absence, when omitted) satisfies `matcher`; `text`
+    judges the text operators (`$says`). Never raises."""
     try:
         if is_operator(matcher):
             op, arg = next(iter(matcher.items()))
             if op == "$absent":
                 return value is _MISSING
             if op == "$any":  # before the absence check: `$any: [$absent, X]` is legal
-                return any(matches(sub, value) for sub in arg)
+                return any(matches(sub, value, text) for sub in arg)
             if op == "$all":
-                return all(matches(sub, value) for sub in arg)
+                return all(matches(sub, value, text) for sub in arg)
             if value is _MISSING:
                 return False
-            return _operator_holds(op, arg, value)
+            return _operator_holds(op, arg, value, text)
         if value is _MISSING:
             return False
         return _literal_equal(matcher, value)
@@ -287,16 +301,16 @@ MISSING: Any = _MISSING
 """The value a compiled matcher is given for an argument that is not there."""
 
 
-def compile_matcher(matcher: Any) -> Check:
+def compile_matcher(matcher: Any, text: TextOperators = NO_TEXT) -> Check:
     """`matcher` as a function of the value, equal to `matches(matcher, value)` for every
     value, with the matcher's structure read once instead of at each call (a test holds
     the two equal on generated matchers and values). Anything it does not recognise is
     judged by `matches` itself, and so is a matcher nested deeper than
     `COMPILE_MAX_DEPTH` (where `matches` turns a `RecursionError` into a miss)."""
     try:
-        return _compile(matcher, 0)
+        return _compile(matcher, 0, text)
     except _TooDeep:
-        return lambda value: matches(matcher, value)
+        return lambda value: matches(matcher, value, text)
 
 
 COMPILE_MAX_DEPTH = 50
@@ -306,12 +320,12 @@ class _TooDeep(Exception):
     pass
 
 
-def _compile(m: Any, depth: int) -> Check:
+def _compile(m: Any, depth: int, text: TextOperators) -> Check:
     if depth > COMPILE_MAX_DEPTH:
         raise _TooDeep
     if is_operator(m):
         op, arg = next(iter(m.items()))
-        return _compile_operator(op, arg, m, depth)
+        return _compile_operator(op, arg, m, depth, text)
     if isinstance(m, bool):
         return lambda v: type(v) is bool and v == m
     if isinstance(m, (int, float)):
@@ -325,7 +339,7 @@ def _compile(m: Any, depth: int) -> Check:
         kind = type(m)
         return lambda v: type(v) is kind and m == v
     if isinstance(m, dict):
-        members = [(k, _compile(sub, depth + 1)) for k, sub in m.items()]
+        members = [(k, _compile(sub, depth + 1, text)) for k, sub in m.items()]
 
         def object_matches(v: Any) -> bool:
             if type(v) is bool or not isinstance(v, dict):
@@ -336,7 +350,7 @@ def _compile(m: Any, depth: int) -> Check:
 
         return object_matches
     if isinstance(m, list):
-        items = [_compile(sub, depth + 1) for sub in m]
+        items = [_compile(sub, depth + 1, text) for sub in m]
 
         def array_matches(v: Any) -> bool:
             if type(v) is bool or not isinstance(v, list) or len(v) != len(items):
@@ -344,16 +358,16 @@ def _compile(m: Any, depth: int) -> Check:
             return all(check(x) for check, x in zip(items, v, strict=True))
 
         return array_matches
-    return lambda v: matches(m, v)
+    return lambda v: matches(m, v, text)
 
 
-def _compile_operator(op: str, arg: Any, m: Any, depth: int) -> Check:
+def _compile_operator(op: str, arg: Any, m: Any, depth: int, text: TextOperators) -> Check:
     if op == "$absent":
         return lambda v: v is _MISSING
     if op in ("$any", "$all"):
         if not isinstance(arg, list):
-            return lambda v: matches(m, v)
-        subs = [_compile(sub, depth + 1) for sub in arg]
+            return lambda v: matches(m, v, text)
+        subs = [_compile(sub, depth + 1, text) for sub in arg]
         if op == "$any":
             return lambda v: any(check(v) for check in subs)
         return lambda v: all(check(v) for check in subs)
@@ -383,41 +397,46 @@ def _compile_operator(op: str, arg: Any, m: Any, depth: int) -> Check:
     if op == "$date":
         return lambda v: isinstance(v, str) and isinstance(arg, str) and date_in(v, arg)
     if op == "$not":
-        if is_operator(arg) and next(iter(arg)) in _TEXT_CLAIMS:
-            return lambda v: v is not _MISSING and not _claimed(arg, v)
-        inner = _compile(arg, depth + 1)
+        if is_operator(arg) and next(iter(arg)) in text:
+            return lambda v: v is not _MISSING and not _claimed(arg, v, text)
+        inner = _compile(arg, depth + 1, text)
         return lambda v: v is not _MISSING and not inner(v)
     if op == "$says":
-        return lambda v: _text_holds(op, arg, v)
+        return lambda v: _text_holds(op, arg, v, text)
     return lambda v: False  # `$never` and unknown operators hold for nothing
 
 
 _COMPILED_MAX = 100_000
-_compiled_arguments: dict[str, list[tuple[str, Check]]] = {}
-"""repr(expected arguments) -> their compiled matchers, bounded by clearing. Keyed by
-content, not identity: an expectation changed in place is compiled afresh."""
+_compiled_arguments: dict[tuple[str, int], tuple[TextOperators, list[tuple[str, Check]]]] = {}
+"""(repr(expected arguments), id of the text judges) -> those judges and the compiled
+matchers, bounded by clearing. Keyed by content, not identity: an expectation changed
+in place is compiled afresh (a cache only: the answer is the same without it)."""
 
 
-def match_arguments(expected: dict[str, Any], arguments: dict[str, Any]) -> list[str]:
+def match_arguments(
+    expected: dict[str, Any], arguments: dict[str, Any], text: TextOperators = NO_TEXT
+) -> list[str]:
     """Check every expected argument; return the names whose matcher does not hold.
 
     Arguments that `expected` does not mention are not checked here (the tool's JSON
-    Schema decides whether they are allowed). The matchers are compiled once per
+    Schema decides whether they are allowed). `text` judges the text operators
+    (`$says`; without it they hold for nothing). The matchers are compiled once per
     distinct `expected` (`compile_matcher`; its `repr` tells `1`, `1.0` and `True`,
     lists and tuples apart).
     """
     try:
-        key = repr(expected)
+        key = (repr(expected), id(text))
     except RecursionError:
-        return [
-            name for name, m in expected.items() if not matches(m, arguments.get(name, _MISSING))
-        ]
-    compiled = _compiled_arguments.get(key)
-    if compiled is None:
+        get_value = arguments.get
+        return [n for n, m in expected.items() if not matches(m, get_value(n, _MISSING), text)]
+    cached = _compiled_arguments.get(key)
+    if cached is not None and cached[0] is text:
+        compiled = cached[1]
+    else:
         if len(_compiled_arguments) >= _COMPILED_MAX:
             _compiled_arguments.clear()
-        compiled = [(name, compile_matcher(matcher)) for name, matcher in expected.items()]
-        _compiled_arguments[key] = compiled
+        compiled = [(name, compile_matcher(matcher, text)) for name, matcher in expected.items()]
+        _compiled_arguments[key] = (text, compiled)
     get = arguments.get
     return [name for name, check in compiled if not check(get(name, _MISSING))]
 

@@ -44,8 +44,8 @@ def lazy_face(package: str) -> tuple[Callable[[str], Any], Callable[[], list[str
         setattr(sys.modules[package], name, value)  # found once; later reads skip this
         return value
 
-    def __dir__() -> list[str]:
-        return sorted({*vars(sys.modules[package]), *face_homes(package)})
+    def __dir__() -> list[str]:  # the face only: not the imports the `__init__` needs
+        return sorted(getattr(sys.modules[package], "__all__", face_homes(package)))
 
     return __getattr__, __dir__
 

@@ -64,6 +64,7 @@ from loragate.formats.versions import (
     USER_FORMAT,
     USER_REPLIES_FORMAT,
 )
+from loragate.judge.text import TEXT_OPERATORS
 
 NEWER_FAULT_KINDS = ("write_timeout", "partial", "outage", "unauthorized", "forbidden")
 MAX_STEPS_LIMIT = 50
@@ -530,7 +531,10 @@ def count_matching(
 ) -> int:
     """How many records of `table` satisfy every field matcher of `where`."""
     return sum(
-        all(matches(m, row[f]) if f in row else matches(m) for f, m in where.items())
+        all(
+            matches(m, row[f], TEXT_OPERATORS) if f in row else matches(m, text=TEXT_OPERATORS)
+            for f, m in where.items()
+        )
         for row in state.get(table, [])
     )
 

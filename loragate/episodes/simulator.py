@@ -55,6 +55,7 @@ from loragate.episodes.definitions import (
 )
 from loragate.evalset.faults import fault_text
 from loragate.formats.evalset import Policy
+from loragate.judge.text import TEXT_OPERATORS
 
 if TYPE_CHECKING:
     from loragate.episodes.servers.pool import Session, ToolServers
@@ -354,7 +355,7 @@ class Simulator:
         approved = (
             answer is not None
             and answer.answer == "approve"
-            and not match_arguments(answer.when, arguments)
+            and not match_arguments(answer.when, arguments, TEXT_OPERATORS)
         )
         if answer is not None and answer.comment:
             comment = answer.comment
@@ -366,7 +367,7 @@ class Simulator:
 
     def _run(self, backend: ToolBackend, arguments: dict[str, Any]) -> tuple[Any, bool]:
         for canned in backend.results:
-            if not match_arguments(canned.when, arguments):
+            if not match_arguments(canned.when, arguments, TEXT_OPERATORS):
                 return canned.result, _is_error(canned.result)
         if backend.effect is not None:
             return self._apply(backend.effect, arguments)

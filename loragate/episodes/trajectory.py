@@ -70,6 +70,7 @@ from loragate.formats.trajectories import (
 )
 from loragate.judge.clarification import asks_user, question_problem, unasked_call_problem
 from loragate.judge.evidence import refs_in
+from loragate.judge.text import TEXT_OPERATORS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -428,7 +429,7 @@ class Trajectory:
                 ReasonCode.ignored_denial,
                 "the identical confirmation was asked again after a denial",
             )
-        if is_destructive(policy, name, args):
+        if is_destructive(policy, name, args, text=TEXT_OPERATORS):
             if key in self._retry_approved:
                 self._retry_approved.discard(key)
                 return None
@@ -451,7 +452,10 @@ class Trajectory:
             repeats = self._failed.get(key, ("", 0))[1]
             self._failed[key] = (result.fault or "direct", repeats)
             self._last_failure = (name, args, result.fault or "direct")
-            if is_destructive(self.ctx.policy, name, args) and result.fault in NO_EFFECT:
+            if (
+                is_destructive(self.ctx.policy, name, args, text=TEXT_OPERATORS)
+                and result.fault in NO_EFFECT
+            ):
                 self._retry_approved.add(key)
         else:
             self._failed.pop(key, None)

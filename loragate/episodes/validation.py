@@ -51,7 +51,7 @@ from loragate.episodes.taubench.reward_kind import Tau2Options, Tau2Reward
 from loragate.formats.evalset import Policy, Tau2ServerConfig, ToolServerConfig
 from loragate.formats.versions import READ_LOG_FORMAT, SERVER_BACKEND_VERSION
 from loragate.judge.clarification import clarify_spec_problems
-from loragate.judge.text import group_problems, pattern_list_problems
+from loragate.judge.text import TEXT_OPERATORS, group_problems, pattern_list_problems
 
 WRITE_OPS = ("update", "create", "delete")
 """Effect ops that change the state."""
@@ -147,7 +147,9 @@ def _check_problems(
     fields = written[check.table]
     if fields is not None:
         for name, matcher in check.where.items():
-            if name in fields or matches(matcher):  # a matcher that accepts absence
+            if name in fields or matches(
+                matcher, text=TEXT_OPERATORS
+            ):  # a matcher that accepts absence
                 continue
             fix = did_you_mean(name, fields) + (
                 f"no write sets it; {check.table} records get: {', '.join(sorted(fields))}"
@@ -211,7 +213,7 @@ def impossible_checks(spec: EpisodeSpec, toolset: Toolset, policy: Policy) -> Pr
 def _matcher_problems(matchers: dict[str, Any], at: str) -> list[tuple[str, str, str]]:
     out = []
     for name, m in matchers.items():
-        for msg in check_matcher(m, f"{at}.{name}"):
+        for msg in check_matcher(m, f"{at}.{name}", TEXT_OPERATORS):
             field_, _, what = msg.partition(": ")
             out.append((field_, what, "see the argument matchers in docs/formats.md"))
     return out
@@ -552,7 +554,7 @@ def _writers(spec: EpisodeSpec, check: RecordCheck) -> list[str]:
             continue
         fixed = {k: v for k, v in effect.set.items() if not isinstance(v, dict)}
         if effect.op == "create" and any(
-            k in fixed and not matches(m, fixed[k]) for k, m in check.where.items()
+            k in fixed and not matches(m, fixed[k], TEXT_OPERATORS) for k, m in check.where.items()
         ):
             continue
         out.append(n)

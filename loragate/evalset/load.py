@@ -46,6 +46,7 @@ from loragate.formats.versions import (
     TOOL_SERVERS_VERSION,
     WORLD_VERSION,
 )
+from loragate.judge.text import TEXT_OPERATORS
 
 
 @dataclass
@@ -326,7 +327,7 @@ def _policy_problems(policy: Policy, tool_names: set[str], where: str) -> list[P
             )
         problems += [
             Problem(where, msg, field="policy.destructive_when", fix="fix the matcher")
-            for msg in check_matcher(matchers, f"policy.destructive_when.{name}")
+            for msg in check_matcher(matchers, f"policy.destructive_when.{name}", TEXT_OPERATORS)
         ]
     both = sorted(set(policy.destructive_tools) & set(policy.read_only_tools or []))
     if both:
@@ -416,7 +417,11 @@ def _expect_problems(
     for k, spec in enumerate(fam.referenced_calls(expect)):
         at = f"expect.call[{k}]"
         for p in spec_problems(
-            spec, toolset, name_field=f"{at}.name", args_field=f"{at}.arguments"
+            spec,
+            toolset,
+            name_field=f"{at}.name",
+            args_field=f"{at}.arguments",
+            text=TEXT_OPERATORS,
         ):
             problems.append(Problem(where, p.message, line=lineno, field=p.field, fix=p.fix))
     return problems

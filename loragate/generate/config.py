@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from loragate.calls.stack import CallFormatSetting, ReasoningParserSetting
+from loragate.common import arguments as arg
 from loragate.common.errors import BadInput, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.common.names import Name
@@ -238,6 +239,11 @@ def load_config(
     values are skipped, so CLI options that were not given leave the file's values.
     Raises `BadInput` naming the file and field of every problem.
     """
+    arg.check_arguments(
+        "loragate.load_config",
+        arg.path("path", path, optional=True),
+        arg.mapping("overrides", overrides, example='{"sampling.samples": 4}'),
+    )
     path = Path(path) if path is not None else None
     cfg = load_yaml_model(
         path, RunConfig, what="run config", example="configs/default.yaml", overrides=overrides

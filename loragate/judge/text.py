@@ -38,9 +38,10 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from types import MappingProxyType
 from typing import Literal
 
-from loragate.calls.matchers import register_text_operator
+from loragate.calls.matchers import TextOperator, TextOperators
 from loragate.common.values import ValueTerm, value_term, value_term_problem
 from loragate.judge import lexicon
 from loragate.judge.claim_scope import asserted
@@ -403,7 +404,12 @@ def _term_problem(raw: str) -> str | None:
     return None
 
 
-register_text_operator("$says", says, says_problem, claims=claims)
+TEXT_OPERATORS: TextOperators = MappingProxyType(
+    {"$says": TextOperator(holds=says, problem=says_problem, claims=claims)}
+)
+"""The text operators this library judges, handed to the argument matchers by each
+caller (`match_arguments(expected, arguments, TEXT_OPERATORS)`): nothing registers them
+at import."""
 
 
 def group_problems(field: str, groups: Sequence[Sequence[str]]) -> list[str]:

@@ -44,10 +44,9 @@ LARGE_MOVE_POINTS = 20.0  # a family move this large (points) heads the news, si
 HEADLINE_MAX_FAMILIES = 3
 
 
-# -- the comparison model ----------------------------------------------------------
-
-
 class RunInfo(BaseModel):
+    """One run of a comparison: where it came from and how it was scored."""
+
     model_config = ConfigDict(extra="forbid")
 
     label: str
@@ -113,6 +112,8 @@ class PairedRow(BaseModel):
 
 
 class FamilyRow(PairedRow):
+    """One family, paired entry by entry; `letter` is its one-letter label."""
+
     family: str
     letter: str
 
@@ -126,6 +127,8 @@ class TagRow(PairedRow):
 
 
 class TrainingRow(BaseModel):
+    """One training metric (final loss, token accuracy) across the runs."""
+
     model_config = ConfigDict(extra="forbid")
 
     metric: str
@@ -184,9 +187,6 @@ class Comparison(BaseModel):
         was scored in, or strict when they differ (every summary counts strict)."""
         modes = {r.parse_mode for r in self.runs}
         return cast(ParseMode, modes.pop()) if len(modes) == 1 else "strict"
-
-
-# -- building ----------------------------------------------------------------------
 
 
 def _check_compatible(

@@ -42,8 +42,17 @@ import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
+from loragate.common import arguments as arg
 from loragate.common.errors import BadInput, LegacyName, Problem, unknown_name_fix
 from loragate.common.loading import load_yaml_model
 from loragate.families import family_order, get_families
@@ -63,6 +72,9 @@ from loragate.results.gate_rules import (
 from loragate.results.languages import LanguagePolicy, unsupported_note, without_unsupported
 from loragate.results.robustness import robustness
 from loragate.results.runs import LoadedRun
+
+MEMORY = "<memory>"
+"""What `gate.json` records as the policy of a `GatePolicy` built in code."""
 
 GateVerdict = Literal["SHIP", "BLOCK", "INCONCLUSIVE"]
 EXIT_SHIP = 0
@@ -155,6 +167,13 @@ class GatePolicy(BaseModel):
     """Replies in a language loragate has no cue lists for (reason
     `unsupported_language`): `fail` counts them as failures; `exclude` leaves them out
     of every figure, of the run and of the baseline, with a warning note."""
+    _source: str | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> str | None:
+        """The file `load_policy` read the policy from (None: built in code); what
+        `gate.json` records as its `policy`. Not a key of the file."""
+        return self._source
 
     @model_validator(mode="before")
     @classmethod
@@ -205,7 +224,8 @@ class GatePolicy(BaseModel):
 
 def load_policy(path: str | Path) -> GatePolicy:
     """Read and validate a policy YAML; `BadInput` names the file and every bad field."""
-    return load_yaml_model(
+    arg.check_arguments("loragate.load_policy", arg.path("path", path))
+    policy = load_yaml_model(
         Path(path),
         GatePolicy,
         what="gate policy",
@@ -215,10 +235,14 @@ def load_policy(path: str | Path) -> GatePolicy:
         + "; top-level keys: "
         + ", ".join(GatePolicy.model_fields),
     )
+    policy._source = str(path)
+    return policy
 
 
 class GateResult(BaseModel):
-    """`gate.json`: every rule with its figure and status, and the decision."""
+    """`gate.json`: every rule with its figure and status, and the decision: one
+    `verdict`, of which `passed` and `exit_code` are derived (and written beside it in
+    `gate.json`, for its readers)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -231,21 +255,48 @@ class GateResult(BaseModel):
     baseline: str | None
     alpha: float
     rules: list[RuleResult]
-    passed: bool
-    """True when the round may ship (exit 0)."""
-    exit_code: int
-    """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
     notes: list[str] = Field(default_factory=list)
-    verdict: GateVerdict | None = None
-    """SHIP, BLOCK or INCONCLUSIVE; filled in from `passed` for version 1 and 2 files."""
+    verdict: GateVerdict
+    """SHIP, BLOCK or INCONCLUSIVE (read from `passed` in version 1 and 2 files)."""
     inconclusive: Literal["block", "warn"] = "block"
     confidence: float | None = None
 
-    @model_validator(mode="after")
-    def _verdict_of_old_files(self) -> GateResult:
-        if self.verdict is None:
-            self.verdict = "SHIP" if self.passed else "BLOCK"
-        return self
+    @property
+    def passed(self) -> bool:
+        """True when the round may ship (exit 0)."""
+        return self.verdict == "SHIP"
+
+    @property
+    def exit_code(self) -> int:
+        """0: ship; 1: at least one rule failed; 6: inconclusive (and the policy blocks)."""
+        return {"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(self.verdict, EXIT_INCONCLUSIVE)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_keys(cls, data: Any) -> Any:
+        """`passed` and `exit_code` of a `gate.json` are derived from `verdict` (which
+        version 1 and 2 files lack: read from `passed`)."""
+        if not isinstance(data, dict):
+            return data
+        passed = data.get("passed")
+        data = {k: v for k, v in data.items() if k not in ("passed", "exit_code")}
+        if data.get("verdict") is None and isinstance(passed, bool):
+            data["verdict"] = "SHIP" if passed else "BLOCK"
+        return data
+
+    @model_serializer(mode="wrap")
+    def _with_derived_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`passed` and `exit_code` after `rules`, where `gate.json` always had them."""
+        fields: dict[str, Any] = handler(self)
+        derived = {"passed": self.passed, "exit_code": self.exit_code}
+        if "rules" not in fields:
+            return fields | derived
+        out: dict[str, Any] = {}
+        for key, value in fields.items():
+            out[key] = value
+            if key == "rules":
+                out |= derived
+        return out
 
     @property
     def failed(self) -> list[RuleResult]:
@@ -370,9 +421,12 @@ def evaluate_gate(
     run: LoadedRun,
     baseline: LoadedRun | None = None,
     *,
-    policy_path: Path = Path("policy.yaml"),
+    policy_path: Path | None = None,
 ) -> GateResult:
-    """Evaluate every rule of `policy` on `run` (and against `baseline` when given)."""
+    """Evaluate every rule of `policy` on `run` (and against `baseline` when given).
+    `policy_path` names the policy in messages and `gate.json` (default: where
+    `load_policy` read it, `<memory>` for a policy built in code)."""
+    policy_path = policy_path or Path(policy.source or MEMORY)
     run, baseline, language_notes = _apply_language_policy(policy, run, baseline)
     mode = _gated_mode(policy, run, baseline, policy_path, language_notes)
 
@@ -403,8 +457,6 @@ def evaluate_gate(
     notes = [*language_notes, *_outcome_notes(results, policy, present, policy_path)]
     if comparison is not None:
         notes += comparison.notes
-    verdict = _verdict(results, policy)
-    passed = verdict == "SHIP"
     return GateResult(
         policy=str(policy_path),
         policy_name=policy.name,
@@ -414,10 +466,8 @@ def evaluate_gate(
         baseline=comparison.baseline if comparison is not None else None,
         alpha=policy.alpha,
         rules=results,
-        passed=passed,
-        exit_code={"SHIP": EXIT_SHIP, "BLOCK": EXIT_BLOCK}.get(verdict, EXIT_INCONCLUSIVE),
         notes=notes,
-        verdict=verdict,
+        verdict=_verdict(results, policy),
         inconclusive=policy.inconclusive,
         confidence=policy.confidence,
     )

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from loragate.common import arguments as arg
 from loragate.common.errors import BadInput
 from loragate.common.names import check_name
 from loragate.formats.records import AdapterSummary, RateStats, ResultRecord, Summary
@@ -166,6 +167,11 @@ def load_run(
     `RUN:ADAPTER`, its summary and scored samples, and the training log of that round
     (`training_log`, else the one the summary or the adapter's folder holds). `BadInput`
     when the folder is not a scored run or the adapter is not in it."""
+    arg.check_arguments(
+        "loragate.load_run",
+        None if isinstance(ref, RunRef) else arg.path("ref", ref),
+        arg.path("training_log", training_log, optional=True),
+    )
     if not isinstance(ref, RunRef):
         ref = parse_run_ref(str(ref))
     summary = with_episode_adapters(ref.run_dir, read_summary(check_run_dir(ref)))
@@ -220,6 +226,42 @@ def loaded_run(
         training=_training_for(summary, adapter, manifest, training_log),
         manifest=manifest,
     )
+
+
+class ScoredFolder(Protocol):
+    """What `loragate.evaluate`, `run` and `score_generations` return, as compare and
+    gate read it in memory: the summary, the scored samples and the run folder."""
+
+    @property
+    def summary(self) -> Summary: ...
+
+    @property
+    def results(self) -> list[ResultRecord]: ...
+
+    @property
+    def out_dir(self) -> Path | None: ...
+
+
+def side_of(
+    run: ScoredFolder, adapter: str | None = None, training_log: str | PathLike[str] | None = None
+) -> LoadedRun:
+    """`adapter`'s side of a run in memory (None: its only adapter), as `load_run` reads
+    it from the folder but without reading the summary and results back."""
+    folder = run.out_dir if run.out_dir is not None else Path("<memory>")
+    summary = with_episode_adapters(folder, run.summary) if folder.is_dir() else run.summary
+    names = list(summary.adapters)
+    if adapter is None and len(names) != 1:
+        one = (names or ["ADAPTER"])[0]
+        raise BadInput(
+            f"the run of {folder} holds {len(names)} adapters "
+            f"({', '.join(names) or 'none'}): say which to compare or gate",
+            fix=f"pass one adapter's side: outcome.side({one!r}) (a RunOutcome), or "
+            f"loragate.load_run('{folder}:{one}')",
+        )
+    ref = RunRef(text=str(folder), run_dir=folder, adapter=adapter)
+    chosen = check_adapter(folder, summary, adapter) if adapter is not None else names[0]
+    log = Path(training_log) if training_log is not None else None
+    return loaded_run(ref, summary, chosen, run.results, log)
 
 
 def assign_training_logs(specs: Sequence[str], refs: Sequence[RunRef]) -> list[Path | None]:

@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from loragate.calls.checks import is_destructive
+from loragate.calls.checks import is_destructive as destructive
 from loragate.calls.parsing import parse_output
 from loragate.evalset import load_evalset
 from loragate.families import Sample, ScoringContext, get_family
 from loragate.formats.evalset import Policy
+from loragate.judge.text import TEXT_OPERATORS
 
 AGENT20 = Path(__file__).resolve().parents[2] / "evalsets" / "agent20"
 EV = load_evalset(AGENT20)
+
+def is_destructive(policy: object, name: str, arguments: object) -> bool:
+    return destructive(policy, name, arguments, text=TEXT_OPERATORS)
 
 
 def verdict(entry_id: str, text: str) -> str:
