@@ -591,6 +591,11 @@ class Trajectory:
             task_done=done,
             faulted=any(c.failed for c in self.calls),
             turned_down=crit.outcome == "not_done",
+            write_tools=tuple(
+                n
+                for n in self.episode.spec.tools
+                if n not in (self.ctx.policy.read_only_tools or ())
+            ),
         )
         bad = final_reply_problem(
             parse,
