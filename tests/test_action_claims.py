@@ -92,3 +92,12 @@ def test_every_group_maps_in_every_language(lang: str, group: str) -> None:
     tool = f"{english[0]}_thing"
     for lemma in members:
         assert tool in map_tools(str(lemma).lower(), lang, ["thing"], [tool]), (lang, lemma)
+
+
+def test_a_tool_that_does_it_by_its_description_makes_it_true() -> None:
+    tools = {
+        "send_email": "Send an email from the user's account.",
+        "create_calendar_event": "Create a calendar event and send invitations to the attendees.",
+    }
+    (claim,) = action_claims("I've sent the invitations for Friday.", ("en",), tools)
+    assert set(claim.tools) == {"send_email", "create_calendar_event"}

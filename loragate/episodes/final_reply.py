@@ -95,9 +95,9 @@ class ReplyChecks:
     turned_down: bool = False
     """The criteria say the task is not to be done (`outcome: not_done`): the reply must
     say it was not (or cannot be) done."""
-    write_tools: tuple[str, ...] = ()
-    """The writing tools the episode offers: a claim of an action one of them does needs
-    a call of it that went through (`_unmade_claims`)."""
+    write_tools: tuple[tuple[str, str], ...] = ()
+    """The writing tools the episode offers, with their descriptions: a claim of an
+    action one of them does needs a call of it that went through (`_unmade_claims`)."""
 
 
 _PIECE_BREAK = re.compile(
@@ -303,7 +303,7 @@ def _unmade_claims(answer: str, checks: ReplyChecks, langs: tuple[str, ...]) -> 
     if not checks.write_tools:
         return None
     went = {a.tool for a in checks.actions if a.outcome != "failed"}
-    for claim in action_claims(answer, langs, checks.write_tools):
+    for claim in action_claims(answer, langs, dict(checks.write_tools)):
         if not claim.tools or went.intersection(claim.tools):
             continue
         denied = checks.denied.intersection(claim.tools)

@@ -242,7 +242,8 @@ def _verbs_en() -> frozenset[str]:
 def _excluded(tokens: list[str], start: int, j: int, subject: str, g: _Grammar) -> bool:
     if any(t in g.negators or t.endswith(("n't", "n’t")) for t in tokens[: j + 1]):
         return True
-    if any(t in g.modal for t in tokens[max(0, start - 2) : j]):
+    fused = tuple(m for m in g.modal if m[0] in "'’")  # "they'll have been told"
+    if any(t in g.modal or t.endswith(fused) for t in tokens[max(0, start - 2) : j]):
         return True
     subject = subject or (tokens[start - 1] if start else "")
     return subject in g.subjects_excluded or tokens[start].startswith(("you'", "you’"))
@@ -252,10 +253,21 @@ def _tool_words(name: str) -> tuple[str, ...]:
     return tuple(w for w in name.lower().split("_") if w)
 
 
+def _description_lemmas(description: str) -> frozenset[str]:
+    """The lemmas of a description's first sentence (what the tool does; later ones say
+    how to use it)."""
+    first = re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0]
+    return frozenset(lemma(w.lower(), "en") for w in _WORD_RE.findall(first))
+
+
 def map_tools(
-    lemma_: str, lang: str, sentence_words: Iterable[str], tools: Sequence[str]
+    lemma_: str, lang: str, sentence_words: Iterable[str], tools: Sequence[str] | Mapping[str, str]
 ) -> tuple[str, ...]:
-    """The tools whose calls could make a claim of `lemma_` (in `lang`) true."""
+    """The tools whose calls could make a claim of `lemma_` (in `lang`) true: a word of
+    its group is a word of the tool's name, or of its description ("Create a calendar
+    event and send invitations" makes "I've sent the invitations" true). `tools`: names,
+    or names with their descriptions."""
+    described = tools if isinstance(tools, Mapping) else {}
     english = {lemma_} if lang == "en" else set()
     for group, members in _groups(lang).items():
         if lemma_ in members:
@@ -269,6 +281,8 @@ def map_tools(
         words = _tool_words(name)
         verbs = english.intersection(words)
         if not verbs:
+            if english.intersection(_description_lemmas(described.get(name, ""))) - light:
+                hits.append(name)
             continue
         if verbs <= light and not said.intersection(w for w in words if w not in light):
             continue
@@ -277,9 +291,12 @@ def map_tools(
     return tuple(narrowed or hits)
 
 
-def action_claims(text: str, langs: Sequence[str], tools: Sequence[str]) -> list[ActionClaim]:
+def action_claims(
+    text: str, langs: Sequence[str], tools: Sequence[str] | Mapping[str, str]
+) -> list[ActionClaim]:
     """Every clause of `text` that says an action was done, in the languages `langs` (the
-    reply's, `judge.language.reply_languages`), mapped to the `tools` that could do it."""
+    reply's, `judge.language.reply_languages`), mapped to the `tools` that could do it
+    (names, or names with their descriptions: `map_tools`)."""
     out: list[ActionClaim] = []
     for sentence in sentences(text):
         if sentence.rstrip().endswith("?"):
