@@ -595,6 +595,12 @@ class Trajectory:
             task_done=done,
             faulted=any(c.failed for c in self.calls),
             turned_down=crit.outcome == "not_done",
+            write_tools=tuple(
+                (t["function"]["name"], t["function"].get("description") or "")
+                for t in self.tools()
+                if t["function"]["name"] not in (self.ctx.policy.read_only_tools or ())
+                and t["function"]["name"] != self.ctx.policy.confirmation_tool
+            ),
         )
         bad = final_reply_problem(
             parse,
