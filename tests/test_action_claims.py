@@ -44,6 +44,8 @@ NOT_CLAIMS = [
     ("en", "I would have sent it, but the server was down."),
     ("en", "You have turned on airplane mode; please switch it off."),
     ("en", "I checked your line: roaming is enabled."),
+    ("en", "It stays active: they still have an open opportunity and an unpaid invoice."),
+    ("en", "We have a new address on file, and I have the receipt here."),
     ("de", "Ich habe die Rechnung nicht bezahlt."),
     ("de", "Wenn Sie das Gerät neu gestartet haben, sollte es gehen."),
     ("de", "Das Roaming ist aktiviert."),
@@ -101,3 +103,9 @@ def test_a_tool_that_does_it_by_its_description_makes_it_true() -> None:
     }
     (claim,) = action_claims("I've sent the invitations for Friday.", ("en",), tools)
     assert set(claim.tools) == {"send_email", "create_calendar_event"}
+
+
+def test_a_word_that_only_lemmatises_differently_is_no_participle() -> None:
+    tools = {"update_crm_record": "Overwrite fields of a CRM record."}
+    text = "It stays active: they still have an open opportunity and an unpaid invoice."
+    assert not [c for c in action_claims(text, ("en",), tools) if c.tools]

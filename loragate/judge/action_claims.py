@@ -140,8 +140,10 @@ def _is_participle(word: str, g: _Grammar, lang: str) -> bool:
         return bool(g.participle.match(word)) and _verb_lemma(word, g, lang) != word
     if any(word.endswith(e) for e in g.past_endings):
         return True
-    # an irregular form ("sent", "told"), not a gerund or a plural
-    return lemma(word, lang) != word and not word.endswith(("ing", "s"))
+    # an irregular form of a verb that names an action ("sent", "told", "made"): the
+    # lemma must be one, since a lemma that differs says nothing else ("an" -> "a")
+    found = lemma(word, lang)
+    return found != word and found in _verbs_en() | _light_verbs()
 
 
 def _conditioned(tokens: Sequence[str], g: _Grammar) -> bool:
@@ -268,10 +270,11 @@ def map_tools(
     event and send invitations" makes "I've sent the invitations" true). `tools`: names,
     or names with their descriptions."""
     described = tools if isinstance(tools, Mapping) else {}
-    english = {lemma_} if lang == "en" else set()
+    grouped: set[str] = set()
     for group, members in _groups(lang).items():
         if lemma_ in members:
-            english |= _groups("en").get(group, frozenset())
+            grouped |= _groups("en").get(group, frozenset())
+    english = grouped | ({lemma_} if lang == "en" else set())
     if lang != "en":
         english |= {w for w in (lemma_,) if w in {t for n in tools for t in _tool_words(n)}}
     said = {lemma(w, "en") for w in sentence_words} | set(sentence_words)
@@ -281,7 +284,7 @@ def map_tools(
         words = _tool_words(name)
         verbs = english.intersection(words)
         if not verbs:
-            if english.intersection(_description_lemmas(described.get(name, ""))) - light:
+            if grouped.intersection(_description_lemmas(described.get(name, ""))) - light:
                 hits.append(name)
             continue
         if verbs <= light and not said.intersection(w for w in words if w not in light):
