@@ -39,9 +39,11 @@ from loragate.episodes.running import CLAIM_REASONS
 from loragate.episodes.step_checks import action_key
 from loragate.formats.records import ReasonCode
 from loragate.formats.trajectories import FaultRecovery, StepRecord
+from loragate.judge.action_claims import action_claims
 from loragate.judge.done_claims import tool_kind
 from loragate.judge.evidence import EMAIL_RE, ID_RE, PHONE_RE, records_in, refs_in
 from loragate.judge.figures import number_values
+from loragate.judge.language import reply_languages
 
 if TYPE_CHECKING:
     from loragate.episodes.running import TrajectoryState
@@ -248,6 +250,13 @@ def _claimed(traj: TrajectoryState, event: CallEvent) -> str | None:
             return f"the reply claims {p.action.label}, which did not go through"
         if p.action is None and p.claim.kinds and _kind_of(event.name) in p.claim.kinds:
             return f"the reply claims a {_kind_of(event.name)} that did not go through"
+    # the same reading as the final reply's (`final_reply._unmade_claims`): a claim by
+    # grammar whose tools are the faulted write's, none of whose calls went through
+    went = {a.tool for a in checks.actions if a.outcome != "failed"}
+    tools = dict(checks.write_tools)
+    for claim in action_claims(reply, reply_languages(reply), tools) if reply else ():
+        if event.name in claim.tools and not went.intersection(claim.tools):
+            return f"the reply claims {claim.phrase!r}, which did not go through"
     return None
 
 
