@@ -127,3 +127,13 @@ def test_limit_says_what_the_harness_variants_add(tmp_path: Path) -> None:
         f"the harness variants add {added}: {16 + added} generations"
     )
     assert "harness variants (routed, system-terse)" in limit_help()
+
+
+def test_the_running_page_quotes_the_next_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/running.md shows what `make run` (`loragate run` alone) ends with."""
+    import loragate.cli.run as run_cli_module
+
+    monkeypatch.setattr(run_cli_module, "program_name", lambda: ".venv/bin/loragate")
+    lines = next_steps(Path("runs/smollm2-135m"), ["base"], [])
+    page = (Path(__file__).resolve().parent.parent / "docs" / "running.md").read_text()
+    assert "\n" + "\n".join(lines) + "\n```" in page
