@@ -6,7 +6,8 @@ It resolves the config, the evalset and its selection, the adapters (their files
 their base, read from their configs), the harness variants and the gate policy, and
 prints the entries, the generations, the prompt tokens and what the gate's rules can
 see at that size. The hub is never asked: a hub model that is not in the local cache
-is named with the command that downloads it, and the plan is unsound (exit 2).
+is named with the command that downloads it, and the plan is unsound (exit 2); the
+embedded model not converted yet is planned without its prompts (the run converts it).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _plan(
     missing: str | None = None
     if embedded is not None and local and not _converted(checkpoint_dir(embedded)):
         missing = f"embedded:{embedded} is not converted yet"
-        fix = "run `loragate run` once (it converts the packaged model, ~30 s on a CPU)"
+        fix = "the run converts it first (~30 s on a CPU)"
         model_label = f"{EMBEDDED[embedded].hub_id} (embedded, not converted yet)"
     elif embedded is None and local:
         missing = missing_hub_model(cfg.model or "", cfg.revision)
@@ -73,6 +74,8 @@ def _plan(
     if missing is not None:
         _partial_plan(cfg, backend, out_dir, limit, families, policy, model_label, say)
         say(f"model: {missing}; {fix}")
+        if embedded is not None:  # the run converts it: sound, only not counted yet
+            return
         raise BadInput(
             f"the run cannot start: {missing}",
             [Problem("config", missing, field="model", fix=fix)],
@@ -103,6 +106,7 @@ def _print_plan(plan: Any, policy: Path | None, say: Any) -> None:
             f"{v.name} ({len(v.entries)} entries)" for v in plan.variants
         )
     say(line)
+    say(_episodes_line(plan.evalset, cfg))
     say(f"cached in {plan.out_dir}: {len(plan.cached)}; to generate: {len(plan.to_generate)}")
     count = TokenCounter(plan.setup.model_path)
     by_prompt: dict[str, int] = {}
@@ -159,8 +163,9 @@ def _partial_plan(
     say(f"adapters: {_adapters_line(adapters, cfg.include_base)}")
     say(
         f"generations: {n * k * sides} = {_times(n, k, sides)} "
-        "(harness variants and prompt tokens: planned once the model is local)"
+        "(harness variants and prompt tokens: planned once the model's tokenizer is here)"
     )
+    say(_episodes_line(evalset, cfg))
     say(f"run folder: {out_dir}")
     say(_gate_line(evalset, k, policy))
 
@@ -172,6 +177,21 @@ def _times(entries: int, samples: int, models: int) -> str:
     return f"{of(entries, 'entry')} x {of(samples, 'sample')} x {of(models, 'model')}".replace(
         "entrys", "entries"
     )
+
+
+def _episodes_line(evalset: Any, cfg: Any) -> str:
+    """The episodes the run runs after the entries (`--episodes`, the config's)."""
+    from loragate.episodes.stage import for_user_mode, run_episode_set
+
+    episodes = run_episode_set(evalset, cfg)
+    if episodes is None or not episodes.episodes:
+        return "episodes: none"
+    kept, left = for_user_mode(episodes, cfg.user)
+    line = (
+        f"episodes: {len(kept.episodes)} variants of {len({e.base_id for e in kept.episodes})} "
+        "episodes after the entries (a generation a step)"
+    )
+    return line + (f"; {len(left)} left out: no {cfg.user} user" if left else "")
 
 
 def _entries_line(evalset: Any) -> str:
