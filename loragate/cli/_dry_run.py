@@ -50,7 +50,7 @@ def _plan(
     policy: Path | None,
     console: Any,
 ) -> None:
-    from loragate.generate.embedded import EMBEDDED, checkpoint_dir, embedded_name
+    from loragate.generate.embedded import EMBEDDED, embedded_name, is_converted
     from loragate.generate.model_source import download_fix, missing_hub_model
     from loragate.generate.pipeline import plan_run, resolve_backend, run_folder
     from loragate.runners import get_backend
@@ -63,7 +63,7 @@ def _plan(
     embedded = embedded_name(cfg.model, cfg.embedded)
     local = get_backend(backend).local
     missing: str | None = None
-    if embedded is not None and local and not _converted(checkpoint_dir(embedded)):
+    if embedded is not None and local and not is_converted(embedded):
         missing = f"embedded:{embedded} is not converted yet"
         fix = "the run converts it first (~30 s on a CPU)"
         model_label = f"{EMBEDDED[embedded].hub_id} (embedded, not converted yet)"
@@ -82,12 +82,6 @@ def _plan(
         )
     plan = plan_run(cfg, config_path=config_path, limit=limit, families=families, harness=harness)
     _print_plan(plan, policy, say)
-
-
-def _converted(folder: Path) -> bool:
-    from loragate.generate.embedded import _DONE_MARKER
-
-    return (folder / _DONE_MARKER).is_file()
 
 
 def _print_plan(plan: Any, policy: Path | None, say: Any) -> None:
