@@ -155,3 +155,25 @@ def test_an_adapter_of_another_base_is_exit_2(work: Path) -> None:
     )
     assert report["code"] == 2
     assert "Llama-3.2-1B" in err and "fix:" in err
+
+
+def test_a_cached_hub_model_with_the_hub_down_is_read_offline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import huggingface_hub.constants
+
+    from loragate.common.errors import BadInput
+    from loragate.generate import model_source
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(model_source, "hub_reachable", lambda timeout=2.0: False)
+    monkeypatch.setattr(model_source, "in_local_cache", lambda model, revision=None: True)
+    model_source.check_model_source("Qwen/Qwen3-4B", loads=True)
+    assert os.environ["HF_HUB_OFFLINE"] == "1"  # no retry will wait for the network
+    assert huggingface_hub.constants.HF_HUB_OFFLINE is True
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setattr(model_source, "in_local_cache", lambda model, revision=None: False)
+    with pytest.raises(BadInput, match="not in the local cache and the hub cannot be reached"):
+        model_source.check_model_source("Qwen/Qwen3-4B", loads=True)
+    model_source.check_model_source("Qwen/Qwen3-4B", loads=False)  # a server loads it

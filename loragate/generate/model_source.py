@@ -73,6 +73,16 @@ def missing_hub_model(model: str, revision: str | None = None) -> str | None:
     return f"{model} not in the local cache"
 
 
+def check_model_source(model: str, revision: str | None = None, *, loads: bool) -> None:
+    """Before a run plans with `model`: a local folder is read offline (nothing reaches
+    for a hub: tokenizer, engine workers); a hub id a local backend `loads` must be
+    cached or the hub reachable (`check_hub_model`)."""
+    if os.path.isdir(model):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    elif loads:
+        check_hub_model(model, revision)
+
+
 def check_hub_model(model: str, revision: str | None = None) -> None:
     """Before a local backend loads `model`: `BadInput` with the download command when
     it is a hub id, not in the local cache, and the hub cannot be reached (or
@@ -99,6 +109,7 @@ def check_hub_model(model: str, revision: str | None = None) -> None:
 
 __all__ = [
     "check_hub_model",
+    "check_model_source",
     "download_fix",
     "hub_offline",
     "hub_reachable",
