@@ -177,3 +177,10 @@ def test_a_cached_hub_model_with_the_hub_down_is_read_offline(
     with pytest.raises(BadInput, match="not in the local cache and the hub cannot be reached"):
         model_source.check_model_source("Qwen/Qwen3-4B", loads=True)
     model_source.check_model_source("Qwen/Qwen3-4B", loads=False)  # a server loads it
+
+
+def test_a_replay_run_without_its_file_is_exit_2(work: Path) -> None:
+    report, out, err = dry(work, "run", "--dry-run", "--backend", "replay", "--limit", "2")
+    assert report["code"] == 2
+    assert "plan sound" not in out
+    assert "the replay backend needs a generations file" in err and "fix:" in err

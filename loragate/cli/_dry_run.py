@@ -82,6 +82,9 @@ def _plan(
         )
     plan = plan_run(cfg, config_path=config_path, limit=limit, families=families, harness=harness)
     _print_plan(plan, policy, say)
+    if plan.backend == "replay" and plan.to_generate:  # no model: its runner reads a file
+        get_backend("replay").create(plan.setup).close()
+    say(f"plan sound: `loragate run` without --dry-run generates it into {plan.out_dir}")
 
 
 def _print_plan(plan: Any, policy: Path | None, say: Any) -> None:
@@ -117,7 +120,6 @@ def _print_plan(plan: Any, policy: Path | None, say: Any) -> None:
     )
     say(f"judged as: {plan.manifest.stack}")
     say(_gate_line(plan.evalset, cfg.sampling.samples, policy))
-    say(f"plan sound: `loragate run` without --dry-run generates it into {plan.out_dir}")
 
 
 def _partial_plan(
