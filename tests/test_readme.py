@@ -48,7 +48,8 @@ class Command:
 
     @property
     def model_backed(self) -> bool:
-        return not self.python and self.argv[0] in MODEL_BACKED
+        dry = "--dry-run" in self.argv  # `run --dry-run` plans without a model: it runs here
+        return not self.python and self.argv[0] in MODEL_BACKED and not dry
 
     @property
     def writes_runs(self) -> bool:

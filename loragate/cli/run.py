@@ -172,6 +172,15 @@ PolicyOption = Annotated[
         "to decide (`loragate validate --policy` lists them).",
     ),
 ]
+DryRunOption = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Check everything and print the plan (entries, generations, prompt tokens, "
+        "the gate's power at that size) without loading a model or writing anything; "
+        "exit 2 with the fix when the run would fail.",
+    ),
+]
 TrustRemoteCodeOption = Annotated[
     bool,
     typer.Option(
@@ -257,6 +266,7 @@ def command(
     verbose: VerboseOption = False,
     policy: PolicyOption = None,
     trust_remote_code: TrustRemoteCodeOption = False,
+    dry_run: DryRunOption = False,
     legacy_backend: Annotated[str | None, legacy_option("-b")] = None,
 ) -> None:
     """Generate over an evalset with a base model and LoRA adapters, then score it."""
@@ -281,11 +291,25 @@ def command(
         user=user,
     )
     cfg = load_run_config(config, overrides, trust_remote_code)
+    chosen = [f.strip() for f in families.split(",") if f.strip()] if families else None
+    if dry_run:
+        from loragate.cli._dry_run import print_plan
+
+        print_plan(
+            cfg,
+            config_path=config,
+            limit=limit,
+            families=chosen,
+            harness=parse_harness_option(harness),
+            policy=policy,
+            console=Console(),
+        )
+        return
     run_and_report(
         cfg,
         config_path=config,
         limit=limit,
-        families=[f.strip() for f in families.split(",") if f.strip()] if families else None,
+        families=chosen,
         console=Console(stderr=True),
         quiet=quiet,
         verbose=verbose,

@@ -121,12 +121,17 @@ def checkpoint_dir(name: str = "smollm2-135m") -> Path:
     return cache_root() / "models" / f"{name}-{tag}"
 
 
+def is_converted(name: str = "smollm2-135m") -> bool:
+    """The embedded model's checkpoint is converted (a run uses it as it is)."""
+    return (checkpoint_dir(name) / _DONE_MARKER).is_file()
+
+
 def embedded_checkpoint(name: str = "smollm2-135m") -> Path:
     """The converted HF checkpoint of an embedded model, converting it on first use."""
     if name not in EMBEDDED:
         raise unknown_name("embedded model", name, sorted(EMBEDDED))
     target = checkpoint_dir(name)
-    if (target / _DONE_MARKER).is_file():
+    if is_converted(name):
         return target
     _convert(name, target)
     return target

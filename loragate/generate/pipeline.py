@@ -77,6 +77,7 @@ from loragate.generate.harness_apply import (
     run_harness,
 )
 from loragate.generate.jobs import build_jobs
+from loragate.generate.model_source import check_model_source
 from loragate.generate.prompt import (
     ChatRenderer,
     load_renderer,
@@ -356,9 +357,7 @@ def _load_inputs(config: RunConfig, *, limit: int | None, families: list[str] | 
     full = load_evalset(config.evalset)
     evalset = select_entries(full, families=families, limit=limit)
     model = _resolve_model(config, backend)
-    if os.path.isdir(model.path):
-        # Local weights: make sure nothing reaches for a hub (tokenizer, engine workers).
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    check_model_source(model.path, model.revision, loads=get_backend(backend).local)
     adapters = _adapters(config, backend, model)
     renderer: ChatRenderer | None = None
     if get_backend(backend).local:
