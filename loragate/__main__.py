@@ -1,4 +1,4 @@
-from loragate.cli.app import main
+from loragate.cli.entry import main
 
 if __name__ == "__main__":
     main()

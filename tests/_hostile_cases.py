@@ -35,6 +35,8 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     needs_fix: bool = True
     """The message must say how to fix it (`fix:`, or click's `Try ... --help`)."""
+    extras: tuple[str, ...] = ()
+    """The extras it needs (markers of tests/_extras.py: `openai`, ...)."""
 
 
 def _write(rel: str, data: str | bytes) -> Callable[[Path], None]:
@@ -582,6 +584,7 @@ CASES: list[Case] = [
                 }
             ),
         ),
+        extras=("openai",),
     ),
     # 8. numbers
     Case("reliability-huge-n", ["reliability", "-r", "0.99", "-n", "1" + "0" * 400], 2, ("fix:",)),

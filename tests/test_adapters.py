@@ -117,6 +117,7 @@ def test_engine_rank() -> None:
     assert engine_lora_rank([8], override=64) == 64
 
 
+@pytest.mark.hf
 def test_cli_refuses_bad_adapters_before_loading(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

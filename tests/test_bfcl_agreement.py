@@ -39,6 +39,8 @@ from loragate.formats.records import GenerationRecord, ReasonCode, Verdict
 from loragate.score.scoring import Scorer
 from tests._bfcl import bfcl_passes, mutations, tool_call_text
 
+pytestmark = pytest.mark.bfcl
+
 AGREEMENT_CATEGORIES = (*DEFAULT_CATEGORIES, "live_irrelevance")
 
 KNOWN_DIFFERENCES: dict[str, dict[str, int]] = {

@@ -144,6 +144,7 @@ def test_categories_become_families_and_tags(tmp_path: Path) -> None:
     assert [s.split(":")[0] for s in stats.skipped] == ["'bad id!'", "simple_python_2"]
 
 
+@pytest.mark.bfcl
 def test_import_writes_one_evalset_inside_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

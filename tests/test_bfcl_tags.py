@@ -15,6 +15,7 @@ from tests._bfcl import ANSWER_TEXT, correct_calls, tool_call_text
 from tests.test_cli_validate import run_main
 
 
+@pytest.mark.bfcl
 def test_summary_and_report_have_a_row_per_bfcl_category(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

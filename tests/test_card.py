@@ -112,6 +112,7 @@ README = (
 )
 
 
+@pytest.mark.card
 def test_update_is_idempotent_and_keeps_bytes(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -205,6 +206,7 @@ def test_cli_update_errors_exit_2(
     assert code == 2 and "not a family of the run" in err
 
 
+@pytest.mark.card
 def test_cli_standalone_card(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -266,6 +266,7 @@ def _alias_cases(r1: Path, r2: Path, tmp: Path) -> list[tuple[list[str], str, st
     ]
 
 
+@pytest.mark.bfcl  # one of its cases imports BFCL
 def test_every_old_name_still_works_and_warns(
     rounds: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -93,6 +93,7 @@ def _hanging_after(count: int, arrived: threading.Event, release: threading.Even
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=str)
+@pytest.mark.openai
 def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
@@ -155,6 +156,51 @@ def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
             f"{KEPT_BEFORE_THE_HANG} cached, {24 - KEPT_BEFORE_THE_HANG} to generate"
             in again.stderr
         )
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+@pytest.mark.openai
+def test_more_ctrl_c_while_a_run_unwinds_still_exit_130(tmp_path: Path) -> None:
+    """Ctrl-C pressed again and again while a run stops (the unwinding, the last line,
+    Python's exit): still 130 and the one line, never a death by the signal (-2)."""
+    arrived, release = threading.Event(), threading.Event()
+    with ScriptedServer(
+        default=_hanging_after(KEPT_BEFORE_THE_HANG, arrived, release), served=("tiny-base",)
+    ) as server:
+        server._httpd.handle_error = lambda *args: None  # type: ignore[method-assign]
+        config = {
+            "model": "tiny-base",
+            "backend": "openai",
+            "evalset": str(CASE / "evalset"),
+            "openai": {"base_url": server.url, "concurrency": 1, "max_retries": 0},
+            "out": str(tmp_path / "run"),
+        }
+        (tmp_path / "run.yaml").write_text(json.dumps(config), encoding="utf-8")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "loragate", "run", "-c", str(tmp_path / "run.yaml"), "-q"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        )
+        try:
+            assert arrived.wait(120), proc.stderr.read() if proc.stderr else ""
+            proc.send_signal(signal.SIGINT)
+            for pause in (0.05, 0.1, 0.2, 0.4, 0.8):
+                time.sleep(pause)
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            release.set()
+            time.sleep(0.2)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("interrupted (SIGINT): "), err
 
 
 def test_an_interruption_before_anything_is_generated_says_so(tmp_path: Path) -> None:

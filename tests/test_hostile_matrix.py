@@ -67,7 +67,10 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, id=c.id, marks=[getattr(pytest.mark, e) for e in c.extras]) for c in CASES],
+)
 def test_matrix(
     case: Case, world: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -82,6 +82,7 @@ def test_replay_plan_and_run(tmp_path: Path) -> None:
     assert manifest["finished_at"]
 
 
+@pytest.mark.openai
 def test_jobs_cover_entries_adapters_samples(
     tmp_path: Path, counting: type[CountingRunner]
 ) -> None:
@@ -105,6 +106,7 @@ def test_jobs_cover_entries_adapters_samples(
     assert first[0].messages[0]["role"] == "system"
 
 
+@pytest.mark.openai
 def test_rerun_generates_nothing_and_starts_no_runner(
     tmp_path: Path, counting: type[CountingRunner]
 ) -> None:
@@ -121,6 +123,7 @@ def test_rerun_generates_nothing_and_starts_no_runner(
     assert [r.text for r in second.records] == [r.text for r in first.records]
 
 
+@pytest.mark.openai
 def test_new_samples_and_adapters_generate_only_the_difference(
     tmp_path: Path, counting: type[CountingRunner]
 ) -> None:
@@ -131,6 +134,7 @@ def test_new_samples_and_adapters_generate_only_the_difference(
     assert out.cached == len(ENTRY_IDS)  # base reused
 
 
+@pytest.mark.openai
 def test_torn_tail_is_resumed_without_duplicates(
     tmp_path: Path, counting: type[CountingRunner]
 ) -> None:
@@ -149,6 +153,7 @@ def test_torn_tail_is_resumed_without_duplicates(
     assert "".join(lines[:3]) == "".join(gen_file.read_text().splitlines(keepends=True)[:3])
 
 
+@pytest.mark.openai
 def test_duplicate_answers_are_written_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -161,6 +166,7 @@ def test_duplicate_answers_are_written_once(
     assert len(written) == len(ENTRY_IDS)
 
 
+@pytest.mark.openai
 def test_other_model_in_the_same_folder_is_refused(
     tmp_path: Path, counting: type[CountingRunner]
 ) -> None:

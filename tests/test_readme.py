@@ -134,7 +134,25 @@ def test_every_page_opens_with_an_example(page: Path) -> None:
     assert block_commands(blocks[0]) or "make " in blocks[0], f"{page.name}: empty example"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+PAGE_EXTRAS = {
+    "README.md": ("card",),
+    "card.md": ("card",),
+    "bfcl.md": ("bfcl",),
+    "gate.md": ("card",),
+    "tau2.md": ("tau2",),
+}
+"""The extras a page's examples need beyond the core install (`card`: matplotlib and
+the numpy it brings, which bench_gate_power.py imports)."""
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=[getattr(pytest.mark, e) for e in PAGE_EXTRAS.get(p.name, ())])
+        for p in PAGES
+    ],
+    ids=lambda p: p.name,
+)
 def test_page_examples_run_as_printed(page: Path, tmp_path: Path) -> None:
     cwd = scratch_clone(tmp_path / "clone")
     ran = run_page(page, cwd)
@@ -235,6 +253,9 @@ def run_in_process(command: Command, capsys: pytest.CaptureFixture[str]) -> tupl
     return run_cli(command.argv, capsys)
 
 
+@pytest.mark.card
+@pytest.mark.bfcl
+@pytest.mark.tau2
 def test_pages_run_one_after_another_in_one_clone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -61,6 +61,7 @@ CONVERSATION: list[dict[str, Any]] = [
 ]
 
 
+@pytest.mark.hf
 def test_prompt_has_system_prompt_tools_and_generation_prompt() -> None:
     r = renderer_from_template("chatml-tools")
     text = r.render_prompt(CONVERSATION[:2], TOOLS)
@@ -73,6 +74,7 @@ def test_prompt_has_system_prompt_tools_and_generation_prompt() -> None:
     assert text.count("<|im_start|>system") == 1
 
 
+@pytest.mark.hf
 def test_history_calls_and_results_in_qwen_layout() -> None:
     text = renderer_from_template("chatml-tools").render_prompt(CONVERSATION[:5], TOOLS)
     calls = text.split("<|im_start|>assistant\n", 1)[1].split("<|im_end|>", 1)[0]
@@ -89,6 +91,7 @@ def test_history_calls_and_results_in_qwen_layout() -> None:
     ) in text
 
 
+@pytest.mark.hf
 def test_sha256_is_stable_and_sensitive() -> None:
     r = renderer_from_template("chatml-tools")
     a = r.render_prompt(CONVERSATION[:2], TOOLS)
@@ -99,6 +102,7 @@ def test_sha256_is_stable_and_sensitive() -> None:
     assert len(prompt_sha256(a)) == 64
 
 
+@pytest.mark.hf
 def test_enable_thinking_switch() -> None:
     msgs = CONVERSATION[1:2]
     off = renderer_from_template("chatml-tools", enable_thinking=False).render_prompt(msgs)
@@ -109,6 +113,7 @@ def test_enable_thinking_switch() -> None:
     assert on.endswith("<|im_start|>assistant\n")
 
 
+@pytest.mark.hf
 def test_training_example_split_matches_generation_prompt() -> None:
     r = renderer_from_template("chatml-tools")
     prompt, completion = r.render_training_example(CONVERSATION, TOOLS)
@@ -127,6 +132,7 @@ def test_unknown_template_is_bad_input() -> None:
     assert "chatml-tools" in str(exc.value)
 
 
+@pytest.mark.hf
 def test_template_by_path(tmp_path: Path) -> None:
     f = tmp_path / "t.jinja"
     f.write_text(
@@ -137,6 +143,7 @@ def test_template_by_path(tmp_path: Path) -> None:
     assert r.source == str(f)
 
 
+@pytest.mark.hf
 def test_broken_template_is_bad_input(tmp_path: Path) -> None:
     f = tmp_path / "t.jinja"
     f.write_text("{{ raise_exception('no tools here') }}", encoding="utf-8")

@@ -183,6 +183,7 @@ def _bfcl_records() -> list[GenerationRecord]:
 
 
 @pytest.mark.parametrize("semantics", ["loragate", "bfcl"])
+@pytest.mark.bfcl
 def test_bfcl_corpus_through_fast_and_reference_paths(
     semantics: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -340,6 +341,7 @@ def _instance_for(schema: Any, data: st.DataObject) -> Any:
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
+@pytest.mark.bfcl
 def test_schema_errors_equal_the_references(data: st.DataObject) -> None:
     schema = data.draw(st.sampled_from(_schemas()))
     instance = _instance_for(schema, data)

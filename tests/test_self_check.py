@@ -70,6 +70,7 @@ def echo(monkeypatch: pytest.MonkeyPatch) -> type[EchoRunner]:
     return EchoRunner
 
 
+@pytest.mark.openai
 def test_renamed_adapter_results_carry_the_new_name(tmp_path: Path, echo: Any) -> None:
     execute_run(plan_run(cfg(tmp_path, {"r1": "weights-a"})))
     # The same weights under another name: cached, yet labelled r2.
@@ -78,6 +79,7 @@ def test_renamed_adapter_results_carry_the_new_name(tmp_path: Path, echo: Any) -
     assert {r.adapter for r in outcome.records} == {BASE_ADAPTER, "r2"}
 
 
+@pytest.mark.openai
 def test_two_names_for_the_same_weights_are_generated_once(tmp_path: Path, echo: Any) -> None:
     plan = plan_run(cfg(tmp_path, {"a1": "weights-a", "a2": "weights-a"}))
     outcome = execute_run(plan)
@@ -88,6 +90,7 @@ def test_two_names_for_the_same_weights_are_generated_once(tmp_path: Path, echo:
     assert all(texts[(e, "a1")] == texts[(e, "a2")] for e in ENTRY_IDS)
 
 
+@pytest.mark.openai
 def test_an_adapter_equal_to_the_base_everywhere_is_flagged(tmp_path: Path, echo: Any) -> None:
     outcome = execute_run(plan_run(cfg(tmp_path, {"same": "weights-s", "real": "weights-r"})))
     check = outcome.manifest.self_check

@@ -148,6 +148,7 @@ def test_glob_name_taken_twice(tmp_path: Path) -> None:
         run_configs(load_sweep(path), str(path))
 
 
+@pytest.mark.openai
 def test_sweep_writes_run_folders_summary_and_reuses_the_cache(
     tmp_path: Path, echo: type[EchoRunner]
 ) -> None:
@@ -179,6 +180,7 @@ def test_sweep_writes_run_folders_summary_and_reuses_the_cache(
     assert (third.generated, EchoRunner.created) == (0, 0)
 
 
+@pytest.mark.openai
 def test_duplicate_answers_are_written_once(tmp_path: Path, echo: type[EchoRunner]) -> None:
     from loragate.generate.pipeline import plan_run
 
@@ -198,6 +200,7 @@ def test_missing_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
         sweep_ray.import_ray()
 
 
+@pytest.mark.openai
 def test_a_sweep_files_harness_section_reaches_every_run_folder(
     tmp_path: Path, echo: type[EchoRunner]
 ) -> None:

@@ -67,6 +67,7 @@ def test_grouping_tags_are_the_namespaced_ones() -> None:
     assert grouping_tags(tags) == ["bfcl:irrelevance", "bfcl:multiple"]
 
 
+@pytest.mark.bfcl
 def test_summary_lists_the_entries_of_each_tag(rounds: tuple[Path, Path]) -> None:
     summary = read_summary(rounds[0])
     assert summary.schema_version == SUMMARY_SCHEMA_VERSION
@@ -75,6 +76,7 @@ def test_summary_lists_the_entries_of_each_tag(rounds: tuple[Path, Path]) -> Non
     assert summary.tag_entries[MULTIPLE] == sorted(summary.tag_entries[MULTIPLE])
 
 
+@pytest.mark.bfcl
 def test_compare_pairs_each_bfcl_category(rounds: tuple[Path, Path]) -> None:
     r1, r2 = rounds
     c = compare_runs([load_run(str(r1)), load_run(str(r2))])
@@ -101,6 +103,7 @@ def test_compare_pairs_each_bfcl_category(rounds: tuple[Path, Path]) -> None:
     assert "bfcl:irrelevance" in console.export_text()
 
 
+@pytest.mark.bfcl
 def test_compare_json_and_cli_carry_tag_rows(
     rounds: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -112,6 +115,7 @@ def test_compare_json_and_cli_carry_tag_rows(
     assert [t["tag"] for t in data["tags"]] == [IRRELEVANCE, MULTIPLE]
 
 
+@pytest.mark.bfcl
 def test_compare_on_a_summary_without_tag_entries_says_to_rescore(
     rounds: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -135,6 +139,7 @@ def test_compare_shows_no_tag_rows_for_plain_tags(tmp_path: Path) -> None:
     assert c.tags == [] and "By tag" not in render_markdown(c)
 
 
+@pytest.mark.bfcl
 def test_gate_rules_per_tag(rounds: tuple[Path, Path]) -> None:
     r1, r2 = rounds
     policy = _policy(
@@ -163,6 +168,7 @@ def test_gate_rules_per_tag(rounds: tuple[Path, Path]) -> None:
     assert "| tag bfcl:irrelevance | no_significant_drop |" in gate_markdown(result)
 
 
+@pytest.mark.bfcl
 def test_gate_tag_rules_through_the_cli(
     rounds: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -192,6 +198,7 @@ def test_gate_tag_rules_through_the_cli(
     ("key", "message"),
     [("bfcl:multipel", "did you mean 'bfcl:multiple'"), ("live_*", "a matching tag")],
 )
+@pytest.mark.bfcl
 def test_gate_tag_key_that_matches_nothing_is_bad_input(
     rounds: tuple[Path, Path], key: str, message: str
 ) -> None:
@@ -209,6 +216,7 @@ def test_policy_with_only_tag_rules_is_a_policy() -> None:
         _policy(tags={"x:y": {}})
 
 
+@pytest.mark.bfcl
 def test_card_has_a_table_per_tag(rounds: tuple[Path, Path]) -> None:
     r1, r2 = rounds
     section = build_card(load_run(str(r2)), load_run(str(r1)), chart=None).section
@@ -220,6 +228,7 @@ def test_card_has_a_table_per_tag(rounds: tuple[Path, Path]) -> None:
     assert "| bfcl:irrelevance | 240 | 83.3 % (200/240)" in alone
 
 
+@pytest.mark.bfcl
 def test_card_caps_the_tag_rows(rounds: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("loragate.results.card.CARD_MAX_TAG_ROWS", 1)
     section = build_card(load_run(str(rounds[1])), chart=None).section

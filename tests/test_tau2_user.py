@@ -32,10 +32,11 @@ from loragate.formats.trajectories import (
 from loragate.results.episode_compare import split_by_user
 from loragate.results.episode_report import adapter_rows
 from loragate.runners import PromptJob
+from tests._extras import EXTRAS
 from tests._tau2 import episodes, gold_conversation, load, task_of, write_evalset, writes_of
 
 HAS_TAU2 = importlib.util.find_spec("tau2") is not None
-needs_tau2 = pytest.mark.skipif(not HAS_TAU2, reason="the `tau2` extra is not installed")
+needs_tau2 = pytest.mark.skipif(not HAS_TAU2, reason=EXTRAS["tau2"][1])
 STOP = "###STOP###"
 SCRIPT = UserSpec.model_validate(
     {

@@ -24,12 +24,13 @@ import pytest
 from loragate.calls.parsing import ServingStack, parse_output
 from loragate.calls.qwen_xml import coerce_to_schema_type, schema_types, xml_arguments
 from loragate.calls.served import VLLM_VERSION
+from tests._extras import EXTRAS
 from tests._vllm import hermes_cases, xml_cases
 from tests._vllm.compare import LENIENT_CLASSES, STRICT_CLASSES, Agreement, compare
 from tests._vllm.corpus import corpus, junk
 from tests._vllm.oracle import VllmPipeline, build_tokenizer
 
-vllm = pytest.importorskip("vllm")
+vllm = pytest.importorskip("vllm", reason=EXTRAS["vllm"][1])
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,7 +6,14 @@ on Ctrl-C: tool servers stopped, the engine closed, folders unlocked. The first 
 a deadline of `INTERRUPT_GRACE_S`; past it the process exits whatever still waits (a
 thread stuck in a server's shutdown must not keep it alive: Python joins its threads at
 exit). The command ends with one line saying what was kept (`ending_line`) and the
-shell's code for the signal, 128 + its number (130, 143, 129).
+shell's code for the signal, 128 + its number (130, 143, 129). Once that line is being
+written, further signals are ignored (`settle`): a second Ctrl-C while the process ends
+must not end it by the signal instead (a parent would see -2, not 130).
+
+The console entry point (`loragate.cli.entry`) installs the handlers before it imports
+typer or any command, so a signal while Python still imports loragate ends the same way;
+this module imports nothing of loragate's commands and nothing outside the standard
+library for that reason.
 
 A command that keeps work between runs (`run`: generations and episode steps) says what
 it kept by raising `Interrupted` with `kept` set; every other command writes each file
@@ -23,7 +30,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -38,6 +45,7 @@ HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals a user or a CI system sends to stop a command."""
 
 NOTHING_HALF_WRITTEN = "every file written so far is whole (nothing is half-written)"
+NOTHING_STARTED = "nothing was written (loragate was still starting)"
 
 
 class Interrupted(KeyboardInterrupt):
@@ -110,6 +118,18 @@ def _force_exit() -> None:
     os._exit(exit_code(signum))
 
 
+_deadline: list[threading.Timer] = []
+
+
+def _arm_deadline() -> None:
+    """Start the `INTERRUPT_GRACE_S` deadline, once a process."""
+    if not _deadline:
+        timer = threading.Timer(INTERRUPT_GRACE_S, _force_exit)
+        timer.daemon = True
+        timer.start()
+        _deadline.append(timer)
+
+
 def _running_loop() -> Any:
     """The asyncio event loop running in this thread, if any (asyncio not imported: none)."""
     asyncio = sys.modules.get("asyncio")
@@ -125,9 +145,7 @@ def bounded_interrupt(signum: int, frame: FrameType | None) -> None:
     with an exception nobody reads, which asyncio then prints with its traceback."""
     first = not _received
     if first:
-        timer = threading.Timer(INTERRUPT_GRACE_S, _force_exit)
-        timer.daemon = True
-        timer.start()
+        _arm_deadline()
     _received.append(signum)
     loop = _running_loop()
     if first and loop is not None:
@@ -151,7 +169,7 @@ def _defaults_in_child() -> None:
     signals as Python does: `Pool.terminate` stops its workers with SIGTERM, which must
     end them, not start an unwinding that can leave a queue's lock held."""
     for signum, default in _DEFAULTS.items():
-        if signal.getsignal(signum) is bounded_interrupt:
+        if signal.getsignal(signum) in (bounded_interrupt, _ending):
             signal.signal(signum, default)
 
 
@@ -172,12 +190,55 @@ def install() -> None:
         signal.signal(signum, bounded_interrupt)
 
 
-def ending_line(exc: BaseException | None) -> tuple[str, int]:
+def _ending(signum: int, frame: FrameType | None) -> None:
+    """The handler of `HANDLED` once a process that no signal stopped is ending (see
+    `hold`): a signal now raises nothing; it arms the deadline and is then ignored."""
+    _received.append(signum)
+    _arm_deadline()
+    hold()
+
+
+def hold() -> None:
+    """Let no further signal in `HANDLED` interrupt the process: it is ending. One
+    raised while the ending line is written would end it by the signal, one while Python
+    joins its threads at exit would print a traceback. After a signal (the deadline of
+    `INTERRUPT_GRACE_S` armed, bounding how long the ending takes) they are ignored
+    outright: Python resets the handlers it runs itself early in its finalization,
+    before it collects the garbage, and a Ctrl-C there would kill the process by the
+    signal (a parent sees -2, not 130). Without one (a command that raised
+    KeyboardInterrupt itself) the next signal arms the deadline first (`_ending`)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in HANDLED:
+        signal.signal(signum, signal.SIG_IGN if _received else _ending)
+
+
+def settle(code: int) -> NoReturn:
+    """End the process with `code` whatever arrives next (see `hold`)."""
+    hold()
+    sys.exit(code)
+
+
+def end(exc: BaseException | None, kept: str | None = None) -> NoReturn:
+    """End an interrupted process: further signals ignored, the ending line for `exc`
+    on stderr (`kept`: what was kept, if `exc` does not say), exit 128 + the signal."""
+    hold()
+    line, code = ending_line(exc, kept)
+    with contextlib.suppress(Exception):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    settle(code)
+
+
+def ending_line(exc: BaseException | None, kept: str | None = None) -> tuple[str, int]:
     """The last line of an interrupted command and its exit code. `exc` is what ended
     it: `Stopped`, an `Interrupted` or plain KeyboardInterrupt, or any error raised
-    after a signal arrived (an engine whose worker the same signal stopped)."""
+    after a signal arrived (an engine whose worker the same signal stopped). `kept`:
+    what was kept when `exc` does not say (default: `NOTHING_HALF_WRITTEN`)."""
     told = isinstance(exc, (Stopped, Interrupted))
     signum = exc.signum if isinstance(exc, (Stopped, Interrupted)) else received()
     signum = signum or signal.SIGINT
-    kept = exc.kept if told and exc.kept else NOTHING_HALF_WRITTEN  # type: ignore[union-attr]
+    if told and exc.kept:  # type: ignore[union-attr]
+        kept = exc.kept  # type: ignore[union-attr]
+    kept = kept or NOTHING_HALF_WRITTEN
     return f"interrupted ({signal.Signals(signum).name}): {kept}", exit_code(signum)

@@ -143,10 +143,17 @@ _PYTHON_SHOW_WARNING = warnings.showwarning
 
 
 def main() -> None:
-    """Console entry point: bad input exits 2 with a message, never a traceback; a
-    signal ends the command with one line on what was kept (`loragate.cli._signals`)."""
-    warnings.showwarning = _show_warning
+    """The command line, handlers installed here (the console script's
+    `loragate.cli.entry.main` installs them before it imports this module)."""
     _signals.install()  # SIGINT, SIGTERM, SIGHUP: unwind, then one line on what was kept
+    dispatch()
+
+
+def dispatch() -> None:
+    """Run the command `sys.argv` names, the signal handlers installed: bad input exits 2
+    with a message, never a traceback; a signal ends the command with one line on what
+    was kept (`loragate.cli._signals`)."""
+    warnings.showwarning = _show_warning
     try:
         rc = app(standalone_mode=False)
     except (_signals.Stopped, KeyboardInterrupt, typer.Abort) as exc:
@@ -161,9 +168,10 @@ def main() -> None:
 
 
 def _interrupted(exc: BaseException | None) -> None:
+    _signals.hold()  # a second Ctrl-C from here on must not end the process by the signal
     line, code = _signals.ending_line(exc)
     typer.echo(line, err=True)
-    sys.exit(code)
+    _signals.settle(code)
 
 
 def _report(exc: BaseException) -> None:

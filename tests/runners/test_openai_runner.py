@@ -177,6 +177,7 @@ def test_legacy_function_call_is_read() -> None:
 # -- requests, retries and failures against a scripted server ------------------------
 
 
+@pytest.mark.openai
 def test_payload_models_seed_and_tools(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER, ADAPTER_NAME], 1)
     with ScriptedServer() as server:
@@ -199,6 +200,7 @@ def test_payload_models_seed_and_tools(agent20: Evalset) -> None:
     assert by_adapter[BASE_ADAPTER].cache_key == jobs[0].cache_key
 
 
+@pytest.mark.openai
 def test_each_request_carries_its_jobs_own_tools(tmp_path: Path) -> None:
     from loragate.generate.pipeline import build_jobs
     from tests._perentry_evalset import write_perentry_evalset
@@ -216,6 +218,7 @@ def test_each_request_carries_its_jobs_own_tools(tmp_path: Path) -> None:
     assert [list(p) for p in params] == [["location", "unit"], ["city"]]
 
 
+@pytest.mark.openai
 def test_seed_can_be_left_out(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 2)
     with ScriptedServer() as server:
@@ -223,6 +226,7 @@ def test_seed_can_be_left_out(agent20: Evalset) -> None:
         assert all("seed" not in b for b in server.chat_requests)
 
 
+@pytest.mark.openai
 def test_samples_via_n_sends_one_request_per_entry(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001", "A-002"], [BASE_ADAPTER], 3)
     with ScriptedServer() as server:
@@ -235,6 +239,7 @@ def test_samples_via_n_sends_one_request_per_entry(agent20: Evalset) -> None:
     assert sample2.completion_tokens is None  # usage covers all n choices together
 
 
+@pytest.mark.openai
 def test_retries_429_and_503_then_succeeds(agent20: Evalset) -> None:
     script = [Reply(429, {"error": "slow down"}, {"Retry-After": "0"}), Reply(503, b"busy")]
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
@@ -248,6 +253,7 @@ def test_retries_429_and_503_then_succeeds(agent20: Evalset) -> None:
     assert runner.stats.status_counts == {"429": 1, "503": 1, "200": 1}
 
 
+@pytest.mark.openai
 def test_retries_are_bounded_and_name_the_url(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     with ScriptedServer(default=lambda _: Reply(503, b"overloaded")) as server:
@@ -263,6 +269,7 @@ def test_retries_are_bounded_and_name_the_url(agent20: Evalset) -> None:
     assert sink.records == []
 
 
+@pytest.mark.openai
 def test_retry_after_is_waited_for(agent20: Evalset) -> None:
     script = [Reply(429, {"error": "slow down"}, {"Retry-After": "1"})]
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
@@ -272,6 +279,7 @@ def test_retry_after_is_waited_for(agent20: Evalset) -> None:
     assert second - first >= 0.95  # the SDK's own first backoff is at most 0.5 s
 
 
+@pytest.mark.openai
 def test_retry_after_beyond_the_cap_ends_the_retries(agent20: Evalset) -> None:
     reply = Reply(429, {"error": "come back tomorrow"}, {"Retry-After": "86400"})
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
@@ -282,6 +290,7 @@ def test_retry_after_beyond_the_cap_ends_the_retries(agent20: Evalset) -> None:
     assert "come back tomorrow" in str(err.value)
 
 
+@pytest.mark.openai
 def test_timeouts_are_retried_then_reported(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     with ScriptedServer(delay_s=2.0) as server:
@@ -292,6 +301,7 @@ def test_timeouts_are_retried_then_reported(agent20: Evalset) -> None:
     assert (runner.stats.requests, runner.stats.retries, runner.stats.status_counts) == (2, 1, {})
 
 
+@pytest.mark.openai
 def test_garbage_answer_stops_cleanly_without_retrying(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     with ScriptedServer(default=lambda _: Reply(200, b"<html>I am a router</html>")) as server:
@@ -301,6 +311,7 @@ def test_garbage_answer_stops_cleanly_without_retrying(agent20: Evalset) -> None
     assert "<html>I am a router</html>" in str(err.value) and server.url in str(err.value)
 
 
+@pytest.mark.openai
 def test_json_that_is_not_a_completion_is_rejected(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     with (
@@ -310,6 +321,7 @@ def test_json_that_is_not_a_completion_is_rejected(agent20: Evalset) -> None:
         runner_for(server.url, agent20).generate(jobs, Collect())
 
 
+@pytest.mark.openai
 def test_unknown_model_404_is_bad_input_with_a_fix(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], ["round9"], 1)
     reply = Reply(404, {"error": {"message": "The model `round9` does not exist."}})
@@ -320,6 +332,7 @@ def test_unknown_model_404_is_bad_input_with_a_fix(agent20: Evalset) -> None:
     assert not isinstance(err.value, ServerUnavailable)
 
 
+@pytest.mark.openai
 def test_redirects_are_not_followed(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     reply = Reply(307, b"moved", {"Location": "/v1/elsewhere"})
@@ -331,6 +344,7 @@ def test_redirects_are_not_followed(agent20: Evalset) -> None:
     assert "openai.base_url" in str(err.value)
 
 
+@pytest.mark.openai
 def test_tool_choice_400_says_how_to_start_the_server(agent20: Evalset) -> None:
     # vLLM's answer when tools are sent to a server started without a tool parser
     msg = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
@@ -343,6 +357,7 @@ def test_tool_choice_400_says_how_to_start_the_server(agent20: Evalset) -> None:
     assert "--tool-call-parser hermes" in str(err.value)
 
 
+@pytest.mark.openai
 def test_dead_engine_with_seeds_hints_at_the_cpu_seed_crash(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
     reply = Reply(500, {"error": {"message": "EngineCore encountered an issue."}}, QUICK_RETRY)
@@ -353,6 +368,7 @@ def test_dead_engine_with_seeds_hints_at_the_cpu_seed_crash(agent20: Evalset) ->
         runner_for(server.url, agent20).generate(jobs, Collect())
 
 
+@pytest.mark.openai
 def test_models_listing_catches_an_unserved_adapter_early(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER, "round9"], 1)
     with ScriptedServer() as server:
@@ -362,6 +378,7 @@ def test_models_listing_catches_an_unserved_adapter_early(agent20: Evalset) -> N
     assert "tiny-base" in str(err.value)  # says what the server does serve
 
 
+@pytest.mark.openai
 def test_server_failing_midway_keeps_what_was_generated(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001", "A-002", "A-003"], [BASE_ADAPTER], 2)
     served = 0
@@ -388,6 +405,7 @@ def test_server_failing_midway_keeps_what_was_generated(agent20: Evalset) -> Non
     assert sorted(sink.keys) == sorted(job_keys(jobs))
 
 
+@pytest.mark.openai
 def test_server_down_is_a_clean_error_naming_the_url(agent20: Evalset) -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     jobs = make_jobs(agent20, ["A-001"], [BASE_ADAPTER], 1)
@@ -399,6 +417,7 @@ def test_server_down_is_a_clean_error_naming_the_url(agent20: Evalset) -> None:
     assert "vllm serve" in str(err.value)  # says how to fix it
 
 
+@pytest.mark.openai
 def test_concurrency_bound_is_respected(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001", "A-002"], [BASE_ADAPTER, ADAPTER_NAME], 3)
     with ScriptedServer(delay_s=0.15) as server:
@@ -417,6 +436,7 @@ def test_duplicate_jobs_are_refused(agent20: Evalset) -> None:
         runner_for("http://127.0.0.1:9/v1", agent20).generate(jobs + jobs, Collect())
 
 
+@pytest.mark.openai
 def test_sink_failure_stops_the_run(agent20: Evalset) -> None:
     jobs = make_jobs(agent20, ["A-001", "A-002"], [BASE_ADAPTER], 2)
 
@@ -427,6 +447,7 @@ def test_sink_failure_stops_the_run(agent20: Evalset) -> None:
         runner_for(server.url, agent20, concurrency=1).generate(jobs, broken_sink)
 
 
+@pytest.mark.openai
 def test_api_key_is_sent_from_the_named_variable(
     agent20: Evalset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -454,6 +475,7 @@ def test_api_key_is_sent_from_the_named_variable(
         )
 
 
+@pytest.mark.openai
 def test_the_sdks_environment_credentials_are_never_sent(
     agent20: Evalset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -620,6 +642,7 @@ def test_vllm_server_gone_midway_keeps_generated(mini: Evalset, vllm_server: Vll
     assert sorted(sink.keys) == sorted(job_keys(first))  # what was generated is kept
 
 
+@pytest.mark.openai
 def test_generate_works_inside_a_running_event_loop(agent20: Evalset) -> None:
     """A notebook calls `generate` with a loop already running in its thread."""
     import asyncio

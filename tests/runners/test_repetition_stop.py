@@ -15,6 +15,7 @@ from loragate.formats.manifest import sampling_identity
 from loragate.formats.sampling import RepetitionStop
 from loragate.generate.config import RunConfig, load_config
 from loragate.runners._runner import cut_generation, repeats_at_end
+from tests._extras import EXTRAS
 
 RULE = RepetitionStop(min_pattern=2, max_pattern=5, min_count=3)
 
@@ -56,7 +57,7 @@ def test_the_budget_wins_over_a_loop_on_its_last_token() -> None:
     count=st.integers(2, 4),
 )
 def test_the_same_test_as_vllms_engine(ids: list[int], lo: int, span: int, count: int) -> None:
-    utils = pytest.importorskip("vllm.v1.core.sched.utils")
+    utils = pytest.importorskip("vllm.v1.core.sched.utils", reason=EXTRAS["vllm"][1])
     from vllm.sampling_params import RepetitionDetectionParams
 
     rule = RepetitionStop(min_pattern=lo, max_pattern=lo + span, min_count=count)

@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from tests._extras import EXTRAS
 from tests.runners.conftest import tiny_config
 from tests.runners.tiny import build_lora
 
 pytestmark = pytest.mark.slow
-ray = pytest.importorskip("ray")
+ray = pytest.importorskip("ray", reason=EXTRAS["ray"][1])
 
 
 @pytest.fixture(scope="module")

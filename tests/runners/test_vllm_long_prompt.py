@@ -8,6 +8,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from loragate.formats.records import GenerationRecord
 from loragate.runners import PromptJob
 from runners.vllm import VllmRunner
@@ -35,6 +37,7 @@ def job(entry: str, words: int) -> PromptJob:
     return PromptJob(entry, "base", 0, " ".join(["w"] * words), [], "sha", f"key-{entry}")
 
 
+@pytest.mark.vllm
 def test_a_prompt_past_the_context_gets_an_empty_output_and_a_warning() -> None:
     runner = VllmRunner.__new__(VllmRunner)
     runner.llm = FakeLLM(context=8)

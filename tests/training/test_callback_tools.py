@@ -6,8 +6,12 @@ from pathlib import Path
 
 from loragate.evalset.load import load_evalset
 from loragate.generate.prompt import renderer_from_template
-from loragate.training.callback import BehaviouralEvalCallback
+from tests._extras import require
 from tests._perentry_evalset import write_perentry_evalset
+
+require("train")  # the callback is a transformers TrainerCallback
+
+from loragate.training.callback import BehaviouralEvalCallback  # noqa: E402
 
 
 def test_prompts_show_each_entrys_own_tools(tmp_path: Path) -> None:

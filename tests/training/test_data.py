@@ -120,6 +120,7 @@ def test_xlam_example_and_its_errors() -> None:
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".json", ".parquet"])
+@pytest.mark.train
 def test_xlam_files_through_datasets(tmp_path: Path, agent20: Evalset, suffix: str) -> None:
     path = tmp_path / f"x{suffix}"
     rows = [
@@ -239,6 +240,7 @@ def test_tool_subset_and_system_prompt(agent20: Evalset) -> None:
     assert msgs[0]["role"] == "user" and tools == xl.tools
 
 
+@pytest.mark.train
 def test_tokenized_prompt_is_the_evaluation_prompt(
     renderer: ChatRenderer, agent20: Evalset
 ) -> None:
@@ -288,6 +290,7 @@ def _planted(tmp_path: Path, agent20: Evalset) -> Path:
     return _write_jsonl(tmp_path / "planted.jsonl", rows)
 
 
+@pytest.mark.train
 def test_prepare_refuses_allows_or_drops_leakage(
     tmp_path: Path, agent20: Evalset, renderer: ChatRenderer
 ) -> None:
@@ -310,6 +313,7 @@ def test_prepare_refuses_allows_or_drops_leakage(
     assert dropped.manifest.sources[0].dropped == {"leakage": 1}
 
 
+@pytest.mark.train
 def test_mix_shares_counts_and_hashes(
     tmp_path: Path, agent20: Evalset, renderer: ChatRenderer
 ) -> None:

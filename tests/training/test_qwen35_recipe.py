@@ -16,6 +16,7 @@ from loragate.training.curriculum import generate_curriculum, load_curriculum
 from loragate.training.data import related_tools, shaped_messages
 from loragate.training.data_spec import SourceSpec
 from loragate.training.sft import load_recipe, recipe_stack
+from tests._extras import EXTRAS
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TEMPLATE = REPO / "configs" / "templates" / "qwen3.5.jinja"
@@ -30,12 +31,13 @@ def agent20() -> Evalset:
 
 def test_the_shipped_template_is_the_published_one() -> None:
     assert hashlib.sha256(TEMPLATE.read_bytes()).hexdigest() == PUBLISHED_SHA256
-    trl = pytest.importorskip("trl")
+    trl = pytest.importorskip("trl", reason=EXTRAS["train"][1])
     vendored = Path(trl.__file__).parent / "chat_templates" / "qwen3_5_think.jinja"
     if vendored.is_file():
         assert vendored.read_bytes() == TEMPLATE.read_bytes()
 
 
+@pytest.mark.train
 def test_curriculum_examples_carry_the_templates_call_format(agent20: Evalset) -> None:
     curriculum = load_curriculum(agent20.root)
     examples = generate_curriculum(
