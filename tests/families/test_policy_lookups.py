@@ -15,6 +15,7 @@ from loragate.judge.text import TEXT_OPERATORS
 AGENT20 = Path(__file__).resolve().parents[2] / "evalsets" / "agent20"
 EV = load_evalset(AGENT20)
 
+
 def is_destructive(policy: object, name: str, arguments: object) -> bool:
     return destructive(policy, name, arguments, text=TEXT_OPERATORS)
 
