@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from loragate.common.errors import BadInput, Problem
-from loragate.common.files import atomic_write_text
+from loragate.common.files import atomic_write_text, file_sha256
 from loragate.common.resources import user_or_bundled
 from loragate.training.curriculum import generate_curriculum
 from loragate.training.curriculum_load import curriculum_path, load_curriculum
@@ -51,14 +51,6 @@ if TYPE_CHECKING:
     from loragate.training.leakage import LeakageReport
 
 # -- loading ---------------------------------------------------------------------------
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @dataclass

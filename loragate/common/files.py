@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import re
@@ -378,3 +379,12 @@ def same_bytes(a: Path, b: Path, chunk: int = 1 << 20) -> bool:
                 return False
             if not left:
                 return True
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, read a megabyte at a time."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

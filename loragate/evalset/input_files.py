@@ -10,21 +10,13 @@ each file's sha256 (`evalset.files`, manifest version 5).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from loragate.common.files import file_sha256
 from loragate.evalset.load import Evalset
 from loragate.formats.evalset import EPISODES_FILE, McpServerConfig
 from loragate.formats.manifest import EvalsetRecord
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _server_files(evalset: Evalset) -> list[Path]:
@@ -58,7 +50,7 @@ def input_files(evalset: Evalset) -> dict[str, str]:
         if name == ".." or name.startswith("../") or name in out:
             continue  # outside the folder (python, node): not the evalset's
         if path.is_file():
-            out[name] = _sha256(path)
+            out[name] = file_sha256(path)
     return dict(sorted(out.items()))
 
 

@@ -9,7 +9,6 @@ later run would mistake for a finished checkpoint. Nothing is fetched from a hub
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loragate.common.errors import LoragateError, unknown_name
-from loragate.common.files import building_folder
+from loragate.common.files import building_folder, file_sha256
 
 CACHE_ENV = "LORAGATE_CACHE"
 _DONE_MARKER = "loragate-embedded.json"
@@ -104,14 +103,6 @@ def gguf_path(name: str = "smollm2-135m") -> Path:
     )
 
 
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def checkpoint_dir(name: str = "smollm2-135m") -> Path:
     """The folder the converted checkpoint lives in (it may not exist yet)."""
     src = gguf_path(name)
@@ -160,7 +151,7 @@ def _convert(name: str, target: Path) -> None:
         marker = {
             "embedded": name,
             "source": str(src),
-            "source_sha256": _file_sha256(src),
+            "source_sha256": file_sha256(src),
             "hub_id": model.hub_id,
             "dtype": "bfloat16",
         }
