@@ -5,6 +5,7 @@ join at exit is stuck; the last line says what was kept, and no traceback is pri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,14 +94,10 @@ def _hanging_after(count: int, arrived: threading.Event, release: threading.Even
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=str)
-@pytest.mark.openai
-def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
-    tmp_path: Path, sig: signal.Signals
-) -> None:
-    """A run generating against a server that stops answering after three requests is
-    stopped by `sig`: exit 128 + sig, no traceback, and a last line naming the folder
-    and the three generations it kept; the same command then resumes from them."""
+@contextlib.contextmanager
+def _hanging_run(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], dict[str, Any]]]:
+    """`loragate run` against a server that stops answering after
+    `KEPT_BEFORE_THE_HANG` requests, started and held there: (the process, its config)."""
     arrived, release = threading.Event(), threading.Event()
     with ScriptedServer(
         default=_hanging_after(KEPT_BEFORE_THE_HANG, arrived, release), served=("tiny-base",)
@@ -125,13 +123,25 @@ def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
         )
         try:
             assert arrived.wait(120), proc.stderr.read() if proc.stderr else ""
-            proc.send_signal(sig)
-            _, err = proc.communicate(timeout=120)
+            yield proc, config
         finally:
             if proc.poll() is None:
                 proc.kill()
             release.set()
             time.sleep(0.2)  # the held answers end while the server is still up
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=str)
+@pytest.mark.openai
+def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """A run generating against a server that stops answering after three requests is
+    stopped by `sig`: exit 128 + sig, no traceback, and a last line naming the folder
+    and the three generations it kept; the same command then resumes from them."""
+    with _hanging_run(tmp_path) as (proc, config):
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + sig, err
     assert "Traceback" not in err, err
     last = err.strip().splitlines()[-1]
@@ -164,40 +174,13 @@ def test_a_signal_during_generation_ends_with_one_line_on_what_was_kept(
 def test_more_ctrl_c_while_a_run_unwinds_still_exit_130(tmp_path: Path) -> None:
     """Ctrl-C pressed again and again while a run stops (the unwinding, the last line,
     Python's exit): still 130 and the one line, never a death by the signal (-2)."""
-    arrived, release = threading.Event(), threading.Event()
-    with ScriptedServer(
-        default=_hanging_after(KEPT_BEFORE_THE_HANG, arrived, release), served=("tiny-base",)
-    ) as server:
-        server._httpd.handle_error = lambda *args: None  # type: ignore[method-assign]
-        config = {
-            "model": "tiny-base",
-            "backend": "openai",
-            "evalset": str(CASE / "evalset"),
-            "openai": {"base_url": server.url, "concurrency": 1, "max_retries": 0},
-            "out": str(tmp_path / "run"),
-        }
-        (tmp_path / "run.yaml").write_text(json.dumps(config), encoding="utf-8")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "loragate", "run", "-c", str(tmp_path / "run.yaml"), "-q"],
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "HF_HUB_OFFLINE": "1"},
-        )
-        try:
-            assert arrived.wait(120), proc.stderr.read() if proc.stderr else ""
-            proc.send_signal(signal.SIGINT)
-            for pause in (0.05, 0.1, 0.2, 0.4, 0.8):
-                time.sleep(pause)
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=120)
-        finally:
+    with _hanging_run(tmp_path) as (proc, _):
+        proc.send_signal(signal.SIGINT)
+        for pause in (0.05, 0.1, 0.2, 0.4, 0.8):
+            time.sleep(pause)
             if proc.poll() is None:
-                proc.kill()
-            release.set()
-            time.sleep(0.2)
+                proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
     assert err.strip().splitlines()[-1].startswith("interrupted (SIGINT): "), err
