@@ -128,3 +128,16 @@ def write_json(path: Path, value: object) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value), encoding="utf-8")
     return path
+
+
+def score_rounds(out: Path) -> dict[str, Any]:
+    """Rounds 1 and 2 scored through the public API into `out` (`loragate.score_generations`,
+    in memory: what a user's script holds)."""
+    import loragate
+
+    return {
+        name: loragate.score_generations(
+            CASE / name / "generations.jsonl", CASE / "evalset", out / name
+        )
+        for name in ("round1", "round2")
+    }

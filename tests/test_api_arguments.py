@@ -12,21 +12,15 @@ from typing import Any
 import pytest
 
 import loragate
+from tests._casestudy import CASE, score_rounds
 
 REPO = Path(__file__).resolve().parent.parent
-CASE = REPO / "tests" / "data" / "casestudy"
 POLICY = REPO / "configs" / "gates" / "default.yaml"
 
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("runs")
-    return {
-        name: loragate.score_generations(
-            CASE / name / "generations.jsonl", CASE / "evalset", out / name
-        )
-        for name in ("round1", "round2")
-    }
+    return score_rounds(tmp_path_factory.mktemp("runs"))
 
 
 def _refused(call: Any, *args: Any, **kwargs: Any) -> str:

@@ -12,23 +12,16 @@ from typing import Any
 import pytest
 
 import loragate
-from tests._casestudy import texts
+from tests._casestudy import CASE, score_rounds, texts
 from tests._mini_evalset import gen, write_generations
 
 REPO = Path(__file__).resolve().parent.parent
-CASE = REPO / "tests" / "data" / "casestudy"
 POLICY = REPO / "configs" / "gates" / "default.yaml"
 
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("runs")
-    return {
-        name: loragate.score_generations(
-            CASE / name / "generations.jsonl", CASE / "evalset", out / name
-        )
-        for name in ("round1", "round2")
-    }
+    return score_rounds(tmp_path_factory.mktemp("runs"))
 
 
 def test_a_loaded_policy_keeps_its_file_and_the_gate_records_it(scored: dict[str, Any]) -> None:
