@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from loragate.judge import lexicon
@@ -255,6 +255,7 @@ def _tool_words(name: str) -> tuple[str, ...]:
     return tuple(w for w in name.lower().split("_") if w)
 
 
+@cache
 def _description_lemmas(description: str) -> frozenset[str]:
     """The lemmas of a description's first sentence (what the tool does; later ones say
     how to use it)."""
@@ -300,6 +301,17 @@ def action_claims(
     """Every clause of `text` that says an action was done, in the languages `langs` (the
     reply's, `judge.language.reply_languages`), mapped to the `tools` that could do it
     (names, or names with their descriptions: `map_tools`)."""
+    named = tuple(tools.items()) if isinstance(tools, Mapping) else tuple((n, "") for n in tools)
+    return list(_claims(text, tuple(langs), named))
+
+
+@lru_cache(maxsize=1024)
+def _claims(
+    text: str, langs: tuple[str, ...], named: tuple[tuple[str, str], ...]
+) -> tuple[ActionClaim, ...]:
+    """`action_claims`, once a reply: the final reply's verdict and the recovery judge
+    read the same claims."""
+    tools = dict(named)
     out: list[ActionClaim] = []
     for sentence in sentences(text):
         if sentence.rstrip().endswith("?"):
@@ -321,7 +333,7 @@ def action_claims(
                             tools=map_tools(lem, lang, words_all, tools),
                         )
                     )
-    return out
+    return tuple(out)
 
 
 __all__ = ["GRAMMAR_LANGS", "ActionClaim", "action_claims", "grammar", "lemma", "map_tools"]
